@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+
+/** Default local servers, used when no URL is given in the environment. */
+export const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+/** A short random suffix that makes database, exchange and queue names unique per test file. */
+export function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${uniqueSuffix()}`;
+}
+
+export async function isReachable(url: string, defaultPort: number, timeoutMs = 1000): Promise<boolean> {
+  const parsed = new URL(url);
+  const port = Number(parsed.port || defaultPort);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: parsed.hostname, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
