@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { CURRENCIES, PROCESSORS } from './merchant-context';
+
+/** A money amount on the wire: a decimal string with exactly two places (`"150000.00"`). */
+export const moneyString = z.string().regex(/^-?\d+\.\d{2}$/, 'must be a decimal string with 2 places');
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+export const recurrenceSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('STATIC'),
+    installmentAmount: moneyString,
+    totalPeriods: z.number().int().min(1),
+    dayOfMonth: z.number().int().min(1).max(28),
+    monthForSecondInstallment: z.number().int().min(0),
+  }),
+  z.object({ type: z.literal('DYNAMIC') }),
+]);
+
+/** Every integration event, by type and version. Validated when published and when consumed. */
+export const eventSchemas = {
+  'link.created': {
+    1: z.object({
+      linkId: z.number().int().positive(),
+      merchantId: z.string().uuid(),
+      slug: z.string(),
+      label: z.string(),
+      amount: moneyString,
+      currency: z.enum(CURRENCIES),
+      customIdentifier: z.string().nullable(),
+      customIdentifier2: z.string().nullable(),
+      paymentMethods: z.array(z.enum(PROCESSORS)),
+      timezone: z.string(),
+      /** Creation instant (ISO 8601, UTC) and the same day in the merchant's time zone. */
+      createdAt: z.string(),
+      createdOn: isoDate,
+      recurrence: recurrenceSchema.nullable(),
+    }),
+  },
+  'link.paid': {
+    1: z.object({
+      linkId: z.number().int().positive(),
+      merchantId: z.string().uuid(),
+      amount: moneyString,
+      currency: z.enum(CURRENCIES),
+      paidAt: z.string(),
+      txId: z.string().nullable(),
+    }),
+  },
+  'subscription.created': {
+    1: z.object({
+      subscriptionId: z.number().int().positive(),
+      merchantId: z.string().uuid(),
+      linkId: z.number().int().positive(),
+      type: z.enum(['STATIC', 'DYNAMIC']),
+      status: z.literal('pending'),
+      installments: z.array(
+        z.object({ installmentId: z.number().int().positive(), number: z.number().int(), paymentDate: isoDate, amount: moneyString }),
+      ),
+    }),
+  },
+} as const;
+
+export type EventType = keyof typeof eventSchemas;
+type Versions<T extends EventType> = (typeof eventSchemas)[T];
+export type LatestVersion = 1;
+export type EventData<T extends EventType> = z.infer<Versions<T>[LatestVersion]>;
+
+export interface EventEnvelope<T extends EventType = EventType> {
+  id: string;
+  type: T;
+  v: number;
+  occurredAt: string;
+  data: EventData<T>;
+}
+
+export class ContractViolation extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContractViolation';
+  }
+}
+
+function schemaFor(type: string, v: number): z.ZodType {
+  const versions = (eventSchemas as Record<string, Record<number, z.ZodType>>)[type];
+  if (!versions) throw new ContractViolation(`Unknown event type ${type}`);
+  const schema = versions[v];
+  if (!schema) throw new ContractViolation(`Unknown version ${v} of ${type}`);
+  return schema;
+}
+
+/** Builds a validated envelope for publishing; throws `ContractViolation` on a bad payload. */
+export function createEvent<T extends EventType>(
+  type: T,
+  data: EventData<T>,
+  occurredAt: Date,
+  id: string = randomUUID(),
+): EventEnvelope<T> {
+  const parsed = schemaFor(type, 1).safeParse(data);
+  if (!parsed.success) throw new ContractViolation(`Invalid ${type} v1: ${parsed.error.message}`);
+  return { id, type, v: 1, occurredAt: occurredAt.toISOString(), data: parsed.data as EventData<T> };
+}
+
+const envelopeSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  v: z.number().int(),
+  occurredAt: z.string(),
+  data: z.unknown(),
+});
+
+/** Parses and validates a consumed message body against the expected type. */
+export function parseEvent<T extends EventType>(type: T, body: string): EventEnvelope<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new ContractViolation(`${type}: body is not JSON`);
+  }
+  const envelope = envelopeSchema.safeParse(json);
+  if (!envelope.success) throw new ContractViolation(`${type}: not an event envelope`);
+  if (envelope.data.type !== type) throw new ContractViolation(`expected ${type}, got ${envelope.data.type}`);
+  const data = schemaFor(type, envelope.data.v).safeParse(envelope.data.data);
+  if (!data.success) throw new ContractViolation(`Invalid ${type} v${envelope.data.v}: ${data.error.message}`);
+  return { ...envelope.data, type, data: data.data as EventData<T> };
+}

@@ -1,0 +1,27 @@
+export {
+  ContractViolation,
+  createEvent,
+  type EventData,
+  type EventEnvelope,
+  type EventType,
+  eventSchemas,
+  moneyString,
+  parseEvent,
+  recurrenceSchema,
+} from './events';
+export {
+  CURRENCIES,
+  type Currency,
+  INSTANCES,
+  type MerchantContext,
+  merchantContextSchema,
+  PROCESSORS,
+  type Processor,
+} from './merchant-context';
+export {
+  amountInput,
+  type CreatePaymentLinkRequest,
+  createPaymentLinkRequest,
+  createPaymentLinkResponse,
+  paymentMethodsInput,
+} from './api/payment-links';

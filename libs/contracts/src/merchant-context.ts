@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+export const PROCESSORS = ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'] as const;
+export type Processor = (typeof PROCESSORS)[number];
+
+export const INSTANCES = ['NATIONAL', 'INTERNATIONAL'] as const;
+export const CURRENCIES = ['PYG', 'USD', 'EUR'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+/**
+ * What the gateway tells a service about the authenticated merchant (signed, see libs/http). Services
+ * learn merchant settings only from here; they never read the gateway's tables.
+ */
+export const merchantContextSchema = z.object({
+  merchantId: z.string().uuid(),
+  name: z.string(),
+  instance: z.enum(INSTANCES),
+  currency: z.enum(CURRENCIES),
+  saasContract: z.boolean(),
+  noLoginEnabled: z.boolean(),
+  callbackUrl: z.string().nullable(),
+  timezone: z.string(),
+  processors: z.array(z.enum(PROCESSORS)),
+});
+
+export type MerchantContext = z.infer<typeof merchantContextSchema>;

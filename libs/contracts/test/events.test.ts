@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ContractViolation, createEvent, parseEvent } from '../src/index';
+
+const linkPaid = {
+  linkId: 7,
+  merchantId: '7d2f4a8e-8a55-4f0e-9b7b-0a3c1d2e3f40',
+  amount: '150000.00',
+  currency: 'PYG' as const,
+  paidAt: '2026-11-22T10:00:00.000Z',
+  txId: null,
+};
+
+describe('event contracts', () => {
+  it('round-trips a valid event through publish and consume validation', () => {
+    const event = createEvent('link.paid', linkPaid, new Date('2026-11-22T10:00:00Z'));
+    expect(event.v).toBe(1);
+    const parsed = parseEvent('link.paid', JSON.stringify(event));
+    expect(parsed.data).toEqual(linkPaid);
+    expect(parsed.id).toBe(event.id);
+  });
+
+  it('refuses to publish an invalid payload (a float amount)', () => {
+    expect(() =>
+      createEvent('link.paid', { ...linkPaid, amount: 150000.5 as unknown as string }, new Date()),
+    ).toThrow(ContractViolation);
+  });
+
+  it('refuses a consumed message of another type, an unknown version or a broken body', () => {
+    const event = createEvent('link.paid', linkPaid, new Date());
+    expect(() => parseEvent('link.created', JSON.stringify(event))).toThrow(/expected link.created/);
+    expect(() => parseEvent('link.paid', JSON.stringify({ ...event, v: 9 }))).toThrow(/Unknown version 9/);
+    expect(() => parseEvent('link.paid', '{nope')).toThrow(/not JSON/);
+  });
+});

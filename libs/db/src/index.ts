@@ -1,0 +1,120 @@
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+
+/** A Drizzle database on either driver; services write their repositories against this type. */
+export type Database = PgDatabase<PgQueryResultHKT>;
+/** The transaction handed to `db.transaction(async (tx) => ...)`. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+/** Either the database or a transaction: repositories accept both. */
+export type Executor = Database | Transaction;
+
+export interface DatabaseHandle {
+  db: Database;
+  driver: 'postgres' | 'pglite';
+  /** Calls `onNotify` on every NOTIFY on `channel`; resolves to an unlisten function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Throws when the database does not answer (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Applies a service's migrations (see `runMigrations`). */
+  migrate(options: MigrationOptions): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL: real PostgreSQL through postgres.js. */
+  url?: string;
+  /** Without a URL: embedded PGlite, kept in this folder (in memory when absent). */
+  dataDir?: string;
+  /** Pool size for postgres.js. */
+  max?: number;
+  /** A shared PGlite instance (the embedded mode runs every service on one). */
+  pglite?: PGlite;
+}
+
+export function openDatabase(options: DatabaseOptions): DatabaseHandle {
+  if (options.url) {
+    const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
+    const db = drizzlePostgres(client) as unknown as Database;
+    return {
+      db,
+      driver: 'postgres',
+      async listen(channel, onNotify) {
+        const { unlisten } = await client.listen(channel, (payload) => onNotify(payload));
+        return unlisten;
+      },
+      async ping() {
+        await client`select 1`;
+      },
+      close: () => client.end({ timeout: 5 }),
+      async migrate(migration) {
+        // The advisory lock is held by one session, so lock, migrate and unlock on one reserved
+        // connection: replicas that start together then apply the migrations once.
+        const reserved = await client.reserve();
+        const key = `migrations:${migration.schema}`;
+        try {
+          await reserved`select pg_advisory_lock(hashtext(${key}))`;
+          await migratePostgres(drizzlePostgres(reserved as unknown as postgres.Sql), migrationConfig(migration));
+        } finally {
+          await reserved`select pg_advisory_unlock(hashtext(${key}))`.catch(() => {});
+          reserved.release();
+        }
+      },
+    };
+  }
+  const client = options.pglite ?? new PGlite(options.dataDir);
+  const db = drizzlePglite(client) as unknown as Database;
+  return {
+    db,
+    driver: 'pglite',
+    async listen(channel, onNotify) {
+      return client.listen(channel, onNotify);
+    },
+    async ping() {
+      await client.query('select 1');
+    },
+    async close() {
+      // A shared instance is closed by whoever created it.
+      if (!options.pglite) await client.close();
+    },
+    async migrate(migration) {
+      await migratePglite(drizzlePglite(client), migrationConfig(migration));
+    },
+  };
+}
+
+export interface MigrationOptions {
+  /** Folder with drizzle-kit's generated SQL and `meta/_journal.json`. */
+  migrationsFolder: string;
+  /** The service's own Postgres schema; its migrations table lives there too. */
+  schema: string;
+}
+
+/**
+ * Each service's migrations are tracked in its own table, `drizzle.<schema>_migrations`. The table sits
+ * outside the service's schema because the first migration creates that schema itself.
+ */
+function migrationConfig(options: MigrationOptions) {
+  return {
+    migrationsFolder: options.migrationsFolder,
+    migrationsSchema: 'drizzle',
+    migrationsTable: `${options.schema.replace(/-/g, '_')}_migrations`,
+  };
+}
+
+/** Applies a service's migrations: drizzle-kit's generated SQL. */
+export function runMigrations(handle: DatabaseHandle, options: MigrationOptions): Promise<void> {
+  return handle.migrate(options);
+}
+
+/** Rows of a raw `db.execute()` result, whichever driver produced it. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+export { PGlite };

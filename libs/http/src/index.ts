@@ -1,0 +1,20 @@
+export { type AppOptions, type AppVariables, createApp, type ReadinessCheck, type ServiceApp } from './app';
+export { createInternalClient, type InternalCall, type InternalClient } from './client';
+export {
+  createShutdown,
+  type FetchApp,
+  listen,
+  type RunningServer,
+  SHUTDOWN_ORDER,
+  type ShutdownSteps,
+  shutdownOnSignals,
+} from './lifecycle';
+export {
+  MERCHANT_CONTEXT_HEADER,
+  MERCHANT_SIGNATURE_HEADER,
+  requireMerchant,
+  signMerchantContext,
+  verifyMerchantContext,
+} from './merchant-context';
+export { type FieldError, HttpProblem, type ProblemBody, problemBody, problemResponse, problems } from './problem';
+export { fieldErrors, jsonBody, readJson, validate } from './validation';

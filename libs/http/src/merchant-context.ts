@@ -1,0 +1,65 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
+import type { MiddlewareHandler } from 'hono';
+import { HttpProblem } from './problem';
+
+export const MERCHANT_CONTEXT_HEADER = 'x-merchant-context';
+export const MERCHANT_SIGNATURE_HEADER = 'x-merchant-signature';
+/** A signed context older than this is refused (replay window). */
+const MAX_AGE_MS = 5 * 60 * 1000;
+
+function sign(secret: string, timestamp: number, payload: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.${payload}`).digest('base64url');
+}
+
+/**
+ * The gateway authenticates the merchant, then forwards these two headers. Services trust the merchant
+ * only through them: an internal port reached directly cannot be given a forged merchant.
+ */
+export function signMerchantContext(
+  merchant: MerchantContext,
+  secret: string,
+  now = Date.now(),
+): Record<string, string> {
+  const payload = Buffer.from(JSON.stringify(merchant)).toString('base64url');
+  return {
+    [MERCHANT_CONTEXT_HEADER]: payload,
+    [MERCHANT_SIGNATURE_HEADER]: `t=${now},v1=${sign(secret, now, payload)}`,
+  };
+}
+
+export function verifyMerchantContext(
+  payload: string | undefined,
+  signature: string | undefined,
+  secret: string,
+  now = Date.now(),
+): MerchantContext | undefined {
+  if (!payload || !signature) return undefined;
+  const match = /^t=(\d+),v1=([\w-]+)$/.exec(signature);
+  if (!match) return undefined;
+  const timestamp = Number(match[1]);
+  if (!Number.isFinite(timestamp) || Math.abs(now - timestamp) > MAX_AGE_MS) return undefined;
+  const expected = Buffer.from(sign(secret, timestamp, payload));
+  const given = Buffer.from(match[2] ?? '');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+  try {
+    const parsed = merchantContextSchema.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Middleware for a service's internal merchant routes: sets `c.var.merchant` or answers 401. */
+export function requireMerchant(secret: string): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
+  return async (c, next) => {
+    const merchant = verifyMerchantContext(
+      c.req.header(MERCHANT_CONTEXT_HEADER),
+      c.req.header(MERCHANT_SIGNATURE_HEADER),
+      secret,
+    );
+    if (!merchant) throw new HttpProblem(401, 'UNAUTHORIZED', 'Missing or invalid merchant context');
+    c.set('merchant', merchant);
+    await next();
+  };
+}

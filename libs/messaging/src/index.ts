@@ -1,0 +1,21 @@
+export type {
+  DeadLetter,
+  DeliveredMessage,
+  MessageBus,
+  MessageHandler,
+  OutgoingMessage,
+  Subscription,
+} from './bus';
+export type { BusLogger } from './bus-common';
+export { createInProcessBus, type InProcessBusOptions } from './in-process-bus';
+export { createRabbitMqBus, type RabbitMqBusOptions } from './rabbitmq-bus';
+export { type IdempotentConsumerOptions, idempotentConsumer, type InboxTable, inboxTable } from './inbox';
+export {
+  createOutboxRelay,
+  enqueueEvent,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+  type OutboxTable,
+  outboxChannel,
+  outboxTable,
+} from './outbox';

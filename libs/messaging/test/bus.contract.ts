@@ -1,0 +1,325 @@
+/**
+ * The behaviour every MessageBus adapter must have. The in-process bus runs it as a unit test, the
+ * RabbitMQ bus as an integration test on a real broker, so a service behaves the same in embedded mode
+ * and in production.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DeadLetter, DeliveredMessage, MessageBus, OutgoingMessage } from '../src/bus';
+import { gate, pause, waitFor } from './wait-for';
+
+export interface BusUnderTest {
+  /** A bus that has not been started yet. */
+  bus: MessageBus;
+  /** Closes the bus and removes whatever it declared. */
+  cleanup(): Promise<void>;
+}
+
+/** Short, so retries do not slow the suite down; long enough to be measured. */
+const RETRY_DELAY_MS = 50;
+/** How long a "nothing else arrives" check watches; only used where no event could be awaited. */
+const QUIET_MS = 200;
+
+function message(type: string, extra: Partial<OutgoingMessage> = {}): OutgoingMessage {
+  const id = randomUUID();
+  return { id, type, body: JSON.stringify({ id, type }), ...extra };
+}
+
+export function busContract(name: string, makeBus: () => Promise<BusUnderTest>): void {
+  describe(`MessageBus contract: ${name}`, () => {
+    const cleanups: Array<() => Promise<void>> = [];
+
+    async function startedBus(): Promise<MessageBus> {
+      const made = await makeBus();
+      cleanups.push(made.cleanup);
+      await made.bus.start();
+      return made.bus;
+    }
+
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+
+    it('is ready only once started with every consumer consuming, and not after stopConsuming or close', async () => {
+      const made = await makeBus();
+      cleanups.push(made.cleanup);
+      const { bus } = made;
+      expect(bus.isReady()).toBe(false);
+      await bus.start();
+      expect(bus.isReady()).toBe(true);
+      await bus.subscribe({ consumer: 'ready', eventTypes: ['link.created'], handler: async () => {} });
+      expect(bus.isReady()).toBe(true);
+      await bus.stopConsuming();
+      expect(bus.isReady()).toBe(false);
+      await bus.close();
+      expect(bus.isReady()).toBe(false);
+    });
+
+    it('routes by type: a consumer gets only its types, and every subscribed consumer gets its own copy', async () => {
+      const bus = await startedBus();
+      const received: Record<string, string[]> = { billing: [], ledger: [], notifier: [] };
+      const record = (consumer: string) => async (delivered: DeliveredMessage) => {
+        received[consumer]?.push(delivered.type);
+      };
+      // Every consumer also takes `test.fence`, published last: once each has it, anything wrongly
+      // routed to it would already have arrived (one queue delivers in order).
+      await bus.subscribe({
+        consumer: 'billing',
+        eventTypes: ['link.created', 'link.paid', 'test.fence'],
+        handler: record('billing'),
+        prefetch: 1,
+      });
+      await bus.subscribe({
+        consumer: 'ledger',
+        eventTypes: ['link.paid', 'test.fence'],
+        handler: record('ledger'),
+        prefetch: 1,
+      });
+      await bus.subscribe({
+        consumer: 'notifier',
+        eventTypes: ['subscription.renewed', 'test.fence'],
+        handler: record('notifier'),
+        prefetch: 1,
+      });
+
+      for (const type of [
+        'link.created',
+        'link.paid',
+        'subscription.renewed',
+        'link.expired',
+        'test.fence',
+      ]) {
+        await bus.publish(message(type));
+      }
+
+      await waitFor(() => Object.values(received).every((types) => types.includes('test.fence')), {
+        what: 'the fence at every consumer',
+      });
+      expect(received).toEqual({
+        billing: ['link.created', 'link.paid', 'test.fence'],
+        ledger: ['link.paid', 'test.fence'],
+        notifier: ['subscription.renewed', 'test.fence'],
+      });
+    });
+
+    it('does not deliver messages published before the consumer subscribed', async () => {
+      const bus = await startedBus();
+      const early = message('link.created');
+      await bus.publish(early);
+      const received: string[] = [];
+      await bus.subscribe({
+        consumer: 'late',
+        eventTypes: ['link.created'],
+        handler: async (delivered) => {
+          received.push(delivered.id);
+        },
+      });
+      const later = message('link.created');
+      await bus.publish(later);
+      await waitFor(() => received.includes(later.id), { what: 'the message published after subscribe' });
+      expect(received).toEqual([later.id]);
+    });
+
+    it('delivers id, type, body and headers intact, and publish resolves once the message is accepted', async () => {
+      const bus = await startedBus();
+      const received: DeliveredMessage[] = [];
+      await bus.subscribe({
+        consumer: 'intact',
+        eventTypes: ['link.created'],
+        handler: async (delivered) => {
+          received.push(delivered);
+        },
+      });
+      const sent = message('link.created', {
+        body: JSON.stringify({ amount: { minor: 1999, currency: 'EUR' }, note: 'café ☕ – 10 € ✓' }),
+        headers: {
+          traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+          tracestate: 'payrail=1',
+        },
+      });
+
+      await expect(bus.publish(sent)).resolves.toBeUndefined();
+
+      await waitFor(() => received.length === 1, { what: 'the delivery' });
+      expect(received[0]).toEqual({
+        id: sent.id,
+        type: sent.type,
+        body: sent.body,
+        headers: sent.headers,
+        attempt: 1,
+      });
+    });
+
+    it('retries a failing handler after retryDelayMs with attempt 1, 2, 3, and does not dead-letter it once it succeeds', async () => {
+      const bus = await startedBus();
+      const deliveries: Array<DeliveredMessage & { at: number }> = [];
+      await bus.subscribe({
+        consumer: 'flaky',
+        eventTypes: ['link.paid'],
+        maxAttempts: 5,
+        retryDelayMs: RETRY_DELAY_MS,
+        handler: async (delivered) => {
+          deliveries.push({ ...delivered, at: Date.now() });
+          if (delivered.attempt < 3) throw new Error(`transient failure ${delivered.attempt}`);
+        },
+      });
+      const sent = message('link.paid', {
+        headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+      });
+      await bus.publish(sent);
+
+      await waitFor(() => deliveries.length >= 3, { what: 'three deliveries' });
+      expect(deliveries.map((d) => d.attempt)).toEqual([1, 2, 3]);
+      for (const delivered of deliveries) {
+        // A retry is the same message: only the attempt number changes.
+        expect(delivered).toMatchObject({
+          id: sent.id,
+          type: sent.type,
+          body: sent.body,
+          headers: sent.headers,
+        });
+      }
+      const [first, second, third] = deliveries;
+      // Timers may fire a millisecond early; the point is that a retry waits, it does not spin.
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 5);
+      expect(third!.at - second!.at).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 5);
+
+      await pause(RETRY_DELAY_MS * 2);
+      expect(deliveries).toHaveLength(3);
+      expect(await bus.drainDeadLetters('flaky')).toEqual([]);
+    });
+
+    it('dead-letters a message after exactly maxAttempts tries, with its attempts and last error, while others keep flowing', async () => {
+      const bus = await startedBus();
+      const poison = message('link.created', {
+        headers: { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' },
+      });
+      const attempts: number[] = [];
+      const handled: string[] = [];
+      await bus.subscribe({
+        consumer: 'strict',
+        eventTypes: ['link.created'],
+        maxAttempts: 3,
+        retryDelayMs: RETRY_DELAY_MS,
+        handler: async (delivered) => {
+          if (delivered.id === poison.id) {
+            attempts.push(delivered.attempt);
+            throw new Error(`cannot handle this, attempt ${delivered.attempt}`);
+          }
+          handled.push(delivered.id);
+        },
+      });
+      await bus.publish(poison);
+      const healthy = message('link.created');
+      await bus.publish(healthy);
+
+      const letters: DeadLetter[] = [];
+      await waitFor(
+        async () => {
+          letters.push(...(await bus.drainDeadLetters('strict')));
+          return letters.length > 0;
+        },
+        { intervalMs: 25, what: 'the dead letter' },
+      );
+      expect(handled).toEqual([healthy.id]);
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(letters).toEqual([
+        {
+          id: poison.id,
+          type: poison.type,
+          body: poison.body,
+          headers: poison.headers,
+          attempts: 3,
+          error: 'cannot handle this, attempt 3',
+        },
+      ]);
+
+      // Dead-lettered means done: no further try, and draining removed it.
+      await pause(RETRY_DELAY_MS * 3);
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(await bus.drainDeadLetters('strict')).toEqual([]);
+    });
+
+    it('returns no dead letters for a consumer that never subscribed', async () => {
+      const bus = await startedBus();
+      expect(await bus.drainDeadLetters('nobody')).toEqual([]);
+    });
+
+    it('runs at most `prefetch` handlers of a consumer at once', async () => {
+      const bus = await startedBus();
+      const release = gate();
+      let running = 0;
+      let mostRunning = 0;
+      const done: string[] = [];
+      await bus.subscribe({
+        consumer: 'bounded',
+        eventTypes: ['link.created'],
+        prefetch: 2,
+        handler: async (delivered) => {
+          running += 1;
+          mostRunning = Math.max(mostRunning, running);
+          await release.promise;
+          running -= 1;
+          done.push(delivered.id);
+        },
+      });
+      const sent = Array.from({ length: 6 }, () => message('link.created'));
+      for (const m of sent) await bus.publish(m);
+
+      await waitFor(() => running === 2, { what: 'two handlers in flight' });
+      await pause(QUIET_MS);
+      expect(running).toBe(2);
+
+      release.open();
+      await waitFor(() => done.length === sent.length, { what: 'all messages handled' });
+      expect(mostRunning).toBe(2);
+      expect(done.sort()).toEqual(sent.map((m) => m.id).sort());
+    });
+
+    it('stopConsuming waits for the handler in flight, then takes no new deliveries', async () => {
+      const bus = await startedBus();
+      const release = gate();
+      const events: string[] = [];
+      await bus.subscribe({
+        consumer: 'graceful',
+        eventTypes: ['link.created'],
+        handler: async (delivered) => {
+          events.push(`start ${delivered.id}`);
+          await release.promise;
+          events.push(`end ${delivered.id}`);
+        },
+      });
+      const first = message('link.created');
+      await bus.publish(first);
+      await waitFor(() => events.length === 1, { what: 'the handler to start' });
+
+      const stopping = bus.stopConsuming().then(() => events.push('stopped'));
+      await pause(QUIET_MS);
+      expect(events).toEqual([`start ${first.id}`]);
+
+      release.open();
+      await stopping;
+      expect(events).toEqual([`start ${first.id}`, `end ${first.id}`, 'stopped']);
+
+      const second = message('link.created');
+      await bus.publish(second);
+      await pause(QUIET_MS);
+      expect(events).toHaveLength(3);
+      expect(await bus.drainDeadLetters('graceful')).toEqual([]);
+    });
+
+    it('rejects a second subscription with the same consumer name on one bus', async () => {
+      const bus = await startedBus();
+      const subscription = { consumer: 'twice', eventTypes: ['link.created'], handler: async () => {} };
+      await bus.subscribe(subscription);
+      await expect(bus.subscribe(subscription)).rejects.toThrow(/already subscribed/);
+      expect(bus.isReady()).toBe(true);
+    });
+
+    it('rejects publish after close', async () => {
+      const bus = await startedBus();
+      await bus.close();
+      await expect(bus.publish(message('link.created'))).rejects.toThrow(/closed/);
+    });
+  });
+}

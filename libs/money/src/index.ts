@@ -1,0 +1,64 @@
+/**
+ * Money in integer minor units (hundredths) as bigint: never a JS float. Amounts arrive as JSON numbers
+ * or strings and leave as decimal strings with two places.
+ */
+export type Minor = bigint;
+
+export class InvalidAmount extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidAmount';
+  }
+}
+
+const DECIMAL = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
+
+/**
+ * Parses `150000`, `150000.5`, `"150000.50"`. A JSON number is read through its shortest decimal form
+ * (`String(10.1) === "10.1"`), which is exactly what the client wrote for any amount with at most two
+ * decimals. More than two decimals, exponents, NaN and infinities are refused.
+ */
+export function parseAmount(input: number | string): Minor {
+  if (typeof input === 'number' && !Number.isFinite(input)) throw new InvalidAmount('amount must be finite');
+  const text = typeof input === 'number' ? String(input) : input.trim();
+  const match = DECIMAL.exec(text);
+  if (!match) {
+    throw new InvalidAmount(/\.\d{3,}$/.test(text) ? 'amount has more than two decimals' : 'amount is not a decimal number');
+  }
+  const [, sign, whole, fraction = ''] = match;
+  const minor = BigInt(whole ?? '0') * 100n + BigInt(fraction.padEnd(2, '0'));
+  return sign ? -minor : minor;
+}
+
+/** `1500050n` → `"15000.50"`. */
+export function formatAmount(minor: Minor): string {
+  const negative = minor < 0n;
+  const abs = negative ? -minor : minor;
+  const whole = abs / 100n;
+  const cents = (abs % 100n).toString().padStart(2, '0');
+  return `${negative ? '-' : ''}${whole}.${cents}`;
+}
+
+/** Normalises any accepted amount to the two-decimal string used on the wire and in numeric columns. */
+export function normalizeAmount(input: number | string): string {
+  return formatAmount(parseAmount(input));
+}
+
+/** Whether the value is an amount with at most two decimals (for zod refinements). */
+export function isAmount(input: unknown): input is number | string {
+  if (typeof input !== 'number' && typeof input !== 'string') return false;
+  try {
+    parseAmount(input);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * For JSON bodies whose schema says `number, 2 decimals`: the string is turned into a JSON number
+ * token exactly (no float arithmetic on the way).
+ */
+export function amountAsJsonNumber(minor: Minor): number {
+  return Number(formatAmount(minor));
+}

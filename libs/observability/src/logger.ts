@@ -1,0 +1,28 @@
+import { trace } from '@opentelemetry/api';
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * JSON logs on stdout. Every line logged inside a span carries its `trace_id` and `span_id`, so a log
+ * line leads to the trace in the tracing UI and back.
+ */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({
+    name: service,
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Card data never reaches our services; tokens and secrets must never reach the logs either.
+    redact: {
+      paths: ['apiToken', '*.apiToken', 'headers["api-token"]', 'headers.authorization', 'token', '*.token'],
+      censor: '[redacted]',
+    },
+    mixin() {
+      const span = trace.getActiveSpan();
+      if (!span) return {};
+      const { traceId, spanId } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId };
+    },
+  });
+}

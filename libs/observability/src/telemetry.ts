@@ -1,0 +1,94 @@
+import { context, propagation, type Context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+
+export interface TelemetryOptions {
+  serviceName: string;
+  /** OTLP/HTTP endpoint (`http://jaeger:4318`); no exporter when absent. */
+  otlpEndpoint?: string;
+  /** Tests pass an in-memory exporter; spans are then exported synchronously. */
+  exporter?: SpanExporter;
+}
+
+export interface Telemetry {
+  shutdown(): Promise<void>;
+}
+
+let started: Telemetry | undefined;
+
+/**
+ * Starts the OpenTelemetry SDK once per process. It must run before the service's other modules are
+ * loaded (each `main.ts` imports `@payrail/observability/register` first), so that the context manager
+ * and propagator are in place when the first request or message arrives.
+ */
+export function startTelemetry(options: TelemetryOptions): Telemetry {
+  if (started) return started;
+  const spanProcessors = [];
+  if (options.exporter) spanProcessors.push(new SimpleSpanProcessor(options.exporter));
+  if (options.otlpEndpoint) {
+    const url = `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces`;
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url })));
+  }
+  const sdk = new NodeSDK({
+    resource: resourceFromAttributes({ 'service.name': options.serviceName }),
+    spanProcessors,
+    instrumentations: [],
+  });
+  sdk.start();
+  started = {
+    async shutdown() {
+      started = undefined;
+      await sdk.shutdown();
+    },
+  };
+  return started;
+}
+
+export function tracer(name: string) {
+  return trace.getTracer(name);
+}
+
+/** W3C trace context of the active span, as headers for an HTTP call or a message. */
+export function currentTraceHeaders(ctx: Context = context.active()): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx, carrier);
+  return carrier;
+}
+
+/** The context a caller sent in `traceparent`/`tracestate` headers. */
+export function contextFromHeaders(headers: Record<string, string | undefined>): Context {
+  return propagation.extract(context.active(), headers);
+}
+
+/**
+ * Runs `work` inside a new active span, records an exception and error status when it throws,
+ * and ends the span either way.
+ */
+export async function inSpan<T>(
+  tracerName: string,
+  spanName: string,
+  options: { kind?: SpanKind; attributes?: Record<string, string | number | boolean>; parent?: Context },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = options.parent ?? context.active();
+  return tracer(tracerName).startActiveSpan(
+    spanName,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes },
+    parent,
+    async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+export { SpanKind, SpanStatusCode, context, trace };

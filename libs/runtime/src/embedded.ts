@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type DatabaseHandle, openDatabase } from '@payrail/db';
+import { createShutdown, listen, type RunningServer } from '@payrail/http';
+import { createInProcessBus } from '@payrail/messaging';
+import type { Logger } from '@payrail/observability';
+import type { Clock, ServiceDefinition, ServiceInstance, ServiceName } from './service';
+
+export interface EmbeddedOptions {
+  /** One PGlite database per service lives in `<dataDir>/<service>`. */
+  dataDir: string;
+  port: number;
+  internalSecret: string;
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  clock: Clock;
+}
+
+export interface EmbeddedSystem {
+  gateway: RunningServer;
+  instances: Map<ServiceName, ServiceInstance>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Every service in one process: each on its own embedded PostgreSQL (PGlite) in `dataDir`, all on
+ * the in-process bus, reaching each other in memory. Only the gateway listens on a port.
+ */
+export async function runEmbedded(definitions: ServiceDefinition[], options: EmbeddedOptions): Promise<EmbeddedSystem> {
+  const bus = createInProcessBus({ logger: options.logger });
+  await bus.start();
+  const instances = new Map<ServiceName, ServiceInstance>();
+  const databases: DatabaseHandle[] = [];
+
+  for (const definition of definitions) {
+    let database: DatabaseHandle | undefined;
+    if (definition.database) {
+      const dir = path.join(options.dataDir, definition.name);
+      mkdirSync(dir, { recursive: true });
+      database = openDatabase({ dataDir: dir });
+      await database.migrate(definition.database);
+      databases.push(database);
+    }
+    const instance = await definition.create({
+      database: database as DatabaseHandle,
+      bus,
+      logger: options.logger.child({ service: definition.name }),
+      clock: options.clock,
+      internalSecret: options.internalSecret,
+      env: options.env,
+      upstream: (name) => async (request) => {
+        const target = instances.get(name);
+        if (!target) return new Response(`${name} is not running`, { status: 503 });
+        return target.app.fetch(request);
+      },
+    });
+    instances.set(definition.name, instance);
+  }
+  for (const instance of instances.values()) await instance.start();
+
+  const gateway = instances.get('gateway');
+  if (!gateway) throw new Error('the embedded system needs the gateway');
+  const server = await listen(gateway.app, options.port);
+
+  const shutdown = createShutdown({
+    markNotReady: () => {
+      for (const instance of instances.values()) instance.markNotReady();
+    },
+    closeServer: () => server.close(),
+    drainConsumers: () => bus.stopConsuming(),
+    stopRelay: async () => {
+      for (const instance of instances.values()) await instance.stop();
+    },
+    closeBroker: () => bus.close(),
+    closeDatabase: async () => {
+      for (const database of databases) await database.close();
+    },
+  });
+  return { gateway: server, instances, shutdown };
+}

@@ -1,0 +1,11 @@
+export { type EmbeddedOptions, type EmbeddedSystem, runEmbedded } from './embedded';
+export {
+  type Clock,
+  type ServiceDefinition,
+  type ServiceDependencies,
+  type ServiceInstance,
+  type ServiceName,
+  systemClock,
+  type Upstream,
+} from './service';
+export { DEFAULT_PORTS, runMigrationsOnly, runStandalone } from './standalone';

@@ -1,0 +1,53 @@
+import type { DatabaseHandle } from '@payrail/db';
+import type { FetchApp } from '@payrail/http';
+import type { MessageBus } from '@payrail/messaging';
+import type { Logger } from '@payrail/observability';
+
+/** The clock port: every "now" in the services comes from here, so tests and demos can move time. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export type ServiceName =
+  | 'gateway'
+  | 'links'
+  | 'subscriptions'
+  | 'billing-scheduler'
+  | 'processor-gateway'
+  | 'processor-sandbox';
+
+/** How one service reaches another over internal HTTP (a URL in process mode, in-memory when embedded). */
+export type Upstream = (request: Request) => Promise<Response>;
+
+export interface ServiceDependencies {
+  /** The service's own database (absent for the sandbox). Migrations are already applied. */
+  database: DatabaseHandle;
+  bus: MessageBus;
+  logger: Logger;
+  clock: Clock;
+  /** HMAC secret for the signed merchant context. */
+  internalSecret: string;
+  /** The process environment, for service-specific settings (each service parses its own). */
+  env: Record<string, string | undefined>;
+  upstream(name: ServiceName): Upstream;
+}
+
+export interface ServiceInstance {
+  app: FetchApp;
+  /** `/readyz` answers 503 from now on. */
+  markNotReady(): void;
+  /** Subscribes consumers, starts the outbox relay and background jobs. */
+  start(): Promise<void>;
+  /** Stops the outbox relay and background jobs (consumers are drained by the host before). */
+  stop(): Promise<void>;
+}
+
+export interface ServiceDefinition {
+  name: ServiceName;
+  defaultPort: number;
+  /** Postgres schema and drizzle-kit output folder, for services with a database. */
+  database?: { schema: string; migrationsFolder: string };
+  create(deps: ServiceDependencies): Promise<ServiceInstance>;
+}

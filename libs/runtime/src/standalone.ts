@@ -1,0 +1,108 @@
+import { commonEnvSchema, env, loadConfigOrExit } from '@payrail/config';
+import { type DatabaseHandle, openDatabase } from '@payrail/db';
+import { createShutdown, listen, shutdownOnSignals } from '@payrail/http';
+import { createInProcessBus, createRabbitMqBus, type MessageBus } from '@payrail/messaging';
+import { createLogger, startTelemetry } from '@payrail/observability';
+import { z } from 'zod';
+import { type ServiceDefinition, type ServiceName, systemClock, type Upstream } from './service';
+
+const UPSTREAM_ENV: Record<ServiceName, string> = {
+  gateway: 'GATEWAY_URL',
+  links: 'LINKS_URL',
+  subscriptions: 'SUBSCRIPTIONS_URL',
+  'billing-scheduler': 'BILLING_SCHEDULER_URL',
+  'processor-gateway': 'PROCESSOR_GATEWAY_URL',
+  'processor-sandbox': 'PROCESSOR_SANDBOX_URL',
+};
+
+export const DEFAULT_PORTS: Record<ServiceName, number> = {
+  gateway: 3000,
+  links: 3001,
+  subscriptions: 3002,
+  'billing-scheduler': 3003,
+  'processor-gateway': 3004,
+  'processor-sandbox': 3005,
+};
+
+function upstreamFromUrl(name: ServiceName, environment: Record<string, string | undefined>): Upstream {
+  const base = environment[UPSTREAM_ENV[name]] ?? `http://127.0.0.1:${DEFAULT_PORTS[name]}`;
+  return (request) => {
+    const target = new URL(request.url);
+    const url = new URL(target.pathname + target.search, base);
+    return fetch(new Request(url, request));
+  };
+}
+
+/**
+ * Runs one service as its own process against real PostgreSQL and RabbitMQ: parse the environment,
+ * apply migrations, connect, serve, and shut down in order on SIGTERM.
+ */
+export async function runStandalone(definition: ServiceDefinition): Promise<void> {
+  const needsInfra = definition.database !== undefined;
+  const schema = commonEnvSchema.extend({
+    PORT: env.port(definition.defaultPort),
+    DATABASE_URL: needsInfra ? env.postgresUrl() : env.postgresUrl().optional(),
+    AMQP_URL: needsInfra ? env.amqpUrl() : env.amqpUrl().optional(),
+    QUEUE_PREFIX: z.string().default(''),
+    MIGRATE_ON_START: env.boolean(true),
+  });
+  const config = loadConfigOrExit(schema);
+  const telemetry = startTelemetry({ serviceName: definition.name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const logger = createLogger(definition.name, config.LOG_LEVEL);
+
+  let database: DatabaseHandle | undefined;
+  let bus: MessageBus;
+  if (definition.database && config.DATABASE_URL && config.AMQP_URL) {
+    database = openDatabase({ url: config.DATABASE_URL });
+    if (config.MIGRATE_ON_START) await database.migrate(definition.database);
+    bus = createRabbitMqBus({
+      url: config.AMQP_URL,
+      exchange: config.EVENTS_EXCHANGE,
+      queuePrefix: config.QUEUE_PREFIX,
+      logger,
+    });
+  } else {
+    bus = createInProcessBus({ logger });
+  }
+  await bus.start();
+
+  const instance = await definition.create({
+    database: database as DatabaseHandle,
+    bus,
+    logger,
+    clock: systemClock,
+    internalSecret: config.INTERNAL_SECRET,
+    env: process.env,
+    upstream: (name) => upstreamFromUrl(name, process.env),
+  });
+  await instance.start();
+  const server = await listen(instance.app, config.PORT);
+  logger.info({ port: server.port }, `${definition.name} ready`);
+
+  const shutdown = createShutdown(
+    {
+      markNotReady: () => instance.markNotReady(),
+      closeServer: () => server.close(),
+      drainConsumers: () => bus.stopConsuming(),
+      stopRelay: () => instance.stop(),
+      closeBroker: () => bus.close(),
+      closeDatabase: async () => database?.close(),
+      flushTelemetry: () => telemetry.shutdown(),
+    },
+    (step, error) => logger.error({ err: error, step }, 'shutdown step failed'),
+  );
+  shutdownOnSignals(shutdown);
+}
+
+/** The one-shot migration command of a service (Kubernetes Job, compose `migrate`). */
+export async function runMigrationsOnly(definition: ServiceDefinition): Promise<void> {
+  if (!definition.database) return;
+  const config = loadConfigOrExit(z.object({ DATABASE_URL: env.postgresUrl() }));
+  const database = openDatabase({ url: config.DATABASE_URL, max: 1 });
+  try {
+    await database.migrate(definition.database);
+    process.stdout.write(`${definition.name}: migrations applied to schema ${definition.database.schema}\n`);
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Entry point of `npm start`, `npm test` and `npm run migrate` on a fresh clone with only Node and npm:
+// makes sure the pinned pnpm and the locked dependencies are there, then runs the TypeScript command.
+import { spawnSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PNPM_VERSION = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+const commands = { start: 'scripts/start.ts', test: 'scripts/test.ts', migrate: 'scripts/migrate.ts' };
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  console.error(`Node ${process.versions.node} is too old: Node 20.19 or newer is needed.`);
+  process.exit(1);
+}
+
+function pnpmCommand() {
+  const probe = spawnSync('pnpm', ['--version'], { encoding: 'utf8', shell: process.platform === 'win32' });
+  if (probe.status === 0 && probe.stdout.trim().split('.')[0] === PNPM_VERSION.split('.')[0]) return ['pnpm'];
+  // No matching pnpm on the PATH: run the pinned one through npx (fetched once into npm's cache).
+  return ['npx', '--yes', `pnpm@${PNPM_VERSION}`];
+}
+
+function ensureDependencies() {
+  const lockfile = path.join(root, 'pnpm-lock.yaml');
+  const marker = path.join(root, 'node_modules', '.payrail-installed');
+  const lockHash = createHash('sha256').update(readFileSync(lockfile)).digest('hex');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === lockHash) return;
+  console.log('[setup] installing dependencies from pnpm-lock.yaml (first run only) ...');
+  const [cmd, ...args] = pnpmCommand();
+  const result = spawnSync(cmd, [...args, 'install', '--frozen-lockfile', '--reporter=append-only'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, CI: process.env.CI ?? 'true' },
+  });
+  if (result.status !== 0) {
+    console.error('[setup] dependency installation failed');
+    process.exit(result.status ?? 1);
+  }
+  writeFileSync(marker, lockHash);
+}
+
+const name = process.argv[2];
+const script = commands[name];
+if (!script) {
+  console.error(`usage: node scripts/bootstrap.mjs ${Object.keys(commands).join('|')}`);
+  process.exit(2);
+}
+ensureDependencies();
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const child = spawn(tsx, [path.join(root, script), ...process.argv.slice(3)], { cwd: root, stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,4 @@
+import { runMigrationsOnly } from '@payrail/runtime';
+import { billingSchedulerService } from './service';
+
+void runMigrationsOnly(billingSchedulerService);

@@ -1,0 +1,54 @@
+import type { MerchantContext } from '@payrail/contracts';
+import { HttpProblem, signMerchantContext } from '@payrail/http';
+import { currentTraceHeaders } from '@payrail/observability';
+import type { ServiceName, Upstream } from '@payrail/runtime';
+import type { Context } from 'hono';
+
+/** Which service owns which public path prefix of the merchant API. */
+export const ROUTES: Array<{ prefix: string; service: ServiceName }> = [
+  { prefix: '/api/saleitems/', service: 'links' },
+  { prefix: '/api/payrequests/', service: 'links' },
+  { prefix: '/api/ext-app/', service: 'links' },
+  { prefix: '/api/subscriptions', service: 'subscriptions' },
+  { prefix: '/api/bank-notification/', service: 'processor-gateway' },
+];
+
+export function ownerOf(path: string): ServiceName | undefined {
+  return ROUTES.find((route) => path.startsWith(route.prefix))?.service;
+}
+
+const PASSED_HEADERS = ['content-type', 'accept', 'idempotency-key'];
+
+/**
+ * Forwards an authenticated merchant request to the owning service, with the signed merchant context,
+ * the request id and the trace context. The `Api-Token` itself never leaves the gateway.
+ */
+export async function forwardToService(
+  c: Context,
+  upstream: Upstream,
+  merchant: MerchantContext,
+  internalSecret: string,
+): Promise<Response> {
+  const headers = new Headers();
+  for (const name of PASSED_HEADERS) {
+    const value = c.req.header(name);
+    if (value) headers.set(name, value);
+  }
+  headers.set('x-request-id', String(c.get('requestId' as never)));
+  for (const [name, value] of Object.entries({ ...currentTraceHeaders(), ...signMerchantContext(merchant, internalSecret) })) {
+    headers.set(name, value);
+  }
+  const url = new URL(c.req.url);
+  const method = c.req.method;
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.arrayBuffer();
+  let response: Response;
+  try {
+    response = await upstream(new Request(`http://internal${url.pathname}${url.search}`, { method, headers, body }));
+  } catch (error) {
+    throw new HttpProblem(502, 'UPSTREAM_UNAVAILABLE', `The service behind ${url.pathname} did not answer: ${(error as Error).message}`);
+  }
+  const out = new Headers();
+  const contentType = response.headers.get('content-type');
+  if (contentType) out.set('content-type', contentType);
+  return new Response(response.body, { status: response.status, headers: out });
+}

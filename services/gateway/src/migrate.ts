@@ -1,0 +1,4 @@
+import { runMigrationsOnly } from '@payrail/runtime';
+import { gatewayService } from './service';
+
+void runMigrationsOnly(gatewayService);

@@ -1,0 +1,4 @@
+import { runMigrationsOnly } from '@payrail/runtime';
+import { linksService } from './service';
+
+void runMigrationsOnly(linksService);

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createApp } from '@payrail/http';
+import { createOutboxRelay } from '@payrail/messaging';
+import type { ServiceDefinition } from '@payrail/runtime';
+import { linksRoutes } from './adapters/http/routes';
+import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
+import { outbox } from './adapters/postgres/schema';
+
+/** 128 random bits, URL-safe: a slug cannot be guessed from another. */
+const newSlug = () => randomBytes(16).toString('base64url');
+
+export const linksService: ServiceDefinition = {
+  name: 'links',
+  defaultPort: 3001,
+  database: { schema: 'links', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  async create({ database, bus, logger, clock, internalSecret, env }) {
+    const links = postgresPaymentLinkRepository(database.db);
+    const { app, markNotReady } = createApp({
+      service: 'links',
+      logger,
+      readiness: {
+        database: () => database.ping(),
+        broker: () => {
+          if (!bus.isReady()) throw new Error('broker not connected');
+        },
+      },
+    });
+    app.route(
+      '/api',
+      linksRoutes({
+        links,
+        clock,
+        newSlug,
+        internalSecret,
+        publicBaseUrl: env.PUBLIC_BASE_URL ?? 'http://localhost:3000',
+      }),
+    );
+    const relay = createOutboxRelay({ database, outbox, schemaName: 'links', bus, logger });
+    return {
+      app,
+      markNotReady,
+      start: () => relay.start(),
+      stop: () => relay.stop(),
+    };
+  },
+};

@@ -1,0 +1,4 @@
+import { runMigrationsOnly } from '@payrail/runtime';
+import { processorGatewayService } from './service';
+
+void runMigrationsOnly(processorGatewayService);

@@ -1,0 +1,26 @@
+import path from 'node:path';
+import { createApp } from '@payrail/http';
+import { createOutboxRelay } from '@payrail/messaging';
+import type { ServiceDefinition } from '@payrail/runtime';
+import { outbox } from './adapters/postgres/schema';
+
+/** Starts, connects to its database and the broker, and consumes nothing yet (walking skeleton). */
+export const processorGatewayService: ServiceDefinition = {
+  name: 'processor-gateway',
+  defaultPort: 3004,
+  database: { schema: 'processor_gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  async create({ database, bus, logger }) {
+    const { app, markNotReady } = createApp({
+      service: 'processor-gateway',
+      logger,
+      readiness: {
+        database: () => database.ping(),
+        broker: () => {
+          if (!bus.isReady()) throw new Error('broker not connected');
+        },
+      },
+    });
+    const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
+    return { app, markNotReady, start: () => relay.start(), stop: () => relay.stop() };
+  },
+};

@@ -1,0 +1,1 @@
+// The sandbox has no database: nothing to migrate.

@@ -1,0 +1,4 @@
+import { runMigrationsOnly } from '@payrail/runtime';
+import { subscriptionsService } from './service';
+
+void runMigrationsOnly(subscriptionsService);

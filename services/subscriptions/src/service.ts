@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { createApp } from '@payrail/http';
+import { createOutboxRelay } from '@payrail/messaging';
+import type { ServiceDefinition } from '@payrail/runtime';
+import { createSubscriptionOnLinkCreated } from './adapters/messaging/create-subscription-on-link-created.consumer';
+import { inbox, outbox } from './adapters/postgres/schema';
+
+export const subscriptionsService: ServiceDefinition = {
+  name: 'subscriptions',
+  defaultPort: 3002,
+  database: { schema: 'subscriptions', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  async create({ database, bus, logger }) {
+    const { app, markNotReady } = createApp({
+      service: 'subscriptions',
+      logger,
+      readiness: {
+        database: () => database.ping(),
+        broker: () => {
+          if (!bus.isReady()) throw new Error('broker not connected');
+        },
+      },
+    });
+    const relay = createOutboxRelay({ database, outbox, schemaName: 'subscriptions', bus, logger });
+    return {
+      app,
+      markNotReady,
+      async start() {
+        await bus.subscribe(createSubscriptionOnLinkCreated(database.db, inbox));
+        await relay.start();
+      },
+      stop: () => relay.stop(),
+    };
+  },
+};
