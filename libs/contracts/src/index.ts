@@ -25,3 +25,4 @@ export {
   createPaymentLinkResponse,
   paymentMethodsInput,
 } from './api/payment-links';
+export type { ApiOperation } from './api/operation';
