@@ -52,16 +52,16 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       },
       close: () => client.end({ timeout: 5 }),
       async migrate(migration) {
-        // The advisory lock is held by one session, so lock, migrate and unlock on one reserved
-        // connection: replicas that start together then apply the migrations once.
-        const reserved = await client.reserve();
+        // The advisory lock belongs to one session, so lock, migrate and unlock on a one-connection
+        // client: replicas that start together then apply the migrations once.
+        const single = postgres(options.url as string, { max: 1, onnotice: () => {} });
         const key = `migrations:${migration.schema}`;
         try {
-          await reserved`select pg_advisory_lock(hashtext(${key}))`;
-          await migratePostgres(drizzlePostgres(reserved as unknown as postgres.Sql), migrationConfig(migration));
+          await single`select pg_advisory_lock(hashtext(${key}))`;
+          await migratePostgres(drizzlePostgres(single), migrationConfig(migration));
+          await single`select pg_advisory_unlock(hashtext(${key}))`;
         } finally {
-          await reserved`select pg_advisory_unlock(hashtext(${key}))`.catch(() => {});
-          reserved.release();
+          await single.end({ timeout: 5 });
         }
       },
     };

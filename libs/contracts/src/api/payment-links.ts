@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 
 /** Amounts arrive as JSON numbers (integers from many clients) or decimal strings; at most two decimals. */
-export const amountInput = z
-  .union([z.number(), z.string()])
-  .refine(isAmount, 'must be a number with at most two decimals')
-  .refine((value) => isAmount(value) && parseAmount(value) > 0n, 'must be greater than 0');
+export const amountInput = z.union([z.number(), z.string()]).superRefine((value, ctx) => {
+  if (!isAmount(value)) ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
+  else if (parseAmount(value) <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+});
 
 /**
  * `paymentMethods`: the array itself must be an array (else 400), but unknown or invalid values inside it
