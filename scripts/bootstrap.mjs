@@ -9,7 +9,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PNPM_VERSION = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
-const commands = { start: 'scripts/start.ts', test: 'scripts/test.ts', migrate: 'scripts/migrate.ts' };
+const commands = {
+  start: 'scripts/start.ts',
+  test: 'scripts/test.ts',
+  migrate: 'scripts/migrate.ts',
+  'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',
+};
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 19)) {

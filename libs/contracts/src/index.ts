@@ -26,3 +26,4 @@ export {
   paymentMethodsInput,
 } from './api/payment-links';
 export type { ApiOperation } from './api/operation';
+export { apiOperations } from './api/index';

@@ -136,9 +136,22 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
     if (!session.publisher) {
       const opening = openPublisher(session);
       session.publisher = opening;
-      opening.catch(() => {
-        if (session.publisher === opening) session.publisher = null;
-      });
+      opening.then(
+        (channel) =>
+          channel.on('close', () => {
+            if (session.publisher !== opening) return;
+            session.publisher = null;
+            // Deferred: when the whole connection drops, its channels close just before it does,
+            // and only the connection's loss is worth a line.
+            setImmediate(() => {
+              if (session.alive)
+                logger.warn({}, 'RabbitMQ publish channel closed; the next publish opens a new one');
+            });
+          }),
+        () => {
+          if (session.publisher === opening) session.publisher = null;
+        },
+      );
     }
     return session.publisher;
   }
@@ -147,11 +160,6 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
     const channel = await session.model.createConfirmChannel();
     channel.on('error', (error: unknown) => {
       logger.warn({ err: errorMessage(error) }, 'RabbitMQ publish channel error');
-    });
-    channel.on('close', () => {
-      if (!session.alive) return;
-      session.publisher = null;
-      logger.warn({}, 'RabbitMQ publish channel closed; the next publish opens a new one');
     });
     await channel.assertExchange(exchange, 'topic', { durable: true });
     return channel;
@@ -330,9 +338,17 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
     if (consumer.channel !== channel) return;
     consumer.channel = null;
     consumer.tag = null;
-    if (closed || stopped || consumers.get(consumer.subscription.consumer) !== consumer) return;
-    logger.warn({ consumer: consumer.subscription.consumer }, 'RabbitMQ consumer channel closed; reopening');
-    scheduleRecovery(consumer);
+    // Deferred: when the whole connection drops, its channels close just before it does, and then
+    // the reconnect resumes every consumer; only a channel lost on a live connection is ours to reopen.
+    setImmediate(() => {
+      if (closed || stopped || consumers.get(consumer.subscription.consumer) !== consumer) return;
+      if (!current?.alive || consumer.channel !== null) return;
+      logger.warn(
+        { consumer: consumer.subscription.consumer },
+        'RabbitMQ consumer channel closed; reopening',
+      );
+      scheduleRecovery(consumer);
+    });
   }
 
   function scheduleRecovery(consumer: ConsumerState): void {

@@ -1,3 +1,4 @@
+import type { ApiOperation } from './operation';
 import { isAmount, parseAmount } from '@payrail/money';
 import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
@@ -73,3 +74,6 @@ export const createPaymentLinkResponse = z.object({
   slug: z.string(),
   publicPayUrl: z.url(),
 });
+
+/** Spec 4.1, 4.2 and `GET /api/payrequests/{id}`. */
+export const paymentLinkOperations: ApiOperation[] = [];

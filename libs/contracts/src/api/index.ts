@@ -1,0 +1,7 @@
+import { adminOperations } from './admin';
+import type { ApiOperation } from './operation';
+import { paymentLinkOperations } from './payment-links';
+import { subscriptionOperations } from './subscriptions';
+
+/** Every public endpoint, for the gateway's OpenAPI document. */
+export const apiOperations: ApiOperation[] = [...paymentLinkOperations, ...subscriptionOperations, ...adminOperations];
