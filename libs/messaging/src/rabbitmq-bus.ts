@@ -425,7 +425,8 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
       attempt: delivered.attempt,
     };
     try {
-      await subscription.handler(delivered);
+      // A copy: the retry or dead-letter copy below must carry what arrived, whatever the handler did.
+      await subscription.handler({ ...delivered, headers: { ...delivered.headers } });
     } catch (error) {
       const reason = errorMessage(error);
       try {

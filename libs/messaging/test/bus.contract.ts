@@ -102,6 +102,39 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       });
     });
 
+    it('gives every consumer and every retry its own copy: a handler changing its message affects no other', async () => {
+      const bus = await startedBus();
+      const seenByAuditor: DeliveredMessage[] = [];
+      const seenByMutator: DeliveredMessage[] = [];
+      await bus.subscribe({
+        consumer: 'mutator',
+        eventTypes: ['link.created'],
+        retryDelayMs: RETRY_DELAY_MS,
+        handler: async (delivered) => {
+          seenByMutator.push({ ...delivered, headers: { ...delivered.headers } });
+          delivered.headers.traceparent = 'tampered';
+          delivered.body = 'tampered';
+          if (delivered.attempt === 1) throw new Error('fail once');
+        },
+      });
+      await bus.subscribe({
+        consumer: 'auditor',
+        eventTypes: ['link.created'],
+        handler: async (delivered) => {
+          seenByAuditor.push(delivered);
+        },
+      });
+      const sent = message('link.created', { headers: { traceparent: 'original' } });
+      await bus.publish(sent);
+
+      await waitFor(() => seenByMutator.length === 2 && seenByAuditor.length === 1, {
+        what: 'all deliveries',
+      });
+      for (const delivered of [...seenByMutator, ...seenByAuditor]) {
+        expect(delivered).toMatchObject({ body: sent.body, headers: { traceparent: 'original' } });
+      }
+    });
+
     it('does not deliver messages published before the consumer subscribed', async () => {
       const bus = await startedBus();
       const early = message('link.created');
@@ -138,7 +171,10 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
         },
       });
 
-      await expect(bus.publish(sent)).resolves.toBeUndefined();
+      const publishing = bus.publish(sent);
+      // Never inside the publisher's call stack (its transaction, its span).
+      expect(received).toEqual([]);
+      await expect(publishing).resolves.toBeUndefined();
 
       await waitFor(() => received.length === 1, { what: 'the delivery' });
       expect(received[0]).toEqual({

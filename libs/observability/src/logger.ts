@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -7,8 +7,12 @@ export type { Logger };
  * JSON logs on stdout. Every line logged inside a span carries its `trace_id` and `span_id`, so a log
  * line leads to the trace in the tracing UI and back.
  */
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+export function createLogger(
+  service: string,
+  level = process.env.LOG_LEVEL ?? 'info',
+  destination?: DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
@@ -24,5 +28,6 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
       const { traceId, spanId } = span.spanContext();
       return { trace_id: traceId, span_id: spanId };
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -1,0 +1,54 @@
+/**
+ * Architecture rules, checked by `npm test` (`npm run arch`):
+ * - domain code imports nothing outward (no application, ports, adapters, no I/O libraries);
+ * - application code never imports adapters;
+ * - no service imports another service (they talk through events and internal HTTP);
+ * - libraries never import services.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ holds rules only: it may import other domain files, libs/money and libs/contracts types',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/domain/' },
+      to: {
+        pathNot: ['^services/[^/]+/src/domain/', '^libs/money/', '^libs/contracts/', 'node_modules/(date-fns|@date-fns)/'],
+      },
+    },
+    {
+      name: 'application-never-imports-adapters',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/application/' },
+      to: { path: '^services/[^/]+/src/adapters/' },
+    },
+    {
+      name: 'no-service-imports-another-service',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'libs-never-import-services',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^services/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: { path: '^(libs|services)/' },
+      to: { circular: true, viaOnly: { pathNot: '^libs/contracts/src/index.ts$' } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['node_modules', '/drizzle/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: true,
+    preserveSymlinks: false,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

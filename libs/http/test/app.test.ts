@@ -1,0 +1,129 @@
+import { createLogger } from '@payrail/observability';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createApp,
+  createShutdown,
+  jsonBody,
+  problems,
+  SHUTDOWN_ORDER,
+  signMerchantContext,
+  verifyMerchantContext,
+} from '../src/index';
+
+const logger = createLogger('test', 'silent');
+const merchant = {
+  merchantId: '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f',
+  name: 'M',
+  instance: 'NATIONAL' as const,
+  currency: 'PYG' as const,
+  saasContract: false,
+  noLoginEnabled: false,
+  callbackUrl: null,
+  timezone: 'America/Asuncion',
+  processors: ['PARAGUAY.PROCESSOR_A' as const],
+};
+
+describe('createApp', () => {
+  it('answers errors as RFC 9457 problem+json with the request id', async () => {
+    const { app } = createApp({ service: 't', logger });
+    app.post('/things', async (c) => c.json(await jsonBody(c, z.object({ user: z.object({ email: z.email() }) }))));
+    app.get('/conflict', () => {
+      throw problems.conflict('INSTALLMENT_NOT_PENDING', 'only pending installments can change');
+    });
+    const bad = await app.request('/things', { method: 'POST', body: '{"user":{"email":"nope"}}', headers: { 'x-request-id': 'req-1' } });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await bad.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', requestId: 'req-1' });
+    expect(body.errors).toEqual([{ path: 'user.email', message: expect.any(String) }]);
+
+    const malformed = await app.request('/things', { method: 'POST', body: '{"user":' });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { code: string }).code).toBe('MALFORMED_JSON');
+
+    const conflict = await app.request('/conflict');
+    expect(conflict.status).toBe(409);
+    expect(((await conflict.json()) as { code: string }).code).toBe('INSTALLMENT_NOT_PENDING');
+
+    const missing = await app.request('/nowhere');
+    expect(missing.status).toBe(404);
+  });
+
+  it('hides unexpected errors behind a 500 problem', async () => {
+    const { app } = createApp({ service: 't', logger });
+    app.get('/boom', () => {
+      throw new Error('database password is hunter2');
+    });
+    const response = await app.request('/boom');
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain('hunter2');
+  });
+
+  it('/healthz needs no dependency; /readyz reports each check and 503 once shutting down', async () => {
+    let databaseUp = true;
+    const { app, markNotReady } = createApp({
+      service: 't',
+      logger,
+      readiness: {
+        database: () => {
+          if (!databaseUp) throw new Error('connection refused');
+        },
+      },
+    });
+    expect((await app.request('/readyz')).status).toBe(200);
+    databaseUp = false;
+    const down = await app.request('/readyz');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'not-ready', checks: { database: 'connection refused' } });
+    expect((await app.request('/healthz')).status).toBe(200);
+    databaseUp = true;
+    markNotReady();
+    expect((await app.request('/readyz')).status).toBe(503);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('runs the steps in order, once, and goes on past a failing step', async () => {
+    const calls: string[] = [];
+    const step = (name: string, fail = false) => async () => {
+      calls.push(name);
+      if (fail) throw new Error(`${name} failed`);
+    };
+    const errors: string[] = [];
+    const shutdown = createShutdown(
+      {
+        flushTelemetry: step('flushTelemetry'),
+        closeDatabase: step('closeDatabase'),
+        closeBroker: step('closeBroker', true),
+        stopRelay: step('stopRelay'),
+        drainConsumers: step('drainConsumers'),
+        closeServer: step('closeServer'),
+        markNotReady: () => {
+          calls.push('markNotReady');
+        },
+      },
+      (name) => errors.push(name),
+    );
+    await Promise.all([shutdown(), shutdown()]);
+    expect(calls).toEqual([...SHUTDOWN_ORDER]);
+    expect(errors).toEqual(['closeBroker']);
+  });
+});
+
+describe('signed merchant context', () => {
+  const secret = 'a-secret-of-enough-length';
+  it('verifies what the gateway signed', () => {
+    const headers = signMerchantContext(merchant, secret, 1_000_000);
+    expect(verifyMerchantContext(headers['x-merchant-context'], headers['x-merchant-signature'], secret, 1_000_500)).toEqual(merchant);
+  });
+
+  it('refuses a forged, tampered, stale or foreign-secret context', () => {
+    const headers = signMerchantContext(merchant, secret, 1_000_000);
+    const forged = Buffer.from(JSON.stringify({ ...merchant, saasContract: true })).toString('base64url');
+    expect(verifyMerchantContext(forged, headers['x-merchant-signature'], secret, 1_000_000)).toBeUndefined();
+    expect(verifyMerchantContext(headers['x-merchant-context'], headers['x-merchant-signature'], 'another-secret-entirely', 1_000_000)).toBeUndefined();
+    expect(verifyMerchantContext(headers['x-merchant-context'], headers['x-merchant-signature'], secret, 1_000_000 + 6 * 60_000)).toBeUndefined();
+    expect(verifyMerchantContext(headers['x-merchant-context'], undefined, secret)).toBeUndefined();
+  });
+});
