@@ -2,11 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { DEFAULT_PORTS, type ServiceName } from '@payrail/runtime';
 
-export interface ProcessSystem {
-  children: Map<ServiceName, ChildProcess>;
-  stop(): Promise<void>;
-}
-
 const SERVICES: ServiceName[] = [
   'processor-sandbox',
   'processor-gateway',
@@ -25,6 +20,16 @@ export interface ProcessOptions {
   output?: (service: ServiceName, line: string) => void;
 }
 
+export interface ProcessSystem {
+  children: Map<ServiceName, ChildProcess>;
+  urls: Record<ServiceName, string>;
+  /** Kills one service (SIGKILL by default: a crash, no graceful shutdown). */
+  kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts one service again (after `kill`), optionally with other environment, and waits for `/readyz`. */
+  restart(name: ServiceName, env?: Record<string, string>): Promise<void>;
+  stop(): Promise<void>;
+}
+
 async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -40,62 +45,77 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
   throw new Error(`${url} was not ready after ${timeoutMs} ms`);
 }
 
-/** Starts every service as its own process (`tsx services/<name>/src/main.ts`) and waits for `/readyz`. */
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+  });
+}
+
+/** Starts every service as its own process (`node --import tsx services/<name>/src/main.ts`), waits for `/readyz`. */
 export async function startProcesses(options: ProcessOptions): Promise<ProcessSystem> {
   const ports = new Map<ServiceName, number>();
   for (const name of SERVICES) {
     const fixed = options.env[`${name.toUpperCase().replace(/-/g, '_')}_PORT`];
     ports.set(name, name === 'gateway' ? options.port : Number(fixed ?? options.port + DEFAULT_PORTS[name] - 3000));
   }
-  const url = (name: ServiceName) => `http://127.0.0.1:${ports.get(name)}`;
+  const urls = Object.fromEntries(SERVICES.map((name) => [name, `http://127.0.0.1:${ports.get(name)}`])) as Record<
+    ServiceName,
+    string
+  >;
   const shared = {
     ...options.env,
-    LINKS_URL: url('links'),
-    SUBSCRIPTIONS_URL: url('subscriptions'),
-    BILLING_SCHEDULER_URL: url('billing-scheduler'),
-    PROCESSOR_GATEWAY_URL: url('processor-gateway'),
-    PROCESSOR_SANDBOX_URL: url('processor-sandbox'),
-    GATEWAY_URL: url('gateway'),
+    LINKS_URL: urls.links,
+    SUBSCRIPTIONS_URL: urls.subscriptions,
+    BILLING_SCHEDULER_URL: urls['billing-scheduler'],
+    PROCESSOR_GATEWAY_URL: urls['processor-gateway'],
+    PROCESSOR_SANDBOX_URL: urls['processor-sandbox'],
+    GATEWAY_URL: urls.gateway,
   };
-  const tsx = path.join(options.root, 'node_modules', '.bin', 'tsx');
   const output =
     options.output ?? ((service: ServiceName, line: string) => process.stdout.write(`[${service}] ${line}\n`));
   const children = new Map<ServiceName, ChildProcess>();
-  const stop = async () => {
-    await Promise.all(
-      [...children.values()].map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-            setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-          }),
-      ),
-    );
-  };
-  try {
-    for (const name of SERVICES) {
-      const child = spawn(tsx, [path.join(options.root, 'services', name, 'src', 'main.ts')], {
-        cwd: options.root,
-        env: { ...shared, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },
-        stdio: ['ignore', 'pipe', 'pipe'],
+
+  const launch = async (name: ServiceName, extraEnv: Record<string, string> = {}) => {
+    // `node --import tsx` rather than the tsx binary: one process per service, so a signal (or a
+    // SIGKILL in a crash test) reaches the service itself and leaves no orphan holding the port.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(options.root, 'services', name, 'src', 'main.ts')], {
+      cwd: options.root,
+      env: { ...shared, ...extraEnv, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.set(name, child);
+    for (const stream of [child.stdout, child.stderr]) {
+      let buffered = '';
+      stream?.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) output(name, line);
       });
-      children.set(name, child);
-      for (const stream of [child.stdout, child.stderr]) {
-        let buffered = '';
-        stream?.on('data', (chunk: Buffer) => {
-          buffered += chunk.toString();
-          const lines = buffered.split('\n');
-          buffered = lines.pop() ?? '';
-          for (const line of lines) output(name, line);
-        });
-      }
-      await waitReady(`${url(name)}/readyz`, child, 60_000);
     }
+    await waitReady(`${urls[name]}/readyz`, child, 60_000);
+  };
+
+  const kill = async (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
+    const child = children.get(name);
+    if (!child) return;
+    const done = exited(child);
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await done;
+    clearTimeout(timer);
+  };
+
+  const stop = async () => {
+    await Promise.all([...children.keys()].map((name) => kill(name, 'SIGTERM')));
+  };
+
+  try {
+    await Promise.all(SERVICES.map((name) => launch(name)));
   } catch (error) {
     await stop();
     throw error;
   }
-  return { children, stop };
+  return { children, urls, kill, restart: launch, stop };
 }

@@ -17,6 +17,39 @@ export const recurrenceSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('DYNAMIC') }),
 ]);
 
+export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'completed', 'cancelled'] as const;
+export const INSTALLMENT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'cancelled'] as const;
+
+/** What every `subscription.*` event after creation carries: the subscription as it is after the change. */
+const subscriptionSnapshot = z.object({
+  subscriptionId: z.number().int().positive(),
+  merchantId: z.string().uuid(),
+  linkId: z.number().int().positive(),
+  type: z.enum(['STATIC', 'DYNAMIC']),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  customIdentifier: z.string().nullable(),
+  customIdentifier2: z.string().nullable(),
+  currency: z.enum(CURRENCIES),
+  timezone: z.string(),
+});
+
+/**
+ * What every `installment.*` event carries: the installment after the change, with what a scheduler needs
+ * to charge it on its day in the merchant's time zone without asking back.
+ */
+const installmentSnapshot = z.object({
+  merchantId: z.string().uuid(),
+  subscriptionId: z.number().int().positive(),
+  installmentId: z.number().int().positive(),
+  number: z.number().int().min(1),
+  paymentDate: isoDate,
+  amount: moneyString,
+  currency: z.enum(CURRENCIES),
+  status: z.enum(INSTALLMENT_STATUSES),
+  invoiceNumber: z.string().nullable(),
+  timezone: z.string(),
+});
+
 /** Every integration event, by type and version. Validated when published and when consumed. */
 export const eventSchemas = {
   'link.created': {
@@ -54,11 +87,29 @@ export const eventSchemas = {
       linkId: z.number().int().positive(),
       type: z.enum(['STATIC', 'DYNAMIC']),
       status: z.literal('pending'),
+      customIdentifier: z.string().nullable(),
+      customIdentifier2: z.string().nullable(),
+      currency: z.enum(CURRENCIES),
+      /** The merchant's time zone: payment dates are calendar days there. */
+      timezone: z.string(),
+      /** The whole schedule (STATIC) or installment 1 alone (DYNAMIC); later additions are `installment.scheduled`. */
       installments: z.array(
         z.object({ installmentId: z.number().int().positive(), number: z.number().int(), paymentDate: isoDate, amount: moneyString }),
       ),
     }),
   },
+  'subscription.activated': { 1: subscriptionSnapshot.extend({ activatedAt: z.string() }) },
+  'subscription.completed': { 1: subscriptionSnapshot },
+  'subscription.cancelled': { 1: subscriptionSnapshot },
+  /** An installment added to an existing subscription (`POST /api/subscriptions/installments`). */
+  'installment.scheduled': { 1: installmentSnapshot },
+  /** Amount and/or payment date changed; the snapshot is the state after the change. */
+  'installment.updated': {
+    1: installmentSnapshot.extend({ changedFields: z.array(z.enum(['amount', 'paymentDate'])).min(1) }),
+  },
+  'installment.cancelled': { 1: installmentSnapshot },
+  /** Settled without a charge by us: installment 1 by the link payment. */
+  'installment.paid': { 1: installmentSnapshot.extend({ paidAt: z.string() }) },
 } as const;
 
 export type EventType = keyof typeof eventSchemas;

@@ -27,3 +27,25 @@ export {
 } from './api/payment-links';
 export type { ApiOperation } from './api/operation';
 export { apiOperations } from './api/index';
+export {
+  MAX_PAY_WAIT_HOURS,
+  PAYMENT_LINK_STATUSES,
+  PAYMENT_LINK_STATUS_TABLE,
+  type PaymentLinkDetails,
+  paymentLinkDetails,
+  type SignedInUserLinkRequest,
+  signedInUserLinkRequest,
+  signedInUserLinkResponse,
+} from './api/payment-links';
+export {
+  type CreateMerchantRequest,
+  createMerchantRequest,
+  createMerchantResponse,
+  DEFAULT_TIMEZONE,
+  INSTANCE_CURRENCIES,
+  issueTokenResponse,
+  merchantResponse,
+  type UpdateMerchantRequest,
+  updateMerchantRequest,
+} from './api/admin';
+export { INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from './events';

@@ -10,3 +10,4 @@ export {
   testClock,
   waitFor,
 } from './service-harness';
+export { deleteBrokerTopology } from './broker';

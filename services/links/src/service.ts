@@ -9,6 +9,8 @@ import { outbox } from './adapters/postgres/schema';
 
 /** 128 random bits, URL-safe: a slug cannot be guessed from another. */
 const newSlug = () => randomBytes(16).toString('base64url');
+/** 256 random bits: a login code opens a user's session, so it must not be guessable either. */
+const newLoginCode = () => randomBytes(32).toString('base64url');
 
 export const linksService: ServiceDefinition = {
   name: 'links',
@@ -32,6 +34,7 @@ export const linksService: ServiceDefinition = {
         links,
         clock,
         newSlug,
+        newLoginCode,
         internalSecret,
         publicBaseUrl: env.PUBLIC_BASE_URL ?? 'http://localhost:3000',
       }),

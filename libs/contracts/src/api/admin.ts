@@ -1,4 +1,221 @@
+import { z } from 'zod';
+import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
 import type { ApiOperation } from './operation';
 
-/** The operator API on the gateway (`/admin/*`). */
-export const adminOperations: ApiOperation[] = [];
+/** Spec 2.5: what each instance offers, its default first. */
+export const INSTANCE_CURRENCIES = {
+  NATIONAL: ['PYG'],
+  INTERNATIONAL: ['USD', 'EUR'],
+} as const satisfies Record<(typeof INSTANCES)[number], ReadonlyArray<(typeof CURRENCIES)[number]>>;
+
+export const DEFAULT_TIMEZONE = 'America/Asuncion';
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const timezone = z
+  .string()
+  .refine(isTimeZone, 'must be an IANA time zone such as America/Asuncion')
+  .meta({ description: 'IANA time zone: link expiry and installment dates are in it.' });
+
+const callbackUrl = z
+  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+  .meta({ description: "Enables `redirectUrl` on links; a link's `redirectUrl` must share its origin." });
+
+const processors = z
+  .array(z.enum(PROCESSORS))
+  .min(1)
+  .transform((values) => [...new Set(values)]);
+
+/** The settings an operator sets; `instance` fixes which currencies are possible. */
+const settingsFields = {
+  name: z.string().trim().min(1),
+  instance: z.enum(INSTANCES),
+  currency: z.enum(CURRENCIES),
+  saasContract: z.boolean(),
+  noLoginEnabled: z.boolean(),
+  callbackUrl: callbackUrl.nullable(),
+  timezone,
+  processors,
+};
+
+export const createMerchantRequest = z.object({
+  name: settingsFields.name,
+  instance: settingsFields.instance,
+  currency: settingsFields.currency.optional().meta({ description: 'NATIONAL: PYG; INTERNATIONAL: USD (default) or EUR.' }),
+  saasContract: z.boolean().default(false),
+  noLoginEnabled: z.boolean().default(false),
+  callbackUrl: callbackUrl.nullish(),
+  timezone: timezone.default(DEFAULT_TIMEZONE),
+  processors: processors.optional().meta({ description: 'Default: both processors.' }),
+});
+
+export type CreateMerchantRequest = z.infer<typeof createMerchantRequest>;
+
+/** Every field optional; `callbackUrl: null` removes it. The merged settings are checked as a whole. */
+export const updateMerchantRequest = z.object({
+  name: settingsFields.name.optional(),
+  instance: settingsFields.instance.optional(),
+  currency: settingsFields.currency.optional(),
+  saasContract: z.boolean().optional(),
+  noLoginEnabled: z.boolean().optional(),
+  callbackUrl: callbackUrl.nullable().optional(),
+  timezone: timezone.optional(),
+  processors: processors.optional(),
+});
+
+export type UpdateMerchantRequest = z.infer<typeof updateMerchantRequest>;
+
+const apiTokenSummary = z.object({
+  tokenId: z.uuid(),
+  createdAt: z.iso.datetime({ offset: true }),
+  revokedAt: z.iso.datetime({ offset: true }).nullable(),
+});
+
+export const merchantResponse = z.object({
+  id: z.uuid(),
+  ...settingsFields,
+  processors: z.array(z.enum(PROCESSORS)),
+  createdAt: z.iso.datetime({ offset: true }),
+  updatedAt: z.iso.datetime({ offset: true }),
+  tokens: z.array(apiTokenSummary).meta({ description: 'Issued tokens (never the token itself).' }),
+});
+
+export const createMerchantResponse = merchantResponse.extend({
+  tokenId: z.uuid(),
+  apiToken: z.uuid().meta({ description: 'The `Api-Token`: shown this once, stored only as a hash.' }),
+});
+
+export const issueTokenResponse = z.object({
+  tokenId: z.uuid(),
+  apiToken: z.uuid().meta({ description: 'Shown this once, stored only as a hash.' }),
+  createdAt: z.iso.datetime({ offset: true }),
+});
+
+export const merchantIdParams = z.object({ id: z.uuid() });
+export const merchantTokenParams = z.object({ id: z.uuid(), tokenId: z.uuid() });
+
+const merchantExample = {
+  id: '0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10',
+  name: 'Gym Asunción',
+  instance: 'NATIONAL',
+  currency: 'PYG',
+  saasContract: false,
+  noLoginEnabled: false,
+  callbackUrl: 'https://gym.example.com/payments/callback',
+  timezone: 'America/Asuncion',
+  processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+  createdAt: '2026-11-22T12:00:00.000Z',
+  updatedAt: '2026-11-22T12:00:00.000Z',
+  tokens: [{ tokenId: '6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34', createdAt: '2026-11-22T12:00:00.000Z', revokedAt: null }],
+};
+
+/** The operator API on the gateway (`/admin/*`, `Authorization: Bearer <ADMIN_TOKEN>`). */
+export const adminOperations: ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/admin/merchants',
+    operationId: 'createMerchant',
+    summary: 'Create a merchant and its first API token',
+    description:
+      'NATIONAL instances use PYG; INTERNATIONAL ones USD (default) or EUR. The time zone defaults to ' +
+      'America/Asuncion and the processors to both. The `apiToken` is returned once and stored only as a hash.',
+    tags: ['Operator'],
+    security: 'adminToken',
+    requestBody: {
+      schema: createMerchantRequest,
+      example: {
+        name: 'Gym Asunción',
+        instance: 'NATIONAL',
+        saasContract: false,
+        noLoginEnabled: false,
+        callbackUrl: 'https://gym.example.com/payments/callback',
+      },
+    },
+    responses: {
+      201: {
+        description: 'The merchant, with its first token.',
+        schema: createMerchantResponse,
+        example: {
+          ...merchantExample,
+          tokenId: '6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34',
+          apiToken: '3f2a9c4e-7b1d-4e8a-9c0f-1d2e3f4a5b6c',
+        },
+      },
+      400: { description: 'Invalid settings (for example a currency the instance does not offer).' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/admin/merchants/{id}',
+    operationId: 'getMerchant',
+    summary: "A merchant's settings and tokens",
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantIdParams,
+    responses: {
+      200: { description: 'The merchant.', schema: merchantResponse, example: merchantExample },
+      404: { description: 'No such merchant.' },
+    },
+  },
+  {
+    method: 'patch',
+    path: '/admin/merchants/{id}',
+    operationId: 'updateMerchant',
+    summary: "Change a merchant's settings",
+    description: 'Only the fields given change; services see the new settings on the next request.',
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantIdParams,
+    requestBody: {
+      schema: updateMerchantRequest,
+      example: { saasContract: true, callbackUrl: 'https://gym.example.com/payments/callback' },
+    },
+    responses: {
+      200: { description: 'The merchant after the change.', schema: merchantResponse, example: { ...merchantExample, saasContract: true } },
+      400: { description: 'Invalid settings.' },
+      404: { description: 'No such merchant.' },
+    },
+  },
+  {
+    method: 'post',
+    path: '/admin/merchants/{id}/tokens',
+    operationId: 'issueApiToken',
+    summary: 'Issue another API token',
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantIdParams,
+    responses: {
+      201: {
+        description: 'The new token, shown this once.',
+        schema: issueTokenResponse,
+        example: {
+          tokenId: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a',
+          apiToken: 'c0ffee00-1234-4abc-8def-0123456789ab',
+          createdAt: '2026-11-22T12:00:00.000Z',
+        },
+      },
+      404: { description: 'No such merchant.' },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/admin/merchants/{id}/tokens/{tokenId}',
+    operationId: 'revokeApiToken',
+    summary: 'Revoke an API token',
+    description: 'From the next request on, the token gets 401.',
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantTokenParams,
+    responses: {
+      204: { description: 'Revoked (also when it already was).' },
+      404: { description: 'No such merchant or token.' },
+    },
+  },
+];

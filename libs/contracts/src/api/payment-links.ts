@@ -3,77 +3,382 @@ import { isAmount, parseAmount } from '@payrail/money';
 import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 
+/** The largest amount a `numeric(18, 2)` column holds, in minor units. */
+const MAX_AMOUNT_MINOR = 10n ** 18n - 1n;
+/** Ten years: longer validities are surely a mistake, and would overflow date arithmetic long before int4. */
+export const MAX_PAY_WAIT_HOURS = 87_600;
+/** Fifty years of monthly installments: bounds the schedule a single request can make the system build. */
+export const MAX_TOTAL_PERIODS = 600;
+export const MAX_MONTH_FOR_SECOND_INSTALLMENT = 120;
+
+/**
+ * Payment link `statusId` values. The spec leaves the table open; these are the design's (section 4).
+ * Status 5 is still payable: the customer may try again.
+ */
+export const PAYMENT_LINK_STATUSES = {
+  PENDING: 1,
+  LAST_ATTEMPT_REJECTED: 5,
+  EXPIRED: 6,
+  CANCELLED: 7,
+  PAID: 200,
+} as const;
+
+export const PAYMENT_LINK_STATUS_TABLE = [
+  '| statusId | Meaning |',
+  '|---|---|',
+  '| 1 | Pending: not paid yet, payable |',
+  '| 5 | Last payment attempt rejected: still payable |',
+  '| 6 | Expired (`payWaitHours` elapsed): no longer payable |',
+  '| 7 | Cancelled: no longer payable |',
+  '| 200 | Paid |',
+].join('\n');
+
+const statusId = z.number().int().meta({
+  description: `Payment status code: 1 pending, 5 last attempt rejected (still payable), 6 expired, 7 cancelled, 200 paid.`,
+});
+
 /** Amounts arrive as JSON numbers (integers from many clients) or decimal strings; at most two decimals. */
 export const amountInput = z.union([z.number(), z.string()]).superRefine((value, ctx) => {
   if (!isAmount(value)) ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
   else if (parseAmount(value) <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+  else if (parseAmount(value) > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
 });
 
 /**
  * `paymentMethods`: the array itself must be an array (else 400), but unknown or invalid values inside it
- * are dropped (spec 2.1 rule 1).
+ * are dropped (spec 2.1 rule 1). `null` counts as absent, like every other optional field.
  */
 export const paymentMethodsInput = z
   .array(z.unknown())
-  .transform((values) => values.filter((v): v is Processor => typeof v === 'string' && (PROCESSORS as readonly string[]).includes(v)));
+  .nullish()
+  .transform((values) =>
+    values?.filter((v): v is Processor => typeof v === 'string' && (PROCESSORS as readonly string[]).includes(v)),
+  );
+
+/** Merchant identifiers are text, but clients in the field send digits, sometimes as a JSON number. */
+const identifierInput = z.union([z.string(), z.number().int().transform(String)]).nullish();
+
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 
 const STATIC_FIELDS = ['installmentAmount', 'totalPeriods', 'dayOfMonth', 'monthForSecondInstallment'] as const;
 
-/** The request of `POST /api/saleitems/add` (spec 2.1), liberal where real clients are (design 5). */
-export const createPaymentLinkRequest = z
-  .object({
-    label: z.string().min(1),
-    amount: amountInput,
-    handleValue: z.string().min(1),
-    handleLabel: z.string().min(1),
-    customIdentifier: z.string().nullish(),
-    customIdentifier2: z.string().nullish(),
-    singlePayment: z.boolean(),
-    creditAndDebitCard: z.boolean(),
-    // The spec marks it required, but one-off clients in production omit it: absent means false.
-    recurrentPayment: z.boolean().default(false),
-    recurrentPaymentType: z.enum(['STATIC', 'DYNAMIC']).default('STATIC'),
-    installmentAmount: amountInput.nullish(),
-    totalPeriods: z.number().int().min(1).nullish(),
-    dayOfMonth: z.number().int().min(1).max(28).nullish(),
-    monthForSecondInstallment: z.number().int().min(0).nullish(),
-    payWaitHours: z.number().int().min(0).nullish(),
-    redirectUrl: z.union([z.literal(''), z.url()]).nullish(),
-    noLoginRequired: z.boolean().nullish(),
-    documentNumber: z.string().nullish(),
-    paymentMethods: paymentMethodsInput.optional(),
-    currency: z.string().optional(),
-  })
-  .superRefine((link, ctx) => {
-    if (!link.singlePayment && !link.recurrentPayment) {
-      ctx.addIssue({ code: 'custom', path: ['singlePayment'], message: 'singlePayment or recurrentPayment must be true' });
-    }
-    if (link.recurrentPayment && !link.creditAndDebitCard) {
-      ctx.addIssue({ code: 'custom', path: ['creditAndDebitCard'], message: 'must be true for recurring payments' });
-    }
-    if (link.recurrentPayment && link.recurrentPaymentType === 'STATIC') {
-      for (const field of STATIC_FIELDS) {
-        if (link[field] === undefined || link[field] === null) {
-          ctx.addIssue({ code: 'custom', path: [field], message: 'required when recurrentPayment is true and the type is STATIC' });
-        }
+/** The fields of spec 2.1 shared by both link-creating endpoints (2.3 takes all of them but `paymentMethods`). */
+const linkFields = {
+  label: z.string().trim().min(1),
+  amount: amountInput,
+  handleValue: z.string().trim().min(1).meta({ description: 'Customer e-mail or telephone number (free text is accepted).' }),
+  handleLabel: z.string().trim().min(1),
+  customIdentifier: identifierInput,
+  customIdentifier2: identifierInput,
+  singlePayment: z.boolean(),
+  creditAndDebitCard: z.boolean(),
+  // The spec marks it required, but one-off clients in production omit it: absent means false.
+  recurrentPayment: z
+    .boolean()
+    .nullish()
+    .transform((value) => value ?? false),
+  recurrentPaymentType: z
+    .enum(['STATIC', 'DYNAMIC'])
+    .nullish()
+    .transform((value) => value ?? 'STATIC'),
+  installmentAmount: amountInput.nullish(),
+  totalPeriods: z.number().int().min(1).max(MAX_TOTAL_PERIODS).nullish(),
+  dayOfMonth: z.number().int().min(1).max(28).nullish(),
+  monthForSecondInstallment: z.number().int().min(0).max(MAX_MONTH_FOR_SECOND_INSTALLMENT).nullish(),
+  payWaitHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PAY_WAIT_HOURS)
+    .nullish()
+    .meta({ description: 'Validity in hours; 0 or absent: the link never expires.' }),
+  redirectUrl: z
+    .union([z.literal(''), httpUrl])
+    .nullish()
+    .meta({ description: "Must share the origin of the merchant's configured callback URL; `\"\"` means none." }),
+  noLoginRequired: z.boolean().nullish(),
+  documentNumber: identifierInput,
+  /** Not in the spec; real clients send it. Must be a currency the merchant's instance offers (else 422). */
+  currency: z.string().nullish().meta({ description: "Optional; must be offered by the merchant's instance." }),
+};
+
+type LinkShape = z.output<z.ZodObject<typeof linkFields>>;
+
+/**
+ * The cross-field rules of spec 2.1. They run even when another field is invalid (`when`), so a client
+ * sees every problem of its request at once; hence each rule looks only at values of the right type.
+ */
+function linkRules(link: LinkShape, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (link.singlePayment === false && link.recurrentPayment === false) {
+    issue('singlePayment', 'singlePayment or recurrentPayment must be true');
+  }
+  if (link.recurrentPayment === true && link.creditAndDebitCard === false) {
+    issue('creditAndDebitCard', 'must be true for recurring payments');
+  }
+  if (link.recurrentPayment === true && link.recurrentPaymentType === 'STATIC') {
+    for (const field of STATIC_FIELDS) {
+      if (link[field] === undefined || link[field] === null) {
+        issue(field, 'required when recurrentPayment is true and recurrentPaymentType is STATIC');
       }
     }
-    if (link.noLoginRequired && !link.documentNumber) {
-      ctx.addIssue({ code: 'custom', path: ['documentNumber'], message: 'required when noLoginRequired is true' });
-    }
-  });
+  }
+  if (link.noLoginRequired === true && (link.documentNumber === undefined || link.documentNumber === null || link.documentNumber === '')) {
+    issue('documentNumber', 'required when noLoginRequired is true');
+  }
+}
+
+const runOnObjects = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
+
+/** The request of `POST /api/saleitems/add` (spec 2.1), liberal where real clients are (design 5). */
+export const createPaymentLinkRequest = z
+  .object({ ...linkFields, paymentMethods: paymentMethodsInput })
+  .superRefine(linkRules, runOnObjects);
 
 export type CreatePaymentLinkRequest = z.infer<typeof createPaymentLinkRequest>;
 
+/** The request of `POST /api/ext-app/payrequests/signed-in-user` (spec 2.3): 2.1 without `paymentMethods`. */
+export const signedInUserLinkRequest = z
+  .object({
+    ...linkFields,
+    signedInUser: z.object({
+      email: z.email({ message: 'must be a valid e-mail address' }),
+      firstName: z.string().trim().min(1),
+      lastName: z.string().trim().min(1),
+    }),
+  })
+  .superRefine(linkRules, runOnObjects);
+
+export type SignedInUserLinkRequest = z.infer<typeof signedInUserLinkRequest>;
+
+const moneyOut = z.string().regex(/^\d+\.\d{2}$/);
+const localDateTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+  .meta({ description: "`yyyy-MM-dd HH:mm:ss` in the merchant's time zone" });
+
 /** The response of `POST /api/saleitems/add` (spec 2.2; `ammount` is spelled with two m's). */
 export const createPaymentLinkResponse = z.object({
-  id: z.number().int(),
+  id: z.number().int().meta({ description: 'Payment ticket number (increasing).' }),
   currency: z.string(),
-  ammount: z.string().regex(/^\d+\.\d{2}$/),
-  statusId: z.number().int(),
+  ammount: moneyOut.meta({ description: 'Payment amount, 2 decimals (spelled with two m’s, as in the spec).' }),
+  statusId,
   slug: z.string(),
   publicPayUrl: z.url(),
 });
 
+/** The response of `POST /api/ext-app/payrequests/signed-in-user` (spec 2.3). */
+export const signedInUserLinkResponse = z.object({
+  id: z.number().int(),
+  currency: z.string(),
+  amount: moneyOut,
+  expireTime: localDateTime.nullable().meta({ description: 'Expiry in the merchant’s time zone; null: never.' }),
+  statusId,
+  slug: z.string(),
+  publicPayUrl: z.url().meta({
+    description: 'Carries a single-use, expiring login code: opening it starts the session of that user.',
+  }),
+  userId: z.number().int(),
+});
+
+/** The response of `GET /api/payrequests/{id}`. */
+export const paymentLinkDetails = z.object({
+  id: z.number().int(),
+  statusId,
+  paid: z.boolean(),
+  currency: z.string(),
+  amount: moneyOut,
+  label: z.string(),
+  handleValue: z.string(),
+  handleLabel: z.string(),
+  customIdentifier: z.string().nullable(),
+  customIdentifier2: z.string().nullable(),
+  createTime: localDateTime,
+  expireTime: localDateTime.nullable(),
+  slug: z.string(),
+  publicPayUrl: z.url(),
+  singlePayment: z.boolean(),
+  creditAndDebitCard: z.boolean(),
+  paymentMethods: z.array(z.enum(PROCESSORS)),
+  recurrentPayment: z.boolean(),
+  recurrentPaymentType: z.enum(['STATIC', 'DYNAMIC']).nullable(),
+  installmentAmount: moneyOut.nullable().meta({ description: 'STATIC subscriptions: amount from the 2nd installment on.' }),
+  totalPeriods: z.number().int().nullable(),
+  dayOfMonth: z.number().int().nullable(),
+  monthForSecondInstallment: z.number().int().nullable(),
+});
+
+export type PaymentLinkDetails = z.infer<typeof paymentLinkDetails>;
+
+export const paymentLinkIdParams = z.object({
+  id: z.string().regex(/^\d+$/).meta({ description: 'Payment ticket number (`id` of the creation response).' }),
+});
+
+const oneOffExample = {
+  label: 'Gym membership',
+  amount: 150000,
+  handleValue: 'ana@example.com',
+  handleLabel: 'Ana Gómez',
+  customIdentifier: '4567890',
+  singlePayment: true,
+  creditAndDebitCard: true,
+  recurrentPayment: false,
+  payWaitHours: 48,
+};
+
+const staticSubscriptionExample = {
+  label: 'Monthly membership',
+  amount: 200000,
+  handleValue: '+595981123456',
+  handleLabel: 'Ana Gómez',
+  customIdentifier: '4567890',
+  customIdentifier2: 'CONTRACT-2026-117',
+  singlePayment: false,
+  creditAndDebitCard: true,
+  recurrentPayment: true,
+  recurrentPaymentType: 'STATIC',
+  installmentAmount: 150000,
+  totalPeriods: 12,
+  dayOfMonth: 5,
+  monthForSecondInstallment: 1,
+  payWaitHours: 0,
+  redirectUrl: 'https://shop.example.com/payments/done?order=117',
+  paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+};
+
+const signedInUserExample = {
+  label: 'Invoice 2026-11',
+  amount: 99000.5,
+  handleValue: 'ana@example.com',
+  handleLabel: 'Ana Gómez',
+  customIdentifier: 'CUST-881',
+  singlePayment: true,
+  creditAndDebitCard: true,
+  recurrentPayment: false,
+  payWaitHours: 24,
+  signedInUser: { email: 'ana@example.com', firstName: 'Ana', lastName: 'Gómez' },
+};
+
+const statusNote = `\n\nStatus codes (\`statusId\`):\n\n${PAYMENT_LINK_STATUS_TABLE}`;
+
 /** Spec 4.1, 4.2 and `GET /api/payrequests/{id}`. */
-export const paymentLinkOperations: ApiOperation[] = [];
+export const paymentLinkOperations: ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/api/saleitems/add',
+    operationId: 'createPaymentLink',
+    summary: 'Generate a payment link (single payment or subscription)',
+    description:
+      'Spec 4.1. Unknown values inside `paymentMethods` are ignored; when none remains, or the field is absent, ' +
+      'every processor of the merchant is enabled. `recurrentPayment` absent means false. ' +
+      '422 for merchant-configuration rules: `noLoginRequired` not enabled, `DYNAMIC` without a SaaS contract, ' +
+      '`redirectUrl` without a configured callback URL or on another origin, a currency the instance does not offer.' +
+      statusNote,
+    tags: ['Payment links'],
+    security: 'apiToken',
+    idempotent: true,
+    requestBody: {
+      schema: createPaymentLinkRequest,
+      example: oneOffExample,
+      examples: {
+        oneOff: { summary: 'Single payment, valid for 48 hours', value: oneOffExample },
+        staticSubscription: { summary: 'STATIC subscription: enrolment fee, then 11 monthly installments', value: staticSubscriptionExample },
+        dynamicSubscription: {
+          summary: 'DYNAMIC subscription (SaaS contract only)',
+          value: { ...oneOffExample, singlePayment: false, recurrentPayment: true, recurrentPaymentType: 'DYNAMIC' },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The link was created.',
+        schema: createPaymentLinkResponse,
+        example: {
+          id: 1045,
+          currency: 'PYG',
+          ammount: '150000.00',
+          statusId: 1,
+          slug: 'q3JpVx0b7sX0cM2kTt9hWw',
+          publicPayUrl: 'https://pay.example.com/pay/q3JpVx0b7sX0cM2kTt9hWw',
+        },
+      },
+      400: { description: 'A required field is missing or has the wrong format.' },
+      422: { description: "The request is not allowed by the merchant's configuration." },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/ext-app/payrequests/signed-in-user',
+    operationId: 'createSignedInUserPaymentLink',
+    summary: 'Generate a payment link for a user already signed in at the merchant (SaaS contract only)',
+    description:
+      'Spec 4.2. The fields of 4.1 except `paymentMethods`, plus `signedInUser`. The user is found by e-mail ' +
+      '(case-insensitive) or created and activated; `publicPayUrl` carries a single-use login code that expires ' +
+      'with the link (at most 24 hours). 422 for merchants without a SaaS contract.' +
+      statusNote,
+    tags: ['Payment links'],
+    security: 'apiToken',
+    idempotent: true,
+    requestBody: { schema: signedInUserLinkRequest, example: signedInUserExample },
+    responses: {
+      200: {
+        description: 'The link was created.',
+        schema: signedInUserLinkResponse,
+        example: {
+          id: 1046,
+          currency: 'PYG',
+          amount: '99000.50',
+          expireTime: '2026-11-23 09:00:00',
+          statusId: 1,
+          slug: 'Vd2y0nQd8M4lq0cX3JbR9g',
+          publicPayUrl: 'https://pay.example.com/pay/Vd2y0nQd8M4lq0cX3JbR9g?login=2tq1Xb0M5yJk3b0PZ9w7rVd8Qn4sLc1E6hA0uF2gT3I',
+          userId: 381,
+        },
+      },
+      400: { description: 'A required field is missing, the e-mail format is invalid, or another format error.' },
+      422: { description: 'The endpoint is not enabled for the merchant, or another configuration rule.' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/payrequests/{id}',
+    operationId: 'getPaymentLink',
+    summary: 'Retrieve a payment link',
+    description: `The link's current state; another merchant's link is 404.${statusNote}`,
+    tags: ['Payment links'],
+    security: 'apiToken',
+    pathParams: paymentLinkIdParams,
+    responses: {
+      200: {
+        description: 'The payment link.',
+        schema: paymentLinkDetails,
+        example: {
+          id: 1045,
+          statusId: 1,
+          paid: false,
+          currency: 'PYG',
+          amount: '200000.00',
+          label: 'Monthly membership',
+          handleValue: '+595981123456',
+          handleLabel: 'Ana Gómez',
+          customIdentifier: '4567890',
+          customIdentifier2: 'CONTRACT-2026-117',
+          createTime: '2026-11-22 09:00:00',
+          expireTime: null,
+          slug: 'q3JpVx0b7sX0cM2kTt9hWw',
+          publicPayUrl: 'https://pay.example.com/pay/q3JpVx0b7sX0cM2kTt9hWw',
+          singlePayment: false,
+          creditAndDebitCard: true,
+          paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+          recurrentPayment: true,
+          recurrentPaymentType: 'STATIC',
+          installmentAmount: '150000.00',
+          totalPeriods: 12,
+          dayOfMonth: 5,
+          monthForSecondInstallment: 1,
+        },
+      },
+      404: { description: 'No such link for this merchant.' },
+    },
+  },
+];

@@ -3,7 +3,8 @@ export class MerchantRuleViolation extends Error {
   constructor(
     readonly code: string,
     message: string,
-    readonly field: string,
+    /** The request field the rule is about; absent when the whole endpoint is refused. */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'MerchantRuleViolation';

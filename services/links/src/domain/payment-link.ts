@@ -1,13 +1,7 @@
-/**
- * Payment link status codes (`statusId`). The spec leaves the table open; these are the design's.
- */
-export const LinkStatus = {
-  PENDING: 1,
-  LAST_ATTEMPT_REJECTED: 5,
-  EXPIRED: 6,
-  CANCELLED: 7,
-  PAID: 200,
-} as const;
+import { PAYMENT_LINK_STATUSES } from '@payrail/contracts';
+
+/** Payment link status codes (`statusId`): the spec leaves the table open; these are the design's. */
+export const LinkStatus = PAYMENT_LINK_STATUSES;
 
 export type RecurrenceTerms =
   | {
@@ -46,10 +40,22 @@ export interface PaymentLinkDraft {
 export interface PaymentLink extends PaymentLinkDraft {
   id: number;
   statusId: number;
+  /** The signed-in user the link was made for (spec 4.2), if any. */
+  customerId: number | null;
 }
 
 /** `payWaitHours` 0 or absent: the link never expires. */
 export function expiryOf(createdAt: Date, payWaitHours: number): Date | null {
   if (payWaitHours <= 0) return null;
   return new Date(createdAt.getTime() + payWaitHours * 3_600_000);
+}
+
+/**
+ * The status a reader sees: a link still payable whose validity has passed is expired, even before
+ * anything has written that down.
+ */
+export function statusAt(link: Pick<PaymentLink, 'statusId' | 'expiresAt'>, now: Date): number {
+  const payable = link.statusId === LinkStatus.PENDING || link.statusId === LinkStatus.LAST_ATTEMPT_REJECTED;
+  if (payable && link.expiresAt && link.expiresAt.getTime() <= now.getTime()) return LinkStatus.EXPIRED;
+  return link.statusId;
 }

@@ -1,9 +1,9 @@
-import type { Database } from '@payrail/db';
+import type { Database, Executor } from '@payrail/db';
 import { enqueueEvent } from '@payrail/messaging';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { PaymentLink, RecurrenceTerms } from '../../domain/payment-link';
 import type { PaymentLinkRepository } from '../../ports/payment-link-repository';
-import { outbox, paymentLinks } from './schema';
+import { customers, loginCodes, outbox, paymentLinks } from './schema';
 
 type Row = typeof paymentLinks.$inferSelect;
 
@@ -30,20 +30,62 @@ function toLink(row: Row): PaymentLink {
     paymentMethods: row.paymentMethods,
     statusId: row.statusId,
     createdAt: row.createdAt,
+    customerId: row.customerId,
   };
+}
+
+async function insertLink(tx: Executor, values: typeof paymentLinks.$inferInsert): Promise<PaymentLink> {
+  const [row] = await tx.insert(paymentLinks).values(values).returning();
+  if (!row) throw new Error('insert returned no row');
+  return toLink(row);
 }
 
 export function postgresPaymentLinkRepository(db: Database): PaymentLinkRepository {
   return {
     async createWithEvent(draft, eventFor) {
       return db.transaction(async (tx) => {
-        const [row] = await tx.insert(paymentLinks).values(draft).returning();
-        if (!row) throw new Error('insert returned no row');
-        const link = toLink(row);
+        const link = await insertLink(tx, draft);
         await enqueueEvent(tx, outbox, eventFor(link));
         return link;
       });
     },
+
+    async createForSignedInUser({ draft, user, loginCode }, eventFor) {
+      return db.transaction(async (tx) => {
+        // Insert-or-find in one statement: two first requests for one new e-mail still make one user.
+        // The no-op update makes RETURNING give the existing row too; names of a known user are kept.
+        const [customer] = await tx
+          .insert(customers)
+          .values({
+            merchantId: draft.merchantId,
+            email: user.email,
+            emailKey: user.emailKey,
+            firstName: user.firstName,
+            lastName: user.lastName,
+            status: 'active',
+            createdAt: draft.createdAt,
+            activatedAt: draft.createdAt,
+          })
+          .onConflictDoUpdate({
+            target: [customers.merchantId, customers.emailKey],
+            set: { emailKey: sql`excluded.email_key` },
+          })
+          .returning({ id: customers.id });
+        if (!customer) throw new Error('customer upsert returned no row');
+        const link = await insertLink(tx, { ...draft, customerId: customer.id });
+        await tx.insert(loginCodes).values({
+          codeHash: loginCode.codeHash,
+          merchantId: draft.merchantId,
+          customerId: customer.id,
+          linkId: link.id,
+          createdAt: draft.createdAt,
+          expiresAt: loginCode.expiresAt,
+        });
+        await enqueueEvent(tx, outbox, eventFor(link));
+        return { link, customerId: customer.id };
+      });
+    },
+
     async findForMerchant(merchantId, id) {
       // Scoped by merchant: another merchant's link is simply not found (404, never 403).
       const [row] = await db

@@ -1,8 +1,38 @@
 import { inboxTable, outboxTable } from '@payrail/messaging';
-import { bigint, boolean, index, integer, jsonb, numeric, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgSchema,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /** The links service owns this schema; no other service reads it. */
 export const linksSchema = pgSchema('links');
+
+/** Service users of a merchant (spec 2.3 `userId`): one per e-mail, whatever its case. */
+export const customers = linksSchema.table(
+  'customers',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    merchantId: uuid('merchant_id').notNull(),
+    email: text('email').notNull(),
+    /** Lower-cased e-mail: the unique key, so `Ana@x.com` and `ana@x.com` are one user. */
+    emailKey: text('email_key').notNull(),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    status: text('status', { enum: ['active', 'inactive'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    activatedAt: timestamp('activated_at', { withTimezone: true }),
+  },
+  (table) => [unique('customers_merchant_email_key').on(table.merchantId, table.emailKey)],
+);
 
 export const paymentLinks = linksSchema.table(
   'payment_links',
@@ -31,8 +61,33 @@ export const paymentLinks = linksSchema.table(
     statusId: integer('status_id').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     paidAt: timestamp('paid_at', { withTimezone: true }),
+    /** The signed-in user the link was made for (spec 4.2). */
+    customerId: bigint('customer_id', { mode: 'number' }).references(() => customers.id),
   },
   (table) => [index('payment_links_merchant_idx').on(table.merchantId, table.id)],
+);
+
+/**
+ * Single-use login codes of signed-in-user links. Only the SHA-256 of the code is kept: the clear code
+ * exists in the link's URL, nowhere here.
+ */
+export const loginCodes = linksSchema.table(
+  'login_codes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    codeHash: text('code_hash').notNull().unique(),
+    merchantId: uuid('merchant_id').notNull(),
+    customerId: bigint('customer_id', { mode: 'number' })
+      .notNull()
+      .references(() => customers.id),
+    linkId: bigint('link_id', { mode: 'number' })
+      .notNull()
+      .references(() => paymentLinks.id),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    consumedAt: timestamp('consumed_at', { withTimezone: true }),
+  },
+  (table) => [index('login_codes_link_idx').on(table.linkId)],
 );
 
 export const outbox = outboxTable(linksSchema);

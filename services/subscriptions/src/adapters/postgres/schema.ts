@@ -1,5 +1,20 @@
+import { INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
-import { bigint, date, index, integer, numeric, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  check,
+  date,
+  index,
+  integer,
+  numeric,
+  pgSchema,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /** The subscriptions service owns this schema: the only authority on installment state. */
 export const subscriptionsSchema = pgSchema('subscriptions');
@@ -12,7 +27,7 @@ export const subscriptions = subscriptionsSchema.table(
     /** The link whose payment activates the subscription; one subscription per link. */
     linkId: bigint('link_id', { mode: 'number' }).notNull().unique(),
     type: text('type', { enum: ['STATIC', 'DYNAMIC'] }).notNull(),
-    status: text('status', { enum: ['pending', 'active', 'completed', 'cancelled'] }).notNull(),
+    status: text('status', { enum: SUBSCRIPTION_STATUSES }).notNull(),
     customIdentifier: text('custom_identifier'),
     customIdentifier2: text('custom_identifier2'),
     currency: text('currency').notNull(),
@@ -25,9 +40,65 @@ export const subscriptions = subscriptionsSchema.table(
     /** The creation day in the merchant's time zone: the schedule counts months from it. */
     createdOn: date('created_on', { mode: 'string' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    activatedAt: timestamp('activated_at', { withTimezone: true }),
+    /** When it became `completed` or `cancelled`. */
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index('subscriptions_lookup_idx').on(table.merchantId, table.customIdentifier, table.customIdentifier2)],
+  (table) => [
+    index('subscriptions_lookup_idx').on(table.merchantId, table.customIdentifier, table.customIdentifier2),
+    // Bulk operations may name a subscription by its second identifier alone.
+    index('subscriptions_lookup2_idx').on(table.merchantId, table.customIdentifier2),
+    check('subscriptions_status_check', sql`${table.status} in ('pending', 'active', 'completed', 'cancelled')`),
+  ],
 );
+
+export const installments = subscriptionsSchema.table(
+  'installments',
+  {
+    /** `installment_id` of the API. */
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    subscriptionId: bigint('subscription_id', { mode: 'number' })
+      .notNull()
+      .references(() => subscriptions.id),
+    /** 1 is the link payment; 2.. the debits. */
+    number: integer('number').notNull(),
+    /** A calendar day in the merchant's time zone (no instant: the scheduler decides the hour). */
+    paymentDate: date('payment_date', { mode: 'string' }).notNull(),
+    amount: numeric('amount', { precision: 18, scale: 2, mode: 'string' }).notNull(),
+    status: text('status', { enum: INSTALLMENT_STATUSES }).notNull(),
+    /** DYNAMIC subscriptions: the merchant's invoice the installment collects. */
+    invoiceNumber: text('invoice_number'),
+    paidAt: timestamp('paid_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    unique('installments_subscription_number_unique').on(table.subscriptionId, table.number),
+    uniqueIndex('installments_subscription_invoice_unique')
+      .on(table.subscriptionId, table.invoiceNumber)
+      .where(sql`invoice_number is not null`),
+    // Bulk modification identifies installments by (subscription, payment date).
+    index('installments_subscription_date_idx').on(table.subscriptionId, table.paymentDate),
+    check(
+      'installments_status_check',
+      sql`${table.status} in ('pending', 'processing', 'paid', 'failed', 'cancelled')`,
+    ),
+    check('installments_amount_positive', sql`${table.amount} > 0`),
+  ],
+);
+
+/**
+ * A `link.paid` that arrived before the `link.created` of its subscription (redelivery or a replayed dead
+ * letter can reorder them): kept so that the subscription is activated when it is created.
+ */
+export const earlyLinkPayments = subscriptionsSchema.table('early_link_payments', {
+  linkId: bigint('link_id', { mode: 'number' }).primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  amount: numeric('amount', { precision: 18, scale: 2 }).notNull(),
+  paidAt: timestamp('paid_at', { withTimezone: true }).notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 export const outbox = outboxTable(subscriptionsSchema);
 export const inbox = inboxTable(subscriptionsSchema);

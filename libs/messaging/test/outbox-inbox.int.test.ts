@@ -1,0 +1,155 @@
+import { createEvent } from '@payrail/contracts';
+import { type DatabaseHandle, openDatabase } from '@payrail/db';
+import { createLogger } from '@payrail/observability';
+import { createTestDatabase, deleteBrokerTopology, type TestDatabase, testAmqpUrl, uniqueName } from '@payrail/testing';
+import { sql } from 'drizzle-orm';
+import { pgSchema } from 'drizzle-orm/pg-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createOutboxRelay,
+  createRabbitMqBus,
+  type DeliveredMessage,
+  enqueueEvent,
+  idempotentConsumer,
+  inboxTable,
+  type MessageBus,
+  outboxTable,
+} from '../src/index';
+import { waitFor } from './wait-for';
+
+// A throw-away schema standing in for a service's: the tables come from the same factories services use.
+const schema = pgSchema('outbox_test');
+const outbox = outboxTable(schema);
+const inbox = inboxTable(schema);
+const logger = createLogger('test', 'silent');
+
+let testDb: TestDatabase;
+let database: DatabaseHandle;
+let bus: MessageBus;
+const exchange = uniqueName('outbox_test_events');
+const queuePrefix = `${uniqueName('outbox_test')}.`;
+
+const linkPaid = (linkId: number) =>
+  createEvent(
+    'link.paid',
+    {
+      linkId,
+      merchantId: '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f',
+      amount: '100.00',
+      currency: 'PYG',
+      paidAt: '2026-11-22T10:00:00.000Z',
+      txId: null,
+    },
+    new Date(),
+  );
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('outbox');
+  database = openDatabase({ url: testDb.url });
+  await database.db.execute(sql`create schema outbox_test`);
+  await database.db.execute(sql`create table outbox_test.outbox (
+    id uuid primary key, type text not null, body text not null, headers jsonb not null,
+    created_at timestamptz not null default now(), published_at timestamptz,
+    attempts integer not null default 0, next_attempt_at timestamptz not null default now(), last_error text)`);
+  await database.db.execute(sql`create table outbox_test.inbox (
+    consumer text not null, message_id text not null, processed_at timestamptz not null default now(),
+    primary key (consumer, message_id))`);
+  await database.db.execute(sql`create table outbox_test.effects (message_id text not null)`);
+  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix, logger });
+  await bus.start();
+});
+
+afterAll(async () => {
+  await bus?.close();
+  await deleteBrokerTopology(testAmqpUrl(), exchange, [`${queuePrefix}outbox-once`, `${queuePrefix}outbox-notify`]);
+  await database?.close();
+  await testDb?.drop();
+});
+
+describe('transactional outbox', () => {
+  it('publishes nothing for a rolled-back transaction, and the committed event once', async () => {
+    const received: DeliveredMessage[] = [];
+    await bus.subscribe({ consumer: 'outbox-once', eventTypes: ['link.paid'], handler: async (m) => void received.push(m) });
+    const kept = linkPaid(1);
+    const rolledBack = linkPaid(2);
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, kept));
+    await database.db
+      .transaction(async (tx) => {
+        await enqueueEvent(tx, outbox, rolledBack);
+        throw new Error('the state change failed');
+      })
+      .catch(() => {});
+    const relay = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger, pollIntervalMs: 100 });
+    await relay.start();
+    await waitFor(() => received.length >= 1, { what: 'the committed event' });
+    await relay.runOnce();
+    await relay.stop();
+    expect(received.map((m) => m.id)).toEqual([kept.id]);
+    const [row] = await database.db.select().from(outbox);
+    expect(row?.publishedAt).not.toBeNull();
+  });
+
+  it('is woken by NOTIFY at commit rather than waiting for the poll', async () => {
+    const received: DeliveredMessage[] = [];
+    await bus.subscribe({ consumer: 'outbox-notify', eventTypes: ['link.paid'], handler: async (m) => void received.push(m) });
+    const relay = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger, pollIntervalMs: 60_000 });
+    await relay.start();
+    // Let the first (empty) batch finish so the relay is asleep on its long poll.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const event = linkPaid(3);
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+    await waitFor(() => received.some((m) => m.id === event.id), { timeoutMs: 5_000, what: 'a NOTIFY-woken publish' });
+    await relay.stop();
+  });
+
+  it('keeps a row whose publish failed and retries it with backoff', async () => {
+    const failing: MessageBus = { ...bus, publish: async () => Promise.reject(new Error('broker unavailable')) };
+    const event = linkPaid(4);
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+    const relay = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus: failing, logger, backoffMs: () => 0 });
+    expect(await relay.runOnce()).toBe(0);
+    const rows = await database.db.execute(sql`select attempts, last_error, published_at from outbox_test.outbox where id = ${event.id}`);
+    const row = (Array.isArray(rows) ? rows[0] : undefined) as { attempts: number; last_error: string; published_at: unknown };
+    expect(row).toMatchObject({ attempts: 1, last_error: 'broker unavailable', published_at: null });
+    const healthy = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger });
+    expect(await healthy.runOnce()).toBe(1);
+  });
+});
+
+describe('inbox (idempotent consumer)', () => {
+  it('runs the handler once for a message delivered twice', async () => {
+    const handler = idempotentConsumer({
+      db: database.db,
+      inbox,
+      consumer: 'test.effects',
+      async handle(tx, message) {
+        await tx.execute(sql`insert into outbox_test.effects (message_id) values (${message.id})`);
+      },
+    });
+    const message: DeliveredMessage = { id: 'm-1', type: 'link.paid', body: '{}', headers: {}, attempt: 1 };
+    await handler(message);
+    await handler({ ...message, attempt: 2 });
+    const effects = await database.db.execute(sql`select count(*)::int as n from outbox_test.effects where message_id = 'm-1'`);
+    expect((effects as unknown as Array<{ n: number }>)[0]?.n).toBe(1);
+  });
+
+  it('records nothing when the handler fails, so the retry runs it again', async () => {
+    let calls = 0;
+    const handler = idempotentConsumer({
+      db: database.db,
+      inbox,
+      consumer: 'test.flaky',
+      async handle(tx, message) {
+        calls += 1;
+        await tx.execute(sql`insert into outbox_test.effects (message_id) values (${message.id})`);
+        if (calls === 1) throw new Error('transient');
+      },
+    });
+    const message: DeliveredMessage = { id: 'm-2', type: 'link.paid', body: '{}', headers: {}, attempt: 1 };
+    await expect(handler(message)).rejects.toThrow('transient');
+    await handler({ ...message, attempt: 2 });
+    const effects = await database.db.execute(sql`select count(*)::int as n from outbox_test.effects where message_id = 'm-2'`);
+    expect((effects as unknown as Array<{ n: number }>)[0]?.n).toBe(1);
+    expect(calls).toBe(2);
+  });
+});

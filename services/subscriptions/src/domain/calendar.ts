@@ -1,0 +1,72 @@
+import { TZDate } from '@date-fns/tz';
+import { format } from 'date-fns';
+
+/**
+ * Calendar days as `yyyy-MM-dd` strings. Payment dates are days in the merchant's time zone, not
+ * instants: month arithmetic on them is plain integer arithmetic, with no UTC offset or DST in the way.
+ */
+export type IsoDate = string;
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+export interface CalendarMonth {
+  year: number;
+  /** 1..12 */
+  month: number;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+export function daysInMonth({ year, month }: CalendarMonth): number {
+  return month === 2 && isLeapYear(year) ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+}
+
+/** Whether the text is `yyyy-MM-dd` and names a real day (`2026-02-30` is not one). */
+export function isCalendarDate(text: string): boolean {
+  const match = ISO_DATE.exec(text);
+  if (!match) return false;
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth({ year: Number(match[1]), month });
+}
+
+function parts(date: IsoDate): { year: number; month: number; day: number } {
+  if (!isCalendarDate(date)) throw new RangeError(`Not a calendar date: ${date}`);
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return { year, month, day };
+}
+
+export function monthOf(date: IsoDate): CalendarMonth {
+  const { year, month } = parts(date);
+  return { year, month };
+}
+
+export function addMonths({ year, month }: CalendarMonth, count: number): CalendarMonth {
+  const index = year * 12 + (month - 1) + count;
+  return { year: Math.floor(index / 12), month: (index % 12) + 1 };
+}
+
+/** Months from `from` to `to` (`2026-01` to `2026-03` is 2). */
+export function monthsBetween(from: CalendarMonth, to: CalendarMonth): number {
+  return to.year * 12 + to.month - (from.year * 12 + from.month);
+}
+
+/** The given day of a month; the day must exist in that month. */
+export function dayIn(month: CalendarMonth, day: number): IsoDate {
+  if (!Number.isInteger(day) || day < 1 || day > daysInMonth(month)) {
+    throw new RangeError(`Day ${day} does not exist in ${month.year}-${month.month}`);
+  }
+  return `${String(month.year).padStart(4, '0')}-${String(month.month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+export function dayOfMonthOf(date: IsoDate): number {
+  return parts(date).day;
+}
+
+/** The calendar day an instant falls on in a time zone: `2026-02-01T02:30Z` is `2026-01-31` in Asunción. */
+export function localDate(instant: Date, timezone: string): IsoDate {
+  return format(new TZDate(instant, timezone), 'yyyy-MM-dd');
+}

@@ -1,0 +1,114 @@
+import type { InstallmentStatus } from './status';
+import { SubscriptionError } from './errors';
+import type { IsoDate } from './calendar';
+
+export interface Installment {
+  id: number;
+  subscriptionId: number;
+  /** 1 is the link payment; 2.. are debited. */
+  number: number;
+  paymentDate: IsoDate;
+  /** Two-decimal string. */
+  amount: string;
+  status: InstallmentStatus;
+  invoiceNumber: string | null;
+  paidAt: Date | null;
+}
+
+/**
+ * `pending → processing → paid | failed`, `pending → cancelled`; and `pending → paid` when the money came
+ * without a charge of ours (installment 1 by the link payment, later a bank transfer).
+ */
+const NEXT: Record<InstallmentStatus, readonly InstallmentStatus[]> = {
+  pending: ['processing', 'paid', 'cancelled'],
+  processing: ['paid', 'failed'],
+  paid: [],
+  failed: [],
+  cancelled: [],
+};
+
+export function canMoveTo(from: InstallmentStatus, to: InstallmentStatus): boolean {
+  return NEXT[from].includes(to);
+}
+
+function moveTo(installment: Installment, to: InstallmentStatus): Installment {
+  if (!canMoveTo(installment.status, to)) {
+    throw new SubscriptionError(
+      'INVALID_STATE_TRANSITION',
+      `Installment ${installment.id} cannot go from ${installment.status} to ${to}`,
+    );
+  }
+  return { ...installment, status: to };
+}
+
+/** Still to be collected: nothing is final about it yet. */
+export function isOutstanding(installment: Installment): boolean {
+  return installment.status === 'pending' || installment.status === 'processing';
+}
+
+/**
+ * What merchants may change or cancel: pending installments from the 2nd on. Installment 1 is settled by
+ * the link payment, never by these operations.
+ */
+export function isMerchantModifiable(installment: Installment): boolean {
+  return installment.number >= 2 && installment.status === 'pending';
+}
+
+export function assertMerchantModifiable(installment: Installment): void {
+  if (installment.number === 1) {
+    throw new SubscriptionError(
+      'FIRST_INSTALLMENT_SETTLED_BY_LINK',
+      'Installment 1 is settled by the link payment; it cannot be changed or cancelled on its own',
+    );
+  }
+  if (installment.status !== 'pending') {
+    throw new SubscriptionError(
+      'INSTALLMENT_NOT_PENDING',
+      `Installment ${installment.id} is ${installment.status}; only pending installments can be changed or cancelled`,
+    );
+  }
+}
+
+/** Earliest first: by payment date, then by number. */
+export function byPaymentDate(a: Installment, b: Installment): number {
+  if (a.paymentDate !== b.paymentDate) return a.paymentDate < b.paymentDate ? -1 : 1;
+  return a.number - b.number;
+}
+
+export function cancelInstallment(installment: Installment): Installment {
+  assertMerchantModifiable(installment);
+  return moveTo(installment, 'cancelled');
+}
+
+/** Cancel-all: every pending installment goes, installment 1 included while the link is unpaid. */
+export function cancelWithSubscription(installment: Installment): Installment {
+  return moveTo(installment, 'cancelled');
+}
+
+export type ChangedField = 'amount' | 'paymentDate';
+
+export interface InstallmentChange {
+  amount?: string;
+  paymentDate?: IsoDate;
+}
+
+export function changeInstallment(installment: Installment, change: InstallmentChange): Installment {
+  assertMerchantModifiable(installment);
+  return {
+    ...installment,
+    amount: change.amount ?? installment.amount,
+    paymentDate: change.paymentDate ?? installment.paymentDate,
+  };
+}
+
+/** The fields that differ between two versions of one installment, for `installment.updated`. */
+export function changedFields(before: Installment, after: Installment): ChangedField[] {
+  const fields: ChangedField[] = [];
+  if (before.amount !== after.amount) fields.push('amount');
+  if (before.paymentDate !== after.paymentDate) fields.push('paymentDate');
+  return fields;
+}
+
+export function markPaid(installment: Installment, paidAt: Date): Installment {
+  return { ...moveTo(installment, 'paid'), paidAt };
+}

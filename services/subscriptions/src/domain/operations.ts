@@ -1,0 +1,92 @@
+import { parseAmount } from '@payrail/money';
+import { SubscriptionError } from './errors';
+import {
+  byPaymentDate,
+  cancelInstallment,
+  cancelWithSubscription,
+  changeInstallment,
+  type Installment,
+  isMerchantModifiable,
+} from './installment';
+import { moveToDayOfMonth } from './schedule';
+import type { Subscription } from './subscription';
+
+/**
+ * The v1 operations as pure decisions: given a subscription's installments, which ones change and how.
+ * Each returns the changed installments (new versions), earliest first; the caller stores them.
+ */
+
+function modifiable(installments: Installment[]): Installment[] {
+  return installments.filter(isMerchantModifiable).sort(byPaymentDate);
+}
+
+function sameAmount(a: string, b: string): boolean {
+  return parseAmount(a) === parseAmount(b);
+}
+
+function noneMatch(what: string): SubscriptionError {
+  return new SubscriptionError('NO_MATCHING_PENDING_INSTALLMENTS', `No pending installment (from the 2nd on) ${what}`);
+}
+
+export function planCancelByAmount(installments: Installment[], amount: string, quantity?: number): Installment[] {
+  const matching = modifiable(installments).filter((installment) => sameAmount(installment.amount, amount));
+  if (matching.length === 0) throw noneMatch(`has the amount ${amount}`);
+  // Asking for more than there is would cancel fewer than the merchant meant: refuse rather than guess.
+  if (quantity !== undefined && quantity > matching.length) {
+    throw new SubscriptionError(
+      'NOT_ENOUGH_PENDING_INSTALLMENTS',
+      `Only ${matching.length} pending installments have the amount ${amount}; ${quantity} were to be cancelled`,
+      ['quantity'],
+    );
+  }
+  return matching.slice(0, quantity ?? matching.length).map(cancelInstallment);
+}
+
+export function planCancelByInvoice(subscription: Subscription, installments: Installment[], invoiceNumber: string): Installment[] {
+  if (subscription.type !== 'DYNAMIC') {
+    throw new SubscriptionError(
+      'SUBSCRIPTION_NOT_DYNAMIC',
+      'Cancelling by invoice applies to DYNAMIC subscriptions only',
+      ['invoiceNumber'],
+    );
+  }
+  const installment = installments.find((candidate) => candidate.invoiceNumber === invoiceNumber);
+  if (!installment) {
+    throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `No installment has the invoice number ${invoiceNumber}`, [
+      'invoiceNumber',
+    ]);
+  }
+  return [cancelInstallment(installment)];
+}
+
+/** Every pending installment, the link payment's too while it is unpaid: nothing will be collected. */
+export function planCancelAll(installments: Installment[]): Installment[] {
+  return installments
+    .filter((installment) => installment.status === 'pending')
+    .sort(byPaymentDate)
+    .map(cancelWithSubscription);
+}
+
+export function planModifyByAmount(installments: Installment[], amount: string, newAmount: string): Installment[] {
+  const matching = modifiable(installments).filter((installment) => sameAmount(installment.amount, amount));
+  if (matching.length === 0) throw noneMatch(`has the amount ${amount}`);
+  return matching.map((installment) => changeInstallment(installment, { amount: newAmount }));
+}
+
+export function planModifyAll(installments: Installment[], newAmount: string): Installment[] {
+  const pending = modifiable(installments);
+  if (pending.length === 0) throw noneMatch('is left');
+  return pending.map((installment) => changeInstallment(installment, { amount: newAmount }));
+}
+
+/**
+ * Each pending installment to `dayOfMonth` of its own month. A day already past in the current month
+ * makes that installment due at once: the spec's rule is "its own month", not "the next such day".
+ */
+export function planMoveToDay(installments: Installment[], dayOfMonth: number): Installment[] {
+  const pending = modifiable(installments);
+  if (pending.length === 0) throw noneMatch('is left');
+  return pending.map((installment) =>
+    changeInstallment(installment, { paymentDate: moveToDayOfMonth(installment.paymentDate, dayOfMonth) }),
+  );
+}

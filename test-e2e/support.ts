@@ -1,0 +1,41 @@
+import net from 'node:net';
+import path from 'node:path';
+import type { ServiceName } from '@payrail/runtime';
+import { startProcesses, type ProcessSystem } from '../scripts/processes';
+
+export const ROOT = path.resolve(__dirname, '..');
+export const DEMO_TOKEN = '6a1f0f0e-3d7b-4c2a-9b8e-2f4d6c8a0b1c';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface E2eSystem extends ProcessSystem {
+  gatewayUrl: string;
+  logs: string[];
+  env: Record<string, string>;
+}
+
+/** Starts every service as its own process on the test database and broker, on free ports. */
+export async function startSystem(env: Record<string, string>): Promise<E2eSystem> {
+  const names: ServiceName[] = ['gateway', 'links', 'subscriptions', 'billing-scheduler', 'processor-gateway', 'processor-sandbox'];
+  const ports: Record<string, string> = {};
+  for (const name of names) ports[`${name.toUpperCase().replace(/-/g, '_')}_PORT`] = String(await freePort());
+  const fullEnv = { ...process.env, ...ports, ...env } as Record<string, string>;
+  const logs: string[] = [];
+  const port = Number(ports.GATEWAY_PORT);
+  const system = await startProcesses({
+    root: ROOT,
+    env: fullEnv,
+    port,
+    output: (service, line) => logs.push(`[${service}] ${line}`),
+  });
+  return { ...system, gatewayUrl: `http://127.0.0.1:${port}`, logs, env: fullEnv };
+}
