@@ -1,8 +1,37 @@
 import type { MerchantContext } from '@payrail/contracts';
+import type { MerchantSettings } from '../domain/merchant';
+
+export interface ApiTokenSummary {
+  tokenId: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface MerchantRecord extends MerchantSettings {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  tokens: ApiTokenSummary[];
+}
+
+/** A token as stored: its hash, never the token. */
+export interface NewApiToken {
+  tokenId: string;
+  tokenHash: string;
+  createdAt: Date;
+}
 
 export interface MerchantStore {
   /** The merchant owning a live (not revoked) token with this hash. */
   findByTokenHash(tokenHash: string): Promise<MerchantContext | undefined>;
   /** Creates the merchant if absent and attaches the token hash if absent (demo seeding). */
   ensureMerchantWithToken(merchant: MerchantContext, tokenHash: string): Promise<void>;
+  /** The merchant and its first token, in one transaction. */
+  create(merchant: { id: string; settings: MerchantSettings; createdAt: Date }, token: NewApiToken): Promise<MerchantRecord>;
+  find(merchantId: string): Promise<MerchantRecord | undefined>;
+  update(merchantId: string, settings: MerchantSettings, updatedAt: Date): Promise<MerchantRecord | undefined>;
+  /** False when there is no such merchant. */
+  addToken(merchantId: string, token: NewApiToken): Promise<boolean>;
+  /** False when the merchant has no such token; revoking a revoked token keeps its first revocation time. */
+  revokeToken(merchantId: string, tokenId: string, revokedAt: Date): Promise<boolean>;
 }

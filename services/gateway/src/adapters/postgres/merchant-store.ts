@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { Database } from '@payrail/db';
-import { and, eq, isNull } from 'drizzle-orm';
-import type { MerchantStore } from '../../ports/merchant-store';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { MerchantSettings } from '../../domain/merchant';
+import type { MerchantRecord, MerchantStore } from '../../ports/merchant-store';
 import { apiTokens, merchants } from './schema';
 
-export function toMerchantContext(row: typeof merchants.$inferSelect): MerchantContext {
+type MerchantRow = typeof merchants.$inferSelect;
+
+export function toMerchantContext(row: MerchantRow): MerchantContext {
   return merchantContextSchema.parse({
     merchantId: row.id,
     name: row.name,
@@ -19,7 +22,45 @@ export function toMerchantContext(row: typeof merchants.$inferSelect): MerchantC
   });
 }
 
+function settingsColumns(settings: MerchantSettings) {
+  return {
+    name: settings.name,
+    instance: settings.instance,
+    currency: settings.currency,
+    saasContract: settings.saasContract,
+    noLoginEnabled: settings.noLoginEnabled,
+    callbackUrl: settings.callbackUrl,
+    timezone: settings.timezone,
+    processors: settings.processors,
+  };
+}
+
 export function postgresMerchantStore(db: Database): MerchantStore {
+  async function find(merchantId: string): Promise<MerchantRecord | undefined> {
+    const [row] = await db.select().from(merchants).where(eq(merchants.id, merchantId));
+    if (!row) return undefined;
+    const tokens = await db
+      .select({ tokenId: apiTokens.id, createdAt: apiTokens.createdAt, revokedAt: apiTokens.revokedAt })
+      .from(apiTokens)
+      .where(eq(apiTokens.merchantId, merchantId))
+      .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id));
+    const context = toMerchantContext(row);
+    return {
+      id: row.id,
+      name: context.name,
+      instance: context.instance,
+      currency: context.currency,
+      saasContract: context.saasContract,
+      noLoginEnabled: context.noLoginEnabled,
+      callbackUrl: context.callbackUrl,
+      timezone: context.timezone,
+      processors: context.processors,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      tokens,
+    };
+  }
+
   return {
     async findByTokenHash(tokenHash) {
       const [row] = await db
@@ -29,27 +70,76 @@ export function postgresMerchantStore(db: Database): MerchantStore {
         .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)));
       return row ? toMerchantContext(row.merchant) : undefined;
     },
+
     async ensureMerchantWithToken(merchant, tokenHash) {
       await db.transaction(async (tx) => {
         await tx
           .insert(merchants)
-          .values({
-            id: merchant.merchantId,
-            name: merchant.name,
-            instance: merchant.instance,
-            currency: merchant.currency,
-            saasContract: merchant.saasContract,
-            noLoginEnabled: merchant.noLoginEnabled,
-            callbackUrl: merchant.callbackUrl,
-            timezone: merchant.timezone,
-            processors: merchant.processors,
-          })
+          .values({ id: merchant.merchantId, ...settingsColumns(merchant) })
           .onConflictDoNothing();
         await tx
           .insert(apiTokens)
           .values({ id: randomUUID(), merchantId: merchant.merchantId, tokenHash })
           .onConflictDoNothing();
       });
+    },
+
+    async create(merchant, token) {
+      await db.transaction(async (tx) => {
+        await tx.insert(merchants).values({
+          id: merchant.id,
+          ...settingsColumns(merchant.settings),
+          createdAt: merchant.createdAt,
+          updatedAt: merchant.createdAt,
+        });
+        await tx.insert(apiTokens).values({
+          id: token.tokenId,
+          merchantId: merchant.id,
+          tokenHash: token.tokenHash,
+          createdAt: token.createdAt,
+        });
+      });
+      const created = await find(merchant.id);
+      if (!created) throw new Error('merchant vanished after insert');
+      return created;
+    },
+
+    find,
+
+    async update(merchantId, settings, updatedAt) {
+      const updated = await db
+        .update(merchants)
+        .set({ ...settingsColumns(settings), updatedAt })
+        .where(eq(merchants.id, merchantId))
+        .returning({ id: merchants.id });
+      return updated.length > 0 ? find(merchantId) : undefined;
+    },
+
+    async addToken(merchantId, token) {
+      const [merchant] = await db.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId));
+      if (!merchant) return false;
+      await db.insert(apiTokens).values({
+        id: token.tokenId,
+        merchantId,
+        tokenHash: token.tokenHash,
+        createdAt: token.createdAt,
+      });
+      return true;
+    },
+
+    async revokeToken(merchantId, tokenId, revokedAt) {
+      const [token] = await db
+        .select({ revokedAt: apiTokens.revokedAt })
+        .from(apiTokens)
+        .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.merchantId, merchantId)));
+      if (!token) return false;
+      if (!token.revokedAt) {
+        await db
+          .update(apiTokens)
+          .set({ revokedAt })
+          .where(and(eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt)));
+      }
+      return true;
     },
   };
 }

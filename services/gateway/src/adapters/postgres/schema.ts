@@ -1,7 +1,7 @@
 import { inboxTable, outboxTable } from '@payrail/messaging';
-import { boolean, index, jsonb, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
-/** The gateway owns merchants, their settings and their API tokens (hashes only). */
+/** The gateway owns merchants, their settings, their API tokens (hashes only) and idempotency records. */
 export const gatewaySchema = pgSchema('gateway');
 
 export const merchants = gatewaySchema.table('merchants', {
@@ -31,6 +31,29 @@ export const apiTokens = gatewaySchema.table(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
   (table) => [index('api_tokens_merchant_idx').on(table.merchantId)],
+);
+
+/**
+ * `Idempotency-Key` records (design 4): the primary key (merchant, key) is the lock, so of two
+ * concurrent requests with one key only one inserts and runs.
+ */
+export const idempotencyRecords = gatewaySchema.table(
+  'idempotency_records',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    state: text('state', { enum: ['in_progress', 'completed'] }).notNull(),
+    responseStatus: integer('response_status'),
+    responseContentType: text('response_content_type'),
+    responseBody: text('response_body'),
+    lockedAt: timestamp('locked_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.merchantId, table.key] }),
+    index('idempotency_records_expires_idx').on(table.expiresAt),
+  ],
 );
 
 export const outbox = outboxTable(gatewaySchema);

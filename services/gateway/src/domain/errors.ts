@@ -1,0 +1,24 @@
+/** The operator asked for settings that cannot go together (HTTP 400 on the field). */
+export class InvalidMerchantSettings extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InvalidMerchantSettings';
+  }
+}
+
+export class MerchantNotFound extends Error {
+  constructor(readonly merchantId: string) {
+    super(`Merchant ${merchantId} not found`);
+    this.name = 'MerchantNotFound';
+  }
+}
+
+export class ApiTokenNotFound extends Error {
+  constructor(readonly tokenId: string) {
+    super(`API token ${tokenId} not found`);
+    this.name = 'ApiTokenNotFound';
+  }
+}
