@@ -9,11 +9,17 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'domain/ holds rules only: it may import other domain files, libs/money and libs/contracts types',
+      comment:
+        'domain/ holds rules only: it may import other domain files, libs/money and libs/contracts types',
       severity: 'error',
       from: { path: '^services/[^/]+/src/domain/' },
       to: {
-        pathNot: ['^services/[^/]+/src/domain/', '^libs/money/', '^libs/contracts/', 'node_modules/(date-fns|@date-fns)/'],
+        pathNot: [
+          '^services/[^/]+/src/domain/',
+          '^libs/money/',
+          '^libs/contracts/',
+          'node_modules/(date-fns|@date-fns)/',
+        ],
       },
     },
     {
@@ -48,7 +54,10 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     combinedDependencies: true,
     preserveSymlinks: false,
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

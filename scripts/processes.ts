@@ -57,12 +57,14 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   const ports = new Map<ServiceName, number>();
   for (const name of SERVICES) {
     const fixed = options.env[`${name.toUpperCase().replace(/-/g, '_')}_PORT`];
-    ports.set(name, name === 'gateway' ? options.port : Number(fixed ?? options.port + DEFAULT_PORTS[name] - 3000));
+    ports.set(
+      name,
+      name === 'gateway' ? options.port : Number(fixed ?? options.port + DEFAULT_PORTS[name] - 3000),
+    );
   }
-  const urls = Object.fromEntries(SERVICES.map((name) => [name, `http://127.0.0.1:${ports.get(name)}`])) as Record<
-    ServiceName,
-    string
-  >;
+  const urls = Object.fromEntries(
+    SERVICES.map((name) => [name, `http://127.0.0.1:${ports.get(name)}`]),
+  ) as Record<ServiceName, string>;
   const shared = {
     ...options.env,
     LINKS_URL: urls.links,
@@ -73,17 +75,22 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
     GATEWAY_URL: urls.gateway,
   };
   const output =
-    options.output ?? ((service: ServiceName, line: string) => process.stdout.write(`[${service}] ${line}\n`));
+    options.output ??
+    ((service: ServiceName, line: string) => process.stdout.write(`[${service}] ${line}\n`));
   const children = new Map<ServiceName, ChildProcess>();
 
   const launch = async (name: ServiceName, extraEnv: Record<string, string> = {}) => {
     // `node --import tsx` rather than the tsx binary: one process per service, so a signal (or a
     // SIGKILL in a crash test) reaches the service itself and leaves no orphan holding the port.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(options.root, 'services', name, 'src', 'main.ts')], {
-      cwd: options.root,
-      env: { ...shared, ...extraEnv, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(options.root, 'services', name, 'src', 'main.ts')],
+      {
+        cwd: options.root,
+        env: { ...shared, ...extraEnv, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.set(name, child);
     for (const stream of [child.stdout, child.stderr]) {
       let buffered = '';

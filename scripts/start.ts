@@ -31,7 +31,12 @@ async function main() {
   const port = Number(process.env.PORT ?? 3000);
   const publicBaseUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
   const adminToken = process.env.ADMIN_TOKEN || randomUUID();
-  const env = { ...process.env, DEMO_API_TOKEN: demoToken, PUBLIC_BASE_URL: publicBaseUrl, ADMIN_TOKEN: adminToken };
+  const env = {
+    ...process.env,
+    DEMO_API_TOKEN: demoToken,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    ADMIN_TOKEN: adminToken,
+  };
 
   if (process.env.DATABASE_URL && process.env.AMQP_URL) {
     const system = await startProcesses({ root, env, port });

@@ -21,17 +21,37 @@ const only = process.argv.slice(2);
 const steps: Step[] = [
   { name: 'typecheck', command: bin('tsc'), args: ['-p', 'tsconfig.json', '--noEmit'] },
   { name: 'lint', command: bin('biome'), args: ['check', '.'] },
-  { name: 'architecture', command: bin('depcruise'), args: ['--config', '.dependency-cruiser.cjs', 'libs', 'services', 'test-e2e'] },
+  {
+    name: 'architecture',
+    command: bin('depcruise'),
+    args: ['--config', '.dependency-cruiser.cjs', 'libs', 'services', 'test-e2e'],
+  },
   {
     name: 'unit+integration',
     command: bin('vitest'),
-    args: ['run', '--project', 'unit', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath('main')}`],
+    args: [
+      'run',
+      '--project',
+      'unit',
+      '--project',
+      'integration',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${reportPath('main')}`,
+    ],
     report: reportPath('main'),
   },
   {
     name: 'e2e',
     command: bin('vitest'),
-    args: ['run', '--project', 'e2e', '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath('e2e')}`],
+    args: [
+      'run',
+      '--project',
+      'e2e',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${reportPath('e2e')}`,
+    ],
     report: reportPath('e2e'),
   },
 ].filter((step) => only.length === 0 || only.includes(step.name));
@@ -65,10 +85,14 @@ steps.forEach((step, index) => {
   }
   const ok = result.status === 0;
   if (!ok) failedSteps.push(step.name);
-  process.stdout.write(`[test ${index + 1}/${steps.length}] ${step.name} ${ok ? 'passed' : 'FAILED'} in ${seconds}s\n`);
+  process.stdout.write(
+    `[test ${index + 1}/${steps.length}] ${step.name} ${ok ? 'passed' : 'FAILED'} in ${seconds}s\n`,
+  );
 });
 
 const total = ((Date.now() - started) / 1000).toFixed(1);
-process.stdout.write(`\n${failedSteps.length ? `failed steps: ${failedSteps.join(', ')}` : 'all steps passed'} (${total}s)\n`);
+process.stdout.write(
+  `\n${failedSteps.length ? `failed steps: ${failedSteps.join(', ')}` : 'all steps passed'} (${total}s)\n`,
+);
 process.stdout.write(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failedSteps.length > 0 || failed > 0 ? 1 : 0);

@@ -48,7 +48,8 @@ async function createLink(body: unknown, token: string | null = DEMO_TOKEN): Pro
 }
 
 async function subscriptionFor(customIdentifier: string) {
-  const rows = await sql`select status, link_id from subscriptions.subscriptions where custom_identifier = ${customIdentifier}`;
+  const rows =
+    await sql`select status, link_id from subscriptions.subscriptions where custom_identifier = ${customIdentifier}`;
   return rows[0];
 }
 
@@ -74,9 +75,9 @@ afterAll(async () => {
   await proxy?.close();
   await sql?.end();
   await testDb?.drop();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [`${queuePrefix}subscriptions.create-subscription-on-link-created`]).catch(
-    () => {},
-  );
+  await deleteBrokerTopology(testAmqpUrl(), exchange, [
+    `${queuePrefix}subscriptions.create-subscription-on-link-created`,
+  ]).catch(() => {});
 });
 
 describe('walking skeleton, one process per service', () => {
@@ -91,12 +92,19 @@ describe('walking skeleton, one process per service', () => {
     });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['ammount', 'currency', 'id', 'publicPayUrl', 'slug', 'statusId']);
+    expect(Object.keys(body).sort()).toEqual([
+      'ammount',
+      'currency',
+      'id',
+      'publicPayUrl',
+      'slug',
+      'statusId',
+    ]);
     expect(typeof body.id).toBe('number');
     expect(body).toMatchObject({ currency: 'PYG', ammount: '250000.00', statusId: 1 });
     expect(body.publicPayUrl).toBe(`https://pay.example.test/pay/${body.slug}`);
 
-    expect((await createLink({ label: "x" }, null)).status).toBe(401);
+    expect((await createLink({ label: 'x' }, null)).status).toBe(401);
     expect((await createLink({ label: 'x' }, '00000000-0000-4000-8000-000000000000')).status).toBe(401);
   });
 
@@ -121,7 +129,8 @@ describe('walking skeleton, one process per service', () => {
     const response = await createLink(recurrentLink('member-2002'));
     expect(response.status).toBe(200);
     const { id } = (await response.json()) as { id: number };
-    const [pending] = await sql`select published_at from links.outbox where body::jsonb -> 'data' ->> 'linkId' = ${String(id)}`;
+    const [pending] =
+      await sql`select published_at from links.outbox where body::jsonb -> 'data' ->> 'linkId' = ${String(id)}`;
     expect(pending).toEqual({ published_at: null });
 
     // The crash: no graceful shutdown, nothing flushed.
@@ -133,7 +142,8 @@ describe('walking skeleton, one process per service', () => {
     await system.restart('links');
     const subscription = await waitFor(() => subscriptionFor('member-2002'), 20_000);
     expect(subscription).toMatchObject({ status: 'pending', link_id: String(id) });
-    const [published] = await sql`select published_at from links.outbox where body::jsonb -> 'data' ->> 'linkId' = ${String(id)}`;
+    const [published] =
+      await sql`select published_at from links.outbox where body::jsonb -> 'data' ->> 'linkId' = ${String(id)}`;
     expect(published?.published_at).not.toBeNull();
   });
 

@@ -25,7 +25,14 @@ export interface E2eSystem extends ProcessSystem {
 
 /** Starts every service as its own process on the test database and broker, on free ports. */
 export async function startSystem(env: Record<string, string>): Promise<E2eSystem> {
-  const names: ServiceName[] = ['gateway', 'links', 'subscriptions', 'billing-scheduler', 'processor-gateway', 'processor-sandbox'];
+  const names: ServiceName[] = [
+    'gateway',
+    'links',
+    'subscriptions',
+    'billing-scheduler',
+    'processor-gateway',
+    'processor-sandbox',
+  ];
   const ports: Record<string, string> = {};
   for (const name of names) ports[`${name.toUpperCase().replace(/-/g, '_')}_PORT`] = String(await freePort());
   const fullEnv = { ...process.env, ...ports, ...env } as Record<string, string>;

@@ -4,7 +4,14 @@ import { linksService } from '@payrail/links';
 import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import { startTelemetry } from '@payrail/observability';
 import { subscriptionsService } from '@payrail/subscriptions';
-import { deleteBrokerTopology, type ServiceUnderTest, startService, testAmqpUrl, uniqueName, waitFor } from '@payrail/testing';
+import {
+  deleteBrokerTopology,
+  type ServiceUnderTest,
+  startService,
+  testAmqpUrl,
+  uniqueName,
+  waitFor,
+} from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TOKEN } from './support';
 
@@ -40,7 +47,9 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const service of [gateway, links, subscriptions]) await service?.stop();
   for (const bus of buses) await bus.close();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [`${queuePrefix}subscriptions.create-subscription-on-link-created`]);
+  await deleteBrokerTopology(testAmqpUrl(), exchange, [
+    `${queuePrefix}subscriptions.create-subscription-on-link-created`,
+  ]);
   await telemetry.shutdown();
 });
 
@@ -68,8 +77,12 @@ describe('tracing', () => {
       exporter.getFinishedSpans().find((span) => span.name === 'link.created process'),
     );
     const spans = exporter.getFinishedSpans();
-    const gatewaySpan = spans.find((s) => s.name === 'POST /api/saleitems/add' && s.instrumentationScope.name === 'gateway');
-    const linksSpan = spans.find((s) => s.name === 'POST /api/saleitems/add' && s.instrumentationScope.name === 'links');
+    const gatewaySpan = spans.find(
+      (s) => s.name === 'POST /api/saleitems/add' && s.instrumentationScope.name === 'gateway',
+    );
+    const linksSpan = spans.find(
+      (s) => s.name === 'POST /api/saleitems/add' && s.instrumentationScope.name === 'links',
+    );
     const publishSpan = spans.find((s) => s.name === 'link.created publish');
     expect(gatewaySpan).toBeDefined();
     const traceId = gatewaySpan?.spanContext().traceId;

@@ -20,7 +20,8 @@ export function parseConfig<S extends z.ZodObject>(
 ): z.infer<S> {
   // Treat empty strings as unset, as shells and compose files often pass `VAR=`.
   const cleaned: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') cleaned[key] = value;
+  for (const [key, value] of Object.entries(env))
+    if (value !== undefined && value !== '') cleaned[key] = value;
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
   const variables = [...new Set(result.error.issues.map((issue) => String(issue.path[0] ?? '(root)')))];

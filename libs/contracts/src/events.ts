@@ -94,7 +94,12 @@ export const eventSchemas = {
       timezone: z.string(),
       /** The whole schedule (STATIC) or installment 1 alone (DYNAMIC); later additions are `installment.scheduled`. */
       installments: z.array(
-        z.object({ installmentId: z.number().int().positive(), number: z.number().int(), paymentDate: isoDate, amount: moneyString }),
+        z.object({
+          installmentId: z.number().int().positive(),
+          number: z.number().int(),
+          paymentDate: isoDate,
+          amount: moneyString,
+        }),
       ),
     }),
   },
@@ -172,6 +177,7 @@ export function parseEvent<T extends EventType>(type: T, body: string): EventEnv
   if (!envelope.success) throw new ContractViolation(`${type}: not an event envelope`);
   if (envelope.data.type !== type) throw new ContractViolation(`expected ${type}, got ${envelope.data.type}`);
   const data = schemaFor(type, envelope.data.v).safeParse(envelope.data.data);
-  if (!data.success) throw new ContractViolation(`Invalid ${type} v${envelope.data.v}: ${data.error.message}`);
+  if (!data.success)
+    throw new ContractViolation(`Invalid ${type} v${envelope.data.v}: ${data.error.message}`);
   return { ...envelope.data, type, data: data.data as EventData<T> };
 }

@@ -45,7 +45,11 @@ export function createApp(options: AppOptions): ServiceApp {
       `${c.req.method} ${route}`,
       {
         kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': c.req.method, 'url.path': route, 'service.component': options.service },
+        attributes: {
+          'http.request.method': c.req.method,
+          'url.path': route,
+          'service.component': options.service,
+        },
       },
       parent,
       async (span) => {
@@ -72,7 +76,9 @@ export function createApp(options: AppOptions): ServiceApp {
     return problemResponse(c, new HttpProblem(500, 'INTERNAL_ERROR', 'Internal error'));
   });
 
-  app.notFound((c) => problemResponse(c, new HttpProblem(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) =>
+    problemResponse(c, new HttpProblem(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)),
+  );
 
   app.get('/healthz', (c) => c.json({ status: 'ok', service: options.service }));
 

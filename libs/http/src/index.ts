@@ -16,5 +16,12 @@ export {
   signMerchantContext,
   verifyMerchantContext,
 } from './merchant-context';
-export { type FieldError, HttpProblem, type ProblemBody, problemBody, problemResponse, problems } from './problem';
+export {
+  type FieldError,
+  HttpProblem,
+  type ProblemBody,
+  problemBody,
+  problemResponse,
+  problems,
+} from './problem';
 export { fieldErrors, jsonBody, readJson, validate } from './validation';

@@ -43,7 +43,9 @@ export function verifyMerchantContext(
   const given = Buffer.from(match[2] ?? '');
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
   try {
-    const parsed = merchantContextSchema.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+    const parsed = merchantContextSchema.safeParse(
+      JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')),
+    );
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -51,7 +53,9 @@ export function verifyMerchantContext(
 }
 
 /** Middleware for a service's internal merchant routes: sets `c.var.merchant` or answers 401. */
-export function requireMerchant(secret: string): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
+export function requireMerchant(
+  secret: string,
+): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
   return async (c, next) => {
     const merchant = verifyMerchantContext(
       c.req.header(MERCHANT_CONTEXT_HEADER),

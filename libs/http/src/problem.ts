@@ -70,7 +70,8 @@ export function problemResponse(c: Context, problem: HttpProblem): Response {
 export const problems = {
   badRequest: (detail: string, errors: FieldError[] = []) =>
     new HttpProblem(400, 'VALIDATION_ERROR', detail, errors),
-  unauthorized: (detail = 'Api-Token header missing or invalid') => new HttpProblem(401, 'UNAUTHORIZED', detail),
+  unauthorized: (detail = 'Api-Token header missing or invalid') =>
+    new HttpProblem(401, 'UNAUTHORIZED', detail),
   notFound: (detail = 'Not found', code = 'NOT_FOUND') => new HttpProblem(404, code, detail),
   conflict: (code: string, detail: string) => new HttpProblem(409, code, detail),
   tooLarge: (detail: string) => new HttpProblem(413, 'PAYLOAD_TOO_LARGE', detail),

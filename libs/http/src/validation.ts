@@ -21,7 +21,11 @@ export async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-export function validate<S extends z.ZodType>(schema: S, input: unknown, what = 'Request body is invalid'): z.infer<S> {
+export function validate<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what = 'Request body is invalid',
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw problems.badRequest(what, fieldErrors(result.error));
   return result.data;

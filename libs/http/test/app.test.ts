@@ -27,11 +27,17 @@ const merchant = {
 describe('createApp', () => {
   it('answers errors as RFC 9457 problem+json with the request id', async () => {
     const { app } = createApp({ service: 't', logger });
-    app.post('/things', async (c) => c.json(await jsonBody(c, z.object({ user: z.object({ email: z.email() }) }))));
+    app.post('/things', async (c) =>
+      c.json(await jsonBody(c, z.object({ user: z.object({ email: z.email() }) }))),
+    );
     app.get('/conflict', () => {
       throw problems.conflict('INSTALLMENT_NOT_PENDING', 'only pending installments can change');
     });
-    const bad = await app.request('/things', { method: 'POST', body: '{"user":{"email":"nope"}}', headers: { 'x-request-id': 'req-1' } });
+    const bad = await app.request('/things', {
+      method: 'POST',
+      body: '{"user":{"email":"nope"}}',
+      headers: { 'x-request-id': 'req-1' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toBe('application/problem+json');
     const body = (await bad.json()) as Record<string, unknown>;
@@ -86,10 +92,12 @@ describe('createApp', () => {
 describe('graceful shutdown', () => {
   it('runs the steps in order, once, and goes on past a failing step', async () => {
     const calls: string[] = [];
-    const step = (name: string, fail = false) => async () => {
-      calls.push(name);
-      if (fail) throw new Error(`${name} failed`);
-    };
+    const step =
+      (name: string, fail = false) =>
+      async () => {
+        calls.push(name);
+        if (fail) throw new Error(`${name} failed`);
+      };
     const errors: string[] = [];
     const shutdown = createShutdown(
       {
@@ -115,15 +123,36 @@ describe('signed merchant context', () => {
   const secret = 'a-secret-of-enough-length';
   it('verifies what the gateway signed', () => {
     const headers = signMerchantContext(merchant, secret, 1_000_000);
-    expect(verifyMerchantContext(headers['x-merchant-context'], headers['x-merchant-signature'], secret, 1_000_500)).toEqual(merchant);
+    expect(
+      verifyMerchantContext(
+        headers['x-merchant-context'],
+        headers['x-merchant-signature'],
+        secret,
+        1_000_500,
+      ),
+    ).toEqual(merchant);
   });
 
   it('refuses a forged, tampered, stale or foreign-secret context', () => {
     const headers = signMerchantContext(merchant, secret, 1_000_000);
     const forged = Buffer.from(JSON.stringify({ ...merchant, saasContract: true })).toString('base64url');
     expect(verifyMerchantContext(forged, headers['x-merchant-signature'], secret, 1_000_000)).toBeUndefined();
-    expect(verifyMerchantContext(headers['x-merchant-context'], headers['x-merchant-signature'], 'another-secret-entirely', 1_000_000)).toBeUndefined();
-    expect(verifyMerchantContext(headers['x-merchant-context'], headers['x-merchant-signature'], secret, 1_000_000 + 6 * 60_000)).toBeUndefined();
+    expect(
+      verifyMerchantContext(
+        headers['x-merchant-context'],
+        headers['x-merchant-signature'],
+        'another-secret-entirely',
+        1_000_000,
+      ),
+    ).toBeUndefined();
+    expect(
+      verifyMerchantContext(
+        headers['x-merchant-context'],
+        headers['x-merchant-signature'],
+        secret,
+        1_000_000 + 6 * 60_000,
+      ),
+    ).toBeUndefined();
     expect(verifyMerchantContext(headers['x-merchant-context'], undefined, secret)).toBeUndefined();
   });
 });

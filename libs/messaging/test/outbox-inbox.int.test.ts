@@ -1,7 +1,13 @@
 import { createEvent } from '@payrail/contracts';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
 import { createLogger } from '@payrail/observability';
-import { createTestDatabase, deleteBrokerTopology, type TestDatabase, testAmqpUrl, uniqueName } from '@payrail/testing';
+import {
+  createTestDatabase,
+  deleteBrokerTopology,
+  type TestDatabase,
+  testAmqpUrl,
+  uniqueName,
+} from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { pgSchema } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +67,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bus?.close();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [`${queuePrefix}outbox-once`, `${queuePrefix}outbox-notify`]);
+  await deleteBrokerTopology(testAmqpUrl(), exchange, [
+    `${queuePrefix}outbox-once`,
+    `${queuePrefix}outbox-notify`,
+  ]);
   await database?.close();
   await testDb?.drop();
 });
@@ -69,7 +78,11 @@ afterAll(async () => {
 describe('transactional outbox', () => {
   it('publishes nothing for a rolled-back transaction, and the committed event once', async () => {
     const received: DeliveredMessage[] = [];
-    await bus.subscribe({ consumer: 'outbox-once', eventTypes: ['link.paid'], handler: async (m) => void received.push(m) });
+    await bus.subscribe({
+      consumer: 'outbox-once',
+      eventTypes: ['link.paid'],
+      handler: async (m) => void received.push(m),
+    });
     const kept = linkPaid(1);
     const rolledBack = linkPaid(2);
     await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, kept));
@@ -79,7 +92,14 @@ describe('transactional outbox', () => {
         throw new Error('the state change failed');
       })
       .catch(() => {});
-    const relay = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger, pollIntervalMs: 100 });
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus,
+      logger,
+      pollIntervalMs: 100,
+    });
     await relay.start();
     await waitFor(() => received.length >= 1, { what: 'the committed event' });
     await relay.runOnce();
@@ -91,25 +111,55 @@ describe('transactional outbox', () => {
 
   it('is woken by NOTIFY at commit rather than waiting for the poll', async () => {
     const received: DeliveredMessage[] = [];
-    await bus.subscribe({ consumer: 'outbox-notify', eventTypes: ['link.paid'], handler: async (m) => void received.push(m) });
-    const relay = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger, pollIntervalMs: 60_000 });
+    await bus.subscribe({
+      consumer: 'outbox-notify',
+      eventTypes: ['link.paid'],
+      handler: async (m) => void received.push(m),
+    });
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus,
+      logger,
+      pollIntervalMs: 60_000,
+    });
     await relay.start();
     // Let the first (empty) batch finish so the relay is asleep on its long poll.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const event = linkPaid(3);
     await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
-    await waitFor(() => received.some((m) => m.id === event.id), { timeoutMs: 5_000, what: 'a NOTIFY-woken publish' });
+    await waitFor(() => received.some((m) => m.id === event.id), {
+      timeoutMs: 5_000,
+      what: 'a NOTIFY-woken publish',
+    });
     await relay.stop();
   });
 
   it('keeps a row whose publish failed and retries it with backoff', async () => {
-    const failing: MessageBus = { ...bus, publish: async () => Promise.reject(new Error('broker unavailable')) };
+    const failing: MessageBus = {
+      ...bus,
+      publish: async () => Promise.reject(new Error('broker unavailable')),
+    };
     const event = linkPaid(4);
     await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
-    const relay = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus: failing, logger, backoffMs: () => 0 });
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus: failing,
+      logger,
+      backoffMs: () => 0,
+    });
     expect(await relay.runOnce()).toBe(0);
-    const rows = await database.db.execute(sql`select attempts, last_error, published_at from outbox_test.outbox where id = ${event.id}`);
-    const row = (Array.isArray(rows) ? rows[0] : undefined) as { attempts: number; last_error: string; published_at: unknown };
+    const rows = await database.db.execute(
+      sql`select attempts, last_error, published_at from outbox_test.outbox where id = ${event.id}`,
+    );
+    const row = (Array.isArray(rows) ? rows[0] : undefined) as {
+      attempts: number;
+      last_error: string;
+      published_at: unknown;
+    };
     expect(row).toMatchObject({ attempts: 1, last_error: 'broker unavailable', published_at: null });
     const healthy = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger });
     expect(await healthy.runOnce()).toBe(1);
@@ -129,7 +179,9 @@ describe('inbox (idempotent consumer)', () => {
     const message: DeliveredMessage = { id: 'm-1', type: 'link.paid', body: '{}', headers: {}, attempt: 1 };
     await handler(message);
     await handler({ ...message, attempt: 2 });
-    const effects = await database.db.execute(sql`select count(*)::int as n from outbox_test.effects where message_id = 'm-1'`);
+    const effects = await database.db.execute(
+      sql`select count(*)::int as n from outbox_test.effects where message_id = 'm-1'`,
+    );
     expect((effects as unknown as Array<{ n: number }>)[0]?.n).toBe(1);
   });
 
@@ -148,7 +200,9 @@ describe('inbox (idempotent consumer)', () => {
     const message: DeliveredMessage = { id: 'm-2', type: 'link.paid', body: '{}', headers: {}, attempt: 1 };
     await expect(handler(message)).rejects.toThrow('transient');
     await handler({ ...message, attempt: 2 });
-    const effects = await database.db.execute(sql`select count(*)::int as n from outbox_test.effects where message_id = 'm-2'`);
+    const effects = await database.db.execute(
+      sql`select count(*)::int as n from outbox_test.effects where message_id = 'm-2'`,
+    );
     expect((effects as unknown as Array<{ n: number }>)[0]?.n).toBe(1);
     expect(calls).toBe(2);
   });

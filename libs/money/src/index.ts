@@ -23,7 +23,9 @@ export function parseAmount(input: number | string): Minor {
   const text = typeof input === 'number' ? String(input) : input.trim();
   const match = DECIMAL.exec(text);
   if (!match) {
-    throw new InvalidAmount(/\.\d{3,}$/.test(text) ? 'amount has more than two decimals' : 'amount is not a decimal number');
+    throw new InvalidAmount(
+      /\.\d{3,}$/.test(text) ? 'amount has more than two decimals' : 'amount is not a decimal number',
+    );
   }
   const [, sign, whole, fraction = ''] = match;
   const minor = BigInt(whole ?? '0') * 100n + BigInt(fraction.padEnd(2, '0'));

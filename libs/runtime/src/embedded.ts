@@ -26,7 +26,10 @@ export interface EmbeddedSystem {
  * Every service in one process: each on its own embedded PostgreSQL (PGlite) in `dataDir`, all on
  * the in-process bus, reaching each other in memory. Only the gateway listens on a port.
  */
-export async function runEmbedded(definitions: ServiceDefinition[], options: EmbeddedOptions): Promise<EmbeddedSystem> {
+export async function runEmbedded(
+  definitions: ServiceDefinition[],
+  options: EmbeddedOptions,
+): Promise<EmbeddedSystem> {
   const bus = createInProcessBus({ logger: options.logger });
   await bus.start();
   const instances = new Map<ServiceName, ServiceInstance>();

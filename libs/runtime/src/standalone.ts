@@ -47,7 +47,10 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
     MIGRATE_ON_START: env.boolean(true),
   });
   const config = loadConfigOrExit(schema);
-  const telemetry = startTelemetry({ serviceName: definition.name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const telemetry = startTelemetry({
+    serviceName: definition.name,
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
   const logger = createLogger(definition.name, config.LOG_LEVEL);
 
   let database: DatabaseHandle | undefined;

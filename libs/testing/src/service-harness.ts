@@ -26,7 +26,9 @@ export function aMerchant(overrides: Partial<MerchantContext> = {}): MerchantCon
 }
 
 /** A clock tests can set and move. */
-export function testClock(start = new Date('2026-11-22T12:00:00Z')): Clock & { set(date: Date): void; advance(ms: number): void } {
+export function testClock(
+  start = new Date('2026-11-22T12:00:00Z'),
+): Clock & { set(date: Date): void; advance(ms: number): void } {
   let current = new Date(start);
   return {
     now: () => new Date(current),
@@ -48,7 +50,12 @@ export interface ServiceUnderTest {
   request(
     method: string,
     path: string,
-    options?: { body?: unknown; rawBody?: string; merchant?: MerchantContext; headers?: Record<string, string> },
+    options?: {
+      body?: unknown;
+      rawBody?: string;
+      merchant?: MerchantContext;
+      headers?: Record<string, string>;
+    },
   ): Promise<Response>;
   stop(): Promise<void>;
 }
@@ -65,7 +72,10 @@ export interface StartServiceOptions {
  * Starts one service in this process for a component test: its own fresh database on the real test
  * PostgreSQL with the real migrations applied, consumers subscribed and the outbox relay running.
  */
-export async function startService(definition: ServiceDefinition, options: StartServiceOptions = {}): Promise<ServiceUnderTest> {
+export async function startService(
+  definition: ServiceDefinition,
+  options: StartServiceOptions = {},
+): Promise<ServiceUnderTest> {
   const testDatabase = await createTestDatabase(definition.name.replace(/-/g, '_'));
   const database = openDatabase({ url: testDatabase.url, max: 5 });
   if (definition.database) await database.migrate(definition.database);
@@ -78,7 +88,8 @@ export async function startService(definition: ServiceDefinition, options: Start
     clock: options.clock ?? { now: () => new Date() },
     internalSecret: TEST_INTERNAL_SECRET,
     env: { PUBLIC_BASE_URL: 'http://pay.test', ...options.env },
-    upstream: (name) => options.upstreams?.[name] ?? (async () => new Response('no upstream in this test', { status: 503 })),
+    upstream: (name) =>
+      options.upstreams?.[name] ?? (async () => new Response('no upstream in this test', { status: 503 })),
   });
   await instance.start();
   return {
@@ -108,7 +119,11 @@ export async function startService(definition: ServiceDefinition, options: Start
 }
 
 /** Polls until `check` returns a truthy value (or throws on timeout). */
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -120,5 +135,7 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  throw new Error(`waitFor timed out after ${timeoutMs} ms${lastError ? `: ${(lastError as Error).message}` : ''}`);
+  throw new Error(
+    `waitFor timed out after ${timeoutMs} ms${lastError ? `: ${(lastError as Error).message}` : ''}`,
+  );
 }

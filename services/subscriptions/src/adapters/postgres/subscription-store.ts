@@ -1,0 +1,334 @@
+import type { EventEnvelope } from '@payrail/contracts';
+import { type Executor, rowsOf } from '@payrail/db';
+import { outboxChannel } from '@payrail/messaging';
+import { currentTraceHeaders } from '@payrail/observability';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { AmountUpdate, DateMatch } from '../../domain/bulk';
+import { SubscriptionError } from '../../domain/errors';
+import type { SubscriptionCriteria } from '../../domain/identifiers';
+import type { Installment } from '../../domain/installment';
+import type { InstallmentStatus } from '../../domain/status';
+import type { Subscription } from '../../domain/subscription';
+import type { SubscriptionStore } from '../../ports/subscription-store';
+import { earlyLinkPayments, installments, outbox, subscriptions } from './schema';
+
+type SubscriptionRow = typeof subscriptions.$inferSelect;
+type InstallmentRow = typeof installments.$inferSelect;
+
+const OPEN_STATUSES = ['pending', 'active'] as const;
+const INVOICE_UNIQUE = 'installments_subscription_invoice_unique';
+
+function toSubscription(row: SubscriptionRow): Subscription {
+  return {
+    id: row.id,
+    merchantId: row.merchantId,
+    linkId: row.linkId,
+    type: row.type,
+    status: row.status,
+    customIdentifier: row.customIdentifier,
+    customIdentifier2: row.customIdentifier2,
+    currency: row.currency,
+    firstAmount: row.firstAmount,
+    installmentAmount: row.installmentAmount,
+    totalPeriods: row.totalPeriods,
+    dayOfMonth: row.dayOfMonth,
+    monthForSecondInstallment: row.monthForSecondInstallment,
+    timezone: row.timezone,
+    createdOn: row.createdOn,
+    createdAt: row.createdAt,
+    activatedAt: row.activatedAt,
+    endedAt: row.endedAt,
+  };
+}
+
+function toInstallment(row: InstallmentRow): Installment {
+  return {
+    id: row.id,
+    subscriptionId: row.subscriptionId,
+    number: row.number,
+    paymentDate: row.paymentDate,
+    amount: row.amount,
+    status: row.status,
+    invoiceNumber: row.invoiceNumber,
+    paidAt: row.paidAt,
+  };
+}
+
+function criteriaCondition(merchantId: string, criteria: SubscriptionCriteria): SQL | undefined {
+  return and(
+    eq(subscriptions.merchantId, merchantId),
+    inArray(subscriptions.status, [...OPEN_STATUSES]),
+    criteria.customIdentifier === null ? undefined : eq(subscriptions.customIdentifier, criteria.customIdentifier),
+    criteria.customIdentifier2 === null ? undefined : eq(subscriptions.customIdentifier2, criteria.customIdentifier2),
+  );
+}
+
+/** JSON as one query parameter: set-based statements read it with `json_to_recordset`, whatever the row count. */
+function json(rows: unknown[]): string {
+  return JSON.stringify(rows);
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) {
+    const candidate = current as { code?: unknown; constraint_name?: unknown; constraint?: unknown; message?: unknown };
+    if (candidate.code === '23505') {
+      return candidate.constraint_name === constraint || candidate.constraint === constraint || String(candidate.message).includes(constraint);
+    }
+  }
+  return false;
+}
+
+export function postgresSubscriptionStore(executor: Executor): SubscriptionStore {
+  const store: SubscriptionStore = {
+    transaction(work) {
+      // Inside a transaction already (a consumer's inbox transaction), this is a savepoint.
+      return executor.transaction((tx) => work(postgresSubscriptionStore(tx)));
+    },
+
+    async insertSubscription(subscription) {
+      const [row] = await executor
+        .insert(subscriptions)
+        .values({ ...subscription, updatedAt: subscription.createdAt })
+        .onConflictDoNothing({ target: subscriptions.linkId })
+        .returning();
+      return row ? toSubscription(row) : undefined;
+    },
+
+    async saveSubscription(subscription) {
+      await executor
+        .update(subscriptions)
+        .set({
+          status: subscription.status,
+          installmentAmount: subscription.installmentAmount,
+          totalPeriods: subscription.totalPeriods,
+          dayOfMonth: subscription.dayOfMonth,
+          activatedAt: subscription.activatedAt,
+          endedAt: subscription.endedAt,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(subscriptions.id, subscription.id));
+    },
+
+    async findByLink(merchantId, linkId) {
+      const [row] = await executor
+        .select()
+        .from(subscriptions)
+        .where(and(eq(subscriptions.linkId, linkId), eq(subscriptions.merchantId, merchantId)))
+        .for('update');
+      return row ? toSubscription(row) : undefined;
+    },
+
+    async findOpenByCriteria(merchantId, criteria, { lock }) {
+      const query = executor
+        .select()
+        .from(subscriptions)
+        .where(criteriaCondition(merchantId, criteria))
+        .orderBy(asc(subscriptions.id));
+      const rows = lock ? await query.for('update') : await query;
+      return rows.map(toSubscription);
+    },
+
+    async findInstallment(merchantId, installmentId) {
+      // Scoped by merchant through the subscription: another merchant's installment is not found.
+      const [found] = await executor
+        .select({ installment: installments, subscription: subscriptions })
+        .from(installments)
+        .innerJoin(subscriptions, eq(subscriptions.id, installments.subscriptionId))
+        .where(and(eq(installments.id, installmentId), eq(subscriptions.merchantId, merchantId)))
+        .for('update', { of: subscriptions });
+      if (!found) return undefined;
+      return { subscription: toSubscription(found.subscription), installment: toInstallment(found.installment) };
+    },
+
+    async installmentsOf(subscriptionId) {
+      const rows = await executor
+        .select()
+        .from(installments)
+        .where(eq(installments.subscriptionId, subscriptionId))
+        .orderBy(asc(installments.number));
+      return rows.map(toInstallment);
+    },
+
+    async insertInstallments(subscriptionId, drafts, at) {
+      if (drafts.length === 0) return [];
+      const rows = drafts.map((draft) => ({
+        number: draft.number,
+        payment_date: draft.paymentDate,
+        amount: draft.amount,
+        status: draft.status,
+        invoice_number: draft.invoiceNumber,
+        paid_at: draft.paidAt?.toISOString() ?? null,
+      }));
+      try {
+        const inserted = rowsOf<{ id: number; number: number }>(
+          await executor.execute(sql`
+            insert into ${installments}
+              (subscription_id, number, payment_date, amount, status, invoice_number, paid_at, created_at, updated_at)
+            select ${subscriptionId}, x.number, x.payment_date, x.amount, x.status, x.invoice_number, x.paid_at,
+                   ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
+            from json_to_recordset(${json(rows)}::json)
+              as x(number int, payment_date date, amount numeric, status text, invoice_number text, paid_at timestamptz)
+            returning id, number`),
+        );
+        const idByNumber = new Map(inserted.map((row) => [Number(row.number), Number(row.id)]));
+        return drafts.map((draft) => ({ ...draft, subscriptionId, id: idByNumber.get(draft.number) as number }));
+      } catch (error) {
+        if (isUniqueViolation(error, INVOICE_UNIQUE)) {
+          throw new SubscriptionError('INVOICE_NUMBER_TAKEN', 'An installment of the subscription already has this invoice number');
+        }
+        throw error;
+      }
+    },
+
+    async saveInstallments(changes, at) {
+      if (changes.length === 0) return;
+      const rows = changes.map(({ before, after }) => ({
+        id: after.id,
+        expected_status: before.status,
+        amount: after.amount,
+        payment_date: after.paymentDate,
+        status: after.status,
+        paid_at: after.paidAt?.toISOString() ?? null,
+      }));
+      const updated = rowsOf<{ id: number }>(
+        await executor.execute(sql`
+          update ${installments} as i
+          set amount = x.amount, payment_date = x.payment_date, status = x.status, paid_at = x.paid_at,
+              updated_at = ${at.toISOString()}::timestamptz
+          from json_to_recordset(${json(rows)}::json)
+            as x(id int, expected_status text, amount numeric, payment_date date, status text, paid_at timestamptz)
+          where i.id = x.id and i.status = x.expected_status
+          returning i.id`),
+      );
+      if (updated.length !== changes.length) {
+        // Another writer changed one of them since it was read: store nothing (the transaction rolls back).
+        throw new SubscriptionError('CONCURRENT_MODIFICATION', 'An installment changed meanwhile; try again');
+      }
+    },
+
+    async findOpenByCriteriaBulk(merchantId, criteria) {
+      const found = new Map<number, Subscription[]>();
+      if (criteria.size === 0) return found;
+      const request = [...criteria].map(([key, c]) => ({ k: key, ci: c.customIdentifier, ci2: c.customIdentifier2 }));
+      // One statement for every operation; rows locked in id order, so concurrent bulks cannot deadlock.
+      const pairs = rowsOf<{ k: number; id: string }>(
+        await executor.execute(sql`
+          select r.k, s.id::text as id
+          from json_to_recordset(${json(request)}::json) as r(k int, ci text, ci2 text)
+          join ${subscriptions} s
+            on s.merchant_id = ${merchantId}
+           and s.status in ('pending', 'active')
+           and ((r.ci is not null and s.custom_identifier = r.ci and (r.ci2 is null or s.custom_identifier2 = r.ci2))
+             or (r.ci is null and s.custom_identifier2 = r.ci2))
+          order by s.id
+          for update of s`),
+      );
+      if (pairs.length === 0) return found;
+      const ids = [...new Set(pairs.map((pair) => Number(pair.id)))];
+      const rows = await executor.select().from(subscriptions).where(inArray(subscriptions.id, ids));
+      const byId = new Map(rows.map((row) => [row.id, toSubscription(row)]));
+      for (const pair of pairs) {
+        const subscription = byId.get(Number(pair.id));
+        if (!subscription) continue;
+        const list = found.get(Number(pair.k)) ?? [];
+        list.push(subscription);
+        found.set(Number(pair.k), list);
+      }
+      return found;
+    },
+
+    async updateAmountsOnDates(updates, at) {
+      if (updates.length === 0) return [];
+      const request = updates.map((update) => ({
+        k: update.key,
+        subscription_id: update.subscriptionId,
+        payment_date: update.paymentDate,
+        amount: update.amount,
+      }));
+      // One statement for the whole request: which installments each date matches (none, one, several
+      // pending ones), the update of the dates that match exactly one pending installment from the 2nd on,
+      // and the outcome of every date. `i.status = 'pending'` is checked again by the UPDATE itself.
+      const rows = rowsOf<{
+        k: number;
+        pending_matches: number;
+        all_matches: number;
+        id: number | null;
+        subscription_id: string | null;
+        number: number | null;
+        payment_date: string | null;
+        amount: string | null;
+        status: InstallmentStatus | null;
+        invoice_number: string | null;
+      }>(
+        await executor.execute(sql`
+          with req as (
+            select * from json_to_recordset(${json(request)}::json)
+              as r(k int, subscription_id bigint, payment_date date, amount numeric)
+          ),
+          verdict as (
+            select r.k, r.amount,
+                   count(i.id) filter (where i.status = 'pending' and i.number >= 2)::int as pending_matches,
+                   count(i.id)::int as all_matches,
+                   min(i.id) filter (where i.status = 'pending' and i.number >= 2) as installment_id
+            from req r
+            left join ${installments} i on i.subscription_id = r.subscription_id and i.payment_date = r.payment_date
+            group by r.k, r.amount
+          ),
+          updated as (
+            update ${installments} as i
+            set amount = v.amount, updated_at = ${at.toISOString()}::timestamptz
+            from verdict v
+            where v.pending_matches = 1 and i.id = v.installment_id and i.status = 'pending'
+            returning v.k, i.id, i.subscription_id::text as subscription_id, i.number,
+                      i.payment_date::text as payment_date, i.amount::text as amount, i.status, i.invoice_number
+          )
+          select v.k, v.pending_matches, v.all_matches, u.id, u.subscription_id, u.number, u.payment_date,
+                 u.amount, u.status, u.invoice_number
+          from verdict v left join updated u on u.k = v.k`),
+      );
+      return rows.map((row): DateMatch => {
+        const match: DateMatch = {
+          key: Number(row.k),
+          pendingMatches: Number(row.pending_matches),
+          allMatches: Number(row.all_matches),
+        };
+        if (row.id !== null && row.id !== undefined) {
+          match.updated = {
+            id: Number(row.id),
+            subscriptionId: Number(row.subscription_id),
+            number: Number(row.number),
+            paymentDate: row.payment_date as string,
+            amount: row.amount as string,
+            status: row.status as InstallmentStatus,
+            invoiceNumber: row.invoice_number,
+            paidAt: null,
+          };
+        }
+        return match;
+      });
+    },
+
+    async recordEarlyPayment(payment) {
+      await executor.insert(earlyLinkPayments).values(payment).onConflictDoNothing();
+    },
+
+    async takeEarlyPayment(linkId) {
+      const [row] = await executor.delete(earlyLinkPayments).where(eq(earlyLinkPayments.linkId, linkId)).returning();
+      return row ? { linkId: row.linkId, merchantId: row.merchantId, amount: row.amount, paidAt: row.paidAt } : undefined;
+    },
+
+    async publish(events: EventEnvelope[]) {
+      if (events.length === 0) return;
+      const headers = currentTraceHeaders();
+      const rows = events.map((event) => ({ id: event.id, type: event.type, body: JSON.stringify(event), headers }));
+      // The outbox rows of a whole operation in one statement, however many installments it touched.
+      await executor.execute(sql`
+        insert into ${outbox} (id, type, body, headers)
+        select x.id, x.type, x.body, x.headers
+        from json_to_recordset(${json(rows)}::json) as x(id uuid, type text, body text, headers jsonb)`);
+      // Delivered on commit: wakes the relay.
+      await executor.execute(sql`select pg_notify(${outboxChannel('subscriptions')}, '')`);
+    },
+  };
+  return store;
+}
