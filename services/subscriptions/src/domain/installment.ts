@@ -112,3 +112,13 @@ export function changedFields(before: Installment, after: Installment): ChangedF
 export function markPaid(installment: Installment, paidAt: Date): Installment {
   return { ...moveTo(installment, 'paid'), paidAt };
 }
+
+/**
+ * Dates a merchant sets explicitly must not be in the past of the merchant's own calendar (an
+ * installment dated yesterday would be charged at once, which is rarely what a typo meant).
+ */
+export function assertNotInPast(paymentDate: IsoDate, today: IsoDate, path: ReadonlyArray<string | number>): void {
+  if (paymentDate < today) {
+    throw new SubscriptionError('PAYMENT_DATE_IN_PAST', `The payment date ${paymentDate} is before today (${today})`, path);
+  }
+}

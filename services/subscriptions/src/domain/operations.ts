@@ -7,9 +7,10 @@ import {
   changeInstallment,
   type Installment,
   isMerchantModifiable,
+  assertNotInPast,
 } from './installment';
 import { moveToDayOfMonth } from './schedule';
-import type { Subscription } from './subscription';
+import { assertActive, type Subscription } from './subscription';
 
 /**
  * The v1 operations as pure decisions: given a subscription's installments, which ones change and how.
@@ -89,4 +90,61 @@ export function planMoveToDay(installments: Installment[], dayOfMonth: number): 
   return pending.map((installment) =>
     changeInstallment(installment, { paymentDate: moveToDayOfMonth(installment.paymentDate, dayOfMonth) }),
   );
+}
+
+export interface InstallmentToAdd {
+  paymentDate: string;
+  amount: string;
+  invoiceNumber: string | null;
+}
+
+/**
+ * `POST /api/subscriptions/installments`: new pending installments numbered after the last one. DYNAMIC
+ * subscriptions collect invoices, so each needs its invoice number, unique within the subscription.
+ */
+export function planAdditions(
+  subscription: Subscription,
+  existing: Installment[],
+  additions: InstallmentToAdd[],
+  today: string,
+): NewInstallmentPlan[] {
+  assertActive(subscription);
+  const usedInvoices = new Set(existing.map((installment) => installment.invoiceNumber).filter((n) => n !== null));
+  let number = existing.reduce((max, installment) => Math.max(max, installment.number), 0);
+  return additions.map((addition, index) => {
+    if (subscription.type === 'DYNAMIC' && !addition.invoiceNumber) {
+      throw new SubscriptionError('INVOICE_NUMBER_REQUIRED', 'DYNAMIC subscriptions need an invoice number per installment', [
+        'installments',
+        index,
+        'invoiceNumber',
+      ]);
+    }
+    if (addition.invoiceNumber && usedInvoices.has(addition.invoiceNumber)) {
+      throw new SubscriptionError(
+        'INVOICE_NUMBER_TAKEN',
+        `An installment of the subscription already has the invoice number ${addition.invoiceNumber}`,
+        ['installments', index, 'invoiceNumber'],
+      );
+    }
+    if (addition.invoiceNumber) usedInvoices.add(addition.invoiceNumber);
+    assertNotInPast(addition.paymentDate, today, ['installments', index, 'paymentDate']);
+    number += 1;
+    return {
+      number,
+      paymentDate: addition.paymentDate,
+      amount: addition.amount,
+      status: 'pending',
+      invoiceNumber: addition.invoiceNumber,
+      paidAt: null,
+    };
+  });
+}
+
+export interface NewInstallmentPlan {
+  number: number;
+  paymentDate: string;
+  amount: string;
+  status: 'pending';
+  invoiceNumber: string | null;
+  paidAt: null;
 }

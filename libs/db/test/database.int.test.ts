@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@payrail/testing';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase, rowsOf } from '../src/index';
+import { notes } from './fixtures/schema';
+
+const migrations = { schema: 'db_fixture', migrationsFolder: path.join(__dirname, 'fixtures', 'drizzle') };
+
+async function exercise(handle: DatabaseHandle) {
+  await handle.migrate(migrations);
+  // A second run (a restart, or another replica) finds nothing to apply.
+  await handle.migrate(migrations);
+  await handle.db.insert(notes).values({ body: 'first' });
+  const rows = await handle.db.select().from(notes);
+  expect(rows).toEqual([{ id: 1, body: 'first' }]);
+  const applied = rowsOf<{ n: number }>(
+    await handle.db.execute(sql`select count(*)::int as n from drizzle.db_fixture_migrations`),
+  );
+  expect(applied[0]?.n).toBe(1);
+
+  const received: string[] = [];
+  const unlisten = await handle.listen('db_fixture_channel', (payload) => received.push(payload));
+  await handle.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_notify('db_fixture_channel', 'hello')`);
+    // NOTIFY is delivered at commit, not before.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received).toEqual([]);
+  });
+  const deadline = Date.now() + 5000;
+  while (received.length === 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(received).toEqual(['hello']);
+  await unlisten();
+  await handle.ping();
+}
+
+describe('database on PostgreSQL (postgres.js)', () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase('db');
+  });
+  afterAll(() => testDb?.drop());
+
+  it('applies migrations once, queries, and delivers NOTIFY at commit', async () => {
+    const handle = openDatabase({ url: testDb.url });
+    try {
+      await exercise(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('lets replicas that start together migrate without tripping over each other', async () => {
+    const other = await createTestDatabase('db_race');
+    const handles = [0, 1, 2].map(() => openDatabase({ url: other.url }));
+    try {
+      await Promise.all(handles.map((handle) => handle.migrate(migrations)));
+      const applied = rowsOf<{ n: number }>(
+        await handles[0]!.db.execute(sql`select count(*)::int as n from drizzle.db_fixture_migrations`),
+      );
+      expect(applied[0]?.n).toBe(1);
+    } finally {
+      for (const handle of handles) await handle.close();
+      await other.drop();
+    }
+  });
+});
+
+describe('database on PGlite (embedded)', () => {
+  it('applies the same migrations, queries, and delivers NOTIFY at commit', async () => {
+    const handle = openDatabase({});
+    try {
+      await exercise(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+import type { EventData } from '@payrail/contracts';
+import { type Installment, markPaid } from '../domain/installment';
+import { activate, type Subscription } from '../domain/subscription';
+import type { SubscriptionStore } from '../ports/subscription-store';
+import { applyChanges } from './apply-changes';
+import type { UseCaseDeps } from './find-subscription';
+
+export type PaymentOutcome =
+  /** The subscription is active and installment 1 paid. */
+  | { kind: 'activated'; subscription: Subscription }
+  /** No subscription for the link yet: one-off link, or its `link.created` is still to come. */
+  | { kind: 'recorded' }
+  /** Already active (a redelivery), or cancelled before the payment came. */
+  | { kind: 'ignored'; subscription: Subscription };
+
+/** `link.paid`: the first payment activates the subscription and settles installment 1. */
+export async function activateSubscriptionOnPayment(
+  deps: UseCaseDeps,
+  payment: EventData<'link.paid'>,
+): Promise<PaymentOutcome> {
+  const at = deps.clock.now();
+  const paidAt = new Date(payment.paidAt);
+  return deps.store.transaction(async (store) => {
+    const subscription = await store.findByLink(payment.merchantId, payment.linkId);
+    if (!subscription) {
+      await store.recordEarlyPayment({
+        linkId: payment.linkId,
+        merchantId: payment.merchantId,
+        amount: payment.amount,
+        paidAt,
+      });
+      return { kind: 'recorded' };
+    }
+    if (subscription.status !== 'pending') return { kind: 'ignored', subscription };
+    return { kind: 'activated', subscription: await activateWithPayment(store, subscription, paidAt, at) };
+  });
+}
+
+/** Shared with creation, for a payment that arrived before its `link.created`. */
+export async function activateWithPayment(
+  store: SubscriptionStore,
+  subscription: Subscription,
+  paidAt: Date,
+  at: Date,
+): Promise<Subscription> {
+  const installments = await store.installmentsOf(subscription.id);
+  const first = installments.find((installment) => installment.number === 1) as Installment;
+  const activated = activate(subscription, paidAt);
+  await applyChanges(store, {
+    subscription,
+    installments,
+    changed: first.status === 'pending' ? [markPaid(first, paidAt)] : [],
+    nextSubscription: activated,
+    at,
+  });
+  return activated;
+}

@@ -1,0 +1,42 @@
+import type { EventEnvelope } from '@payrail/contracts';
+import { changedFields, type Installment } from '../domain/installment';
+import { completeIfFinished, type Subscription } from '../domain/subscription';
+import type { SubscriptionStore } from '../ports/subscription-store';
+import { installmentChanged, subscriptionStatusChanged } from './events';
+
+export interface ChangeSet {
+  subscription: Subscription;
+  /** All the subscription's installments as read (locked through the subscription). */
+  installments: Installment[];
+  /** New versions of some of them. */
+  changed: Installment[];
+  /** The subscription after the operation itself (e.g. cancelled), before the completion rule. */
+  nextSubscription?: Subscription;
+  at: Date;
+}
+
+/**
+ * Stores changed installments and the subscription in one go, with the events announcing every change,
+ * and completes a STATIC subscription left with nothing to collect. Returns the installments that really
+ * changed (a change to the value it already had is no change).
+ */
+export async function applyChanges(store: SubscriptionStore, changes: ChangeSet): Promise<Installment[]> {
+  const { subscription, installments, at } = changes;
+  const byId = new Map(installments.map((installment) => [installment.id, installment]));
+  const real = changes.changed
+    .map((after) => ({ before: byId.get(after.id) as Installment, after }))
+    .filter(({ before, after }) => before.status !== after.status || changedFields(before, after).length > 0);
+
+  const updated = new Map(real.map(({ after }) => [after.id, after]));
+  const afterAll = installments.map((installment) => updated.get(installment.id) ?? installment);
+  const next = completeIfFinished(changes.nextSubscription ?? subscription, afterAll, at);
+
+  await store.saveInstallments(real, at);
+  if (next !== subscription) await store.saveSubscription(next);
+  const events: EventEnvelope[] = [
+    ...real.flatMap(({ before, after }) => installmentChanged(next, before, after, at)),
+    ...subscriptionStatusChanged(subscription, next, at),
+  ];
+  await store.publish(events);
+  return real.map(({ after }) => after);
+}

@@ -1,0 +1,56 @@
+import type { EventData } from '@payrail/contracts';
+import { dynamicSchedule, staticSchedule } from '../domain/schedule';
+import type { Subscription } from '../domain/subscription';
+import { activateWithPayment } from './activate-subscription-on-payment';
+import { subscriptionCreated } from './events';
+import type { UseCaseDeps } from './find-subscription';
+
+/**
+ * `link.created` of a recurrent link: a pending subscription with its schedule (STATIC: all of it;
+ * DYNAMIC: installment 1 only). One-off links, and a link that already has its subscription, change
+ * nothing. If the link's payment arrived first, the subscription is activated at once.
+ */
+export async function createSubscriptionFromLink(
+  deps: UseCaseDeps,
+  link: EventData<'link.created'>,
+): Promise<Subscription | undefined> {
+  const terms = link.recurrence;
+  if (!terms) return undefined;
+  const at = deps.clock.now();
+  return deps.store.transaction(async (store) => {
+    const subscription = await store.insertSubscription({
+      merchantId: link.merchantId,
+      linkId: link.linkId,
+      type: terms.type,
+      status: 'pending',
+      customIdentifier: link.customIdentifier || null,
+      customIdentifier2: link.customIdentifier2 || null,
+      currency: link.currency,
+      firstAmount: link.amount,
+      installmentAmount: terms.type === 'STATIC' ? terms.installmentAmount : null,
+      totalPeriods: terms.type === 'STATIC' ? terms.totalPeriods : null,
+      dayOfMonth: terms.type === 'STATIC' ? terms.dayOfMonth : null,
+      monthForSecondInstallment: terms.type === 'STATIC' ? terms.monthForSecondInstallment : null,
+      timezone: link.timezone,
+      createdOn: link.createdOn,
+      createdAt: new Date(link.createdAt),
+      activatedAt: null,
+      endedAt: null,
+    });
+    if (!subscription) return undefined;
+    const schedule =
+      terms.type === 'STATIC'
+        ? staticSchedule(link.createdOn, { ...terms, firstAmount: link.amount })
+        : dynamicSchedule(link.createdOn, link.amount);
+    const installments = await store.insertInstallments(
+      subscription.id,
+      schedule.map((planned) => ({ ...planned, status: 'pending', invoiceNumber: null, paidAt: null })),
+      at,
+    );
+    await store.publish([subscriptionCreated(subscription, installments, at)]);
+
+    const earlyPayment = await store.takeEarlyPayment(link.linkId);
+    if (earlyPayment) return activateWithPayment(store, subscription, earlyPayment.paidAt, at);
+    return subscription;
+  });
+}
