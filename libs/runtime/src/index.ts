@@ -5,6 +5,7 @@ export {
   type ServiceDependencies,
   type ServiceInstance,
   type ServiceName,
+  readinessChecks,
   systemClock,
   type Upstream,
 } from './service';

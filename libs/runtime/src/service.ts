@@ -51,3 +51,13 @@ export interface ServiceDefinition {
   database?: { schema: string; migrationsFolder: string };
   create(deps: ServiceDependencies): Promise<ServiceInstance>;
 }
+
+/** The readiness checks of a service with a database and a broker connection (`/readyz`). */
+export function readinessChecks(deps: Pick<ServiceDependencies, 'database' | 'bus'>) {
+  return {
+    database: () => deps.database.ping(),
+    broker: () => {
+      if (!deps.bus.isReady()) throw new Error('broker not connected or a consumer is not consuming');
+    },
+  };
+}

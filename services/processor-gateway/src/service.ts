@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
-import type { ServiceDefinition } from '@payrail/runtime';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { outbox } from './adapters/postgres/schema';
 
 /** Starts, connects to its database and the broker, and consumes nothing yet (walking skeleton). */
@@ -13,12 +13,7 @@ export const processorGatewayService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'processor-gateway',
       logger,
-      readiness: {
-        database: () => database.ping(),
-        broker: () => {
-          if (!bus.isReady()) throw new Error('broker not connected');
-        },
-      },
+      readiness: readinessChecks({ database, bus }),
     });
     const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
     return { app, markNotReady, start: () => relay.start(), stop: () => relay.stop() };
