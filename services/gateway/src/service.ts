@@ -1,11 +1,15 @@
 import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
 import { createApp, problems } from '@payrail/http';
-import type { ServiceDefinition } from '@payrail/runtime';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { hashToken, looksLikeToken } from './application/api-tokens';
+import { adminRoutes } from './adapters/http/admin-routes';
+import { docsRoutes } from './adapters/http/docs';
 import { forwardToService, ownerOf } from './adapters/http/forward';
+import { idempotency } from './adapters/http/idempotency';
 import { merchantAuth } from './adapters/http/merchant-auth';
+import { postgresIdempotencyStore } from './adapters/postgres/idempotency-store';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
-import { hashToken, looksLikeToken } from './domain/api-token';
 
 /** The demo merchant created at start when `DEMO_API_TOKEN` is set. */
 export const DEMO_MERCHANT: MerchantContext = {
@@ -20,34 +24,56 @@ export const DEMO_MERCHANT: MerchantContext = {
   processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
 };
 
-/** The only public edge: authenticates merchants and forwards to the owning service. */
+/** Expired idempotency records are purged this often (they are ignored once expired anyway). */
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
+
+/** The only public edge: authenticates merchants and operators, and forwards to the owning service. */
 export const gatewayService: ServiceDefinition = {
   name: 'gateway',
   defaultPort: 3000,
   database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  async create({ database, bus, logger, internalSecret, env, upstream }) {
-    const store = postgresMerchantStore(database.db);
+  async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
+    const merchants = postgresMerchantStore(database.db);
+    const idempotencyStore = postgresIdempotencyStore(database.db, { secret: internalSecret });
     const demoToken = env.DEMO_API_TOKEN;
     if (demoToken) {
       if (!looksLikeToken(demoToken)) throw new Error('DEMO_API_TOKEN must be a UUID');
-      await store.ensureMerchantWithToken(DEMO_MERCHANT, hashToken(demoToken));
+      await merchants.ensureMerchantWithToken(DEMO_MERCHANT, hashToken(demoToken));
     }
     const { app, markNotReady } = createApp({
       service: 'gateway',
       logger,
-      readiness: {
-        database: () => database.ping(),
-        broker: () => {
-          if (!bus.isReady()) throw new Error('broker not connected');
-        },
-      },
+      readiness: readinessChecks({ database, bus }),
     });
-    app.use('/api/*', merchantAuth(store));
+    app.route('/', docsRoutes());
+    app.route('/admin', adminRoutes({ merchants, clock, adminToken: env.ADMIN_TOKEN || undefined }));
+    app.use('/api/*', merchantAuth(merchants));
+    app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
     app.all('/api/*', async (c) => {
       const owner = ownerOf(c.req.path);
       if (!owner) throw problems.notFound(`No route for ${c.req.method} ${c.req.path}`);
       return forwardToService(c, upstream(owner), c.get('merchant' as never), internalSecret);
     });
-    return { app, markNotReady, start: async () => {}, stop: async () => {} };
+
+    let purgeTimer: NodeJS.Timeout | undefined;
+    const purge = async () => {
+      try {
+        const purged = await idempotencyStore.deleteExpired(clock.now());
+        if (purged > 0) logger.info({ purged }, 'expired idempotency records purged');
+      } catch (error) {
+        logger.warn({ err: error }, 'idempotency purge failed; will retry');
+      }
+    };
+    return {
+      app,
+      markNotReady,
+      async start() {
+        purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);
+        purgeTimer.unref();
+      },
+      async stop() {
+        if (purgeTimer) clearInterval(purgeTimer);
+      },
+    };
   },
 };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
-import type { ServiceDefinition } from '@payrail/runtime';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { linksRoutes } from './adapters/http/routes';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { outbox } from './adapters/postgres/schema';
@@ -21,12 +21,7 @@ export const linksService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'links',
       logger,
-      readiness: {
-        database: () => database.ping(),
-        broker: () => {
-          if (!bus.isReady()) throw new Error('broker not connected');
-        },
-      },
+      readiness: readinessChecks({ database, bus }),
     });
     app.route(
       '/api',

@@ -48,7 +48,9 @@ const settingsFields = {
 export const createMerchantRequest = z.object({
   name: settingsFields.name,
   instance: settingsFields.instance,
-  currency: settingsFields.currency.optional().meta({ description: 'NATIONAL: PYG; INTERNATIONAL: USD (default) or EUR.' }),
+  currency: settingsFields.currency
+    .optional()
+    .meta({ description: 'NATIONAL: PYG; INTERNATIONAL: USD (default) or EUR.' }),
   saasContract: z.boolean().default(false),
   noLoginEnabled: z.boolean().default(false),
   callbackUrl: callbackUrl.nullish(),
@@ -113,7 +115,13 @@ const merchantExample = {
   processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
   createdAt: '2026-11-22T12:00:00.000Z',
   updatedAt: '2026-11-22T12:00:00.000Z',
-  tokens: [{ tokenId: '6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34', createdAt: '2026-11-22T12:00:00.000Z', revokedAt: null }],
+  tokens: [
+    {
+      tokenId: '6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34',
+      createdAt: '2026-11-22T12:00:00.000Z',
+      revokedAt: null,
+    },
+  ],
 };
 
 /** The operator API on the gateway (`/admin/*`, `Authorization: Bearer <ADMIN_TOKEN>`). */
@@ -178,7 +186,11 @@ export const adminOperations: ApiOperation[] = [
       example: { saasContract: true, callbackUrl: 'https://gym.example.com/payments/callback' },
     },
     responses: {
-      200: { description: 'The merchant after the change.', schema: merchantResponse, example: { ...merchantExample, saasContract: true } },
+      200: {
+        description: 'The merchant after the change.',
+        schema: merchantResponse,
+        example: { ...merchantExample, saasContract: true },
+      },
       400: { description: 'Invalid settings.' },
       404: { description: 'No such merchant.' },
     },

@@ -39,7 +39,8 @@ const statusId = z.number().int().meta({
 
 /** Amounts arrive as JSON numbers (integers from many clients) or decimal strings; at most two decimals. */
 export const amountInput = z.union([z.number(), z.string()]).superRefine((value, ctx) => {
-  if (!isAmount(value)) ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
+  if (!isAmount(value))
+    ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
   else if (parseAmount(value) <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
   else if (parseAmount(value) > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
 });
@@ -52,7 +53,9 @@ export const paymentMethodsInput = z
   .array(z.unknown())
   .nullish()
   .transform((values) =>
-    values?.filter((v): v is Processor => typeof v === 'string' && (PROCESSORS as readonly string[]).includes(v)),
+    values?.filter(
+      (v): v is Processor => typeof v === 'string' && (PROCESSORS as readonly string[]).includes(v),
+    ),
   );
 
 /** Merchant identifiers are text, but clients in the field send digits, sometimes as a JSON number. */
@@ -60,13 +63,22 @@ const identifierInput = z.union([z.string(), z.number().int().transform(String)]
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 
-const STATIC_FIELDS = ['installmentAmount', 'totalPeriods', 'dayOfMonth', 'monthForSecondInstallment'] as const;
+const STATIC_FIELDS = [
+  'installmentAmount',
+  'totalPeriods',
+  'dayOfMonth',
+  'monthForSecondInstallment',
+] as const;
 
 /** The fields of spec 2.1 shared by both link-creating endpoints (2.3 takes all of them but `paymentMethods`). */
 const linkFields = {
   label: z.string().trim().min(1),
   amount: amountInput,
-  handleValue: z.string().trim().min(1).meta({ description: 'Customer e-mail or telephone number (free text is accepted).' }),
+  handleValue: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({ description: 'Customer e-mail or telephone number (free text is accepted).' }),
   handleLabel: z.string().trim().min(1),
   customIdentifier: identifierInput,
   customIdentifier2: identifierInput,
@@ -95,11 +107,16 @@ const linkFields = {
   redirectUrl: z
     .union([z.literal(''), httpUrl])
     .nullish()
-    .meta({ description: "Must share the origin of the merchant's configured callback URL; `\"\"` means none." }),
+    .meta({
+      description: 'Must share the origin of the merchant\'s configured callback URL; `""` means none.',
+    }),
   noLoginRequired: z.boolean().nullish(),
   documentNumber: identifierInput,
   /** Not in the spec; real clients send it. Must be a currency the merchant's instance offers (else 422). */
-  currency: z.string().nullish().meta({ description: "Optional; must be offered by the merchant's instance." }),
+  currency: z
+    .string()
+    .nullish()
+    .meta({ description: "Optional; must be offered by the merchant's instance." }),
 };
 
 type LinkShape = z.output<z.ZodObject<typeof linkFields>>;
@@ -123,12 +140,17 @@ function linkRules(link: LinkShape, ctx: z.RefinementCtx): void {
       }
     }
   }
-  if (link.noLoginRequired === true && (link.documentNumber === undefined || link.documentNumber === null || link.documentNumber === '')) {
+  if (
+    link.noLoginRequired === true &&
+    (link.documentNumber === undefined || link.documentNumber === null || link.documentNumber === '')
+  ) {
     issue('documentNumber', 'required when noLoginRequired is true');
   }
 }
 
-const runOnObjects = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
+const runOnObjects = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+};
 
 /** The request of `POST /api/saleitems/add` (spec 2.1), liberal where real clients are (design 5). */
 export const createPaymentLinkRequest = z
@@ -161,7 +183,9 @@ const localDateTime = z
 export const createPaymentLinkResponse = z.object({
   id: z.number().int().meta({ description: 'Payment ticket number (increasing).' }),
   currency: z.string(),
-  ammount: moneyOut.meta({ description: 'Payment amount, 2 decimals (spelled with two m’s, as in the spec).' }),
+  ammount: moneyOut.meta({
+    description: 'Payment amount, 2 decimals (spelled with two m’s, as in the spec).',
+  }),
   statusId,
   slug: z.string(),
   publicPayUrl: z.url(),
@@ -172,7 +196,9 @@ export const signedInUserLinkResponse = z.object({
   id: z.number().int(),
   currency: z.string(),
   amount: moneyOut,
-  expireTime: localDateTime.nullable().meta({ description: 'Expiry in the merchant’s time zone; null: never.' }),
+  expireTime: localDateTime
+    .nullable()
+    .meta({ description: 'Expiry in the merchant’s time zone; null: never.' }),
   statusId,
   slug: z.string(),
   publicPayUrl: z.url().meta({
@@ -202,7 +228,9 @@ export const paymentLinkDetails = z.object({
   paymentMethods: z.array(z.enum(PROCESSORS)),
   recurrentPayment: z.boolean(),
   recurrentPaymentType: z.enum(['STATIC', 'DYNAMIC']).nullable(),
-  installmentAmount: moneyOut.nullable().meta({ description: 'STATIC subscriptions: amount from the 2nd installment on.' }),
+  installmentAmount: moneyOut
+    .nullable()
+    .meta({ description: 'STATIC subscriptions: amount from the 2nd installment on.' }),
   totalPeriods: z.number().int().nullable(),
   dayOfMonth: z.number().int().nullable(),
   monthForSecondInstallment: z.number().int().nullable(),
@@ -211,7 +239,10 @@ export const paymentLinkDetails = z.object({
 export type PaymentLinkDetails = z.infer<typeof paymentLinkDetails>;
 
 export const paymentLinkIdParams = z.object({
-  id: z.string().regex(/^\d+$/).meta({ description: 'Payment ticket number (`id` of the creation response).' }),
+  id: z
+    .string()
+    .regex(/^\d+$/)
+    .meta({ description: 'Payment ticket number (`id` of the creation response).' }),
 });
 
 const oneOffExample = {
@@ -282,10 +313,18 @@ export const paymentLinkOperations: ApiOperation[] = [
       example: oneOffExample,
       examples: {
         oneOff: { summary: 'Single payment, valid for 48 hours', value: oneOffExample },
-        staticSubscription: { summary: 'STATIC subscription: enrolment fee, then 11 monthly installments', value: staticSubscriptionExample },
+        staticSubscription: {
+          summary: 'STATIC subscription: enrolment fee, then 11 monthly installments',
+          value: staticSubscriptionExample,
+        },
         dynamicSubscription: {
           summary: 'DYNAMIC subscription (SaaS contract only)',
-          value: { ...oneOffExample, singlePayment: false, recurrentPayment: true, recurrentPaymentType: 'DYNAMIC' },
+          value: {
+            ...oneOffExample,
+            singlePayment: false,
+            recurrentPayment: true,
+            recurrentPaymentType: 'DYNAMIC',
+          },
         },
       },
     },
@@ -331,11 +370,14 @@ export const paymentLinkOperations: ApiOperation[] = [
           expireTime: '2026-11-23 09:00:00',
           statusId: 1,
           slug: 'Vd2y0nQd8M4lq0cX3JbR9g',
-          publicPayUrl: 'https://pay.example.com/pay/Vd2y0nQd8M4lq0cX3JbR9g?login=2tq1Xb0M5yJk3b0PZ9w7rVd8Qn4sLc1E6hA0uF2gT3I',
+          publicPayUrl:
+            'https://pay.example.com/pay/Vd2y0nQd8M4lq0cX3JbR9g?login=2tq1Xb0M5yJk3b0PZ9w7rVd8Qn4sLc1E6hA0uF2gT3I',
           userId: 381,
         },
       },
-      400: { description: 'A required field is missing, the e-mail format is invalid, or another format error.' },
+      400: {
+        description: 'A required field is missing, the e-mail format is invalid, or another format error.',
+      },
       422: { description: 'The endpoint is not enabled for the merchant, or another configuration rule.' },
     },
   },

@@ -21,6 +21,7 @@ export type IdempotencyOutcome =
       abandon(): Promise<void>;
     }
   | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'unavailable' }
   | { kind: 'key-reused' }
   | { kind: 'in-progress' };
 
@@ -42,7 +43,9 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -73,9 +76,11 @@ export async function beginIdempotentRequest(
     if (!existing) continue;
     const decision = decide(existing, request.fingerprint, now);
     if (decision === 'replay' && existing.response) return { kind: 'replay', response: existing.response };
+    if (decision === 'unavailable') return { kind: 'unavailable' };
     if (decision === 'key-reused') return { kind: 'key-reused' };
     if (decision === 'in-progress') return { kind: 'in-progress' };
-    if (decision === 'reclaim' && (await deps.idempotency.replace(claimOf(existing), record))) return execute(deps, record);
+    if (decision === 'reclaim' && (await deps.idempotency.replace(claimOf(existing), record)))
+      return execute(deps, record);
   }
   return { kind: 'in-progress' };
 }

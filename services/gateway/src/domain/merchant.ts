@@ -1,4 +1,10 @@
-import { type Currency, INSTANCE_CURRENCIES, type INSTANCES, type Processor, PROCESSORS } from '@payrail/contracts';
+import {
+  type Currency,
+  INSTANCE_CURRENCIES,
+  type INSTANCES,
+  type Processor,
+  PROCESSORS,
+} from '@payrail/contracts';
 import { InvalidMerchantSettings } from './errors';
 
 type Instance = (typeof INSTANCES)[number];
@@ -48,7 +54,10 @@ export function newMerchantSettings(request: NewMerchantRequest): MerchantSettin
  * Applies a partial change. Moving to the other instance without naming a currency takes that
  * instance's default, since the old currency would not be offered there.
  */
-export function updatedSettings(current: MerchantSettings, change: Partial<MerchantSettings>): MerchantSettings {
+export function updatedSettings(
+  current: MerchantSettings,
+  change: Partial<MerchantSettings>,
+): MerchantSettings {
   const next: MerchantSettings = { ...current };
   for (const [field, value] of Object.entries(change) as Array<[keyof MerchantSettings, unknown]>) {
     if (value !== undefined) Object.assign(next, { [field]: value });

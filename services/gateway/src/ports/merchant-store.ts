@@ -27,9 +27,16 @@ export interface MerchantStore {
   /** Creates the merchant if absent and attaches the token hash if absent (demo seeding). */
   ensureMerchantWithToken(merchant: MerchantContext, tokenHash: string): Promise<void>;
   /** The merchant and its first token, in one transaction. */
-  create(merchant: { id: string; settings: MerchantSettings; createdAt: Date }, token: NewApiToken): Promise<MerchantRecord>;
+  create(
+    merchant: { id: string; settings: MerchantSettings; createdAt: Date },
+    token: NewApiToken,
+  ): Promise<MerchantRecord>;
   find(merchantId: string): Promise<MerchantRecord | undefined>;
-  update(merchantId: string, settings: MerchantSettings, updatedAt: Date): Promise<MerchantRecord | undefined>;
+  update(
+    merchantId: string,
+    settings: MerchantSettings,
+    updatedAt: Date,
+  ): Promise<MerchantRecord | undefined>;
   /** False when there is no such merchant. */
   addToken(merchantId: string, token: NewApiToken): Promise<boolean>;
   /** False when the merchant has no such token; revoking a revoked token keeps its first revocation time. */

@@ -16,5 +16,9 @@ export async function consumeLoginCode(
   request: { slug: string; code: string },
 ): Promise<LoginGrant | undefined> {
   if (!request.code) return undefined;
-  return deps.loginCodes.consume({ codeHash: hashLoginCode(request.code), slug: request.slug, now: deps.clock.now() });
+  return deps.loginCodes.consume({
+    codeHash: hashLoginCode(request.code),
+    slug: request.slug,
+    now: deps.clock.now(),
+  });
 }

@@ -1,8 +1,19 @@
-import { createEvent, type EventEnvelope, type MerchantContext, PROCESSORS, type Processor } from '@payrail/contracts';
+import {
+  createEvent,
+  type EventEnvelope,
+  type MerchantContext,
+  PROCESSORS,
+  type Processor,
+} from '@payrail/contracts';
 import { normalizeAmount } from '@payrail/money';
 import { localDate } from '../domain/local-time';
 import { checkMerchantRules, enabledProcessors, linkCurrency } from '../domain/merchant-rules';
-import { expiryOf, type PaymentLink, type PaymentLinkDraft, type RecurrenceTerms } from '../domain/payment-link';
+import {
+  expiryOf,
+  type PaymentLink,
+  type PaymentLinkDraft,
+  type RecurrenceTerms,
+} from '../domain/payment-link';
 import type { PaymentLinkRepository } from '../ports/payment-link-repository';
 
 /** The request of `POST /api/saleitems/add` once its shape is valid (spec 2.1, design 5). */
@@ -52,7 +63,12 @@ export async function createPaymentLink(
 }
 
 /** The link to store, from a request that passed the merchant's rules. */
-export function linkDraft(merchant: MerchantContext, input: PaymentLinkInput, slug: string, now: Date): PaymentLinkDraft {
+export function linkDraft(
+  merchant: MerchantContext,
+  input: PaymentLinkInput,
+  slug: string,
+  now: Date,
+): PaymentLinkDraft {
   const payWaitHours = input.payWaitHours ?? 0;
   return {
     merchantId: merchant.merchantId,
@@ -103,7 +119,9 @@ export function linkCreatedEvent(link: PaymentLink, merchant: MerchantContext, n
       currency: link.currency as MerchantContext['currency'],
       customIdentifier: link.customIdentifier,
       customIdentifier2: link.customIdentifier2,
-      paymentMethods: link.paymentMethods.filter((p): p is Processor => (PROCESSORS as readonly string[]).includes(p)),
+      paymentMethods: link.paymentMethods.filter((p): p is Processor =>
+        (PROCESSORS as readonly string[]).includes(p),
+      ),
       timezone: merchant.timezone,
       createdAt: link.createdAt.toISOString(),
       // The schedule's months are the merchant's calendar months, not UTC's.

@@ -90,7 +90,10 @@ export function checkSignedInUserAllowed(merchant: MerchantContext): void {
  * Processors for a link: those asked for that the merchant has; when none remains (or none was asked),
  * every processor the merchant has (spec 2.1 rule 1).
  */
-export function enabledProcessors(merchantProcessors: readonly string[], requested: readonly string[] | undefined): string[] {
+export function enabledProcessors(
+  merchantProcessors: readonly string[],
+  requested: readonly string[] | undefined,
+): string[] {
   const chosen = merchantProcessors.filter((processor) => requested?.includes(processor));
   return chosen.length > 0 ? chosen : [...merchantProcessors];
 }

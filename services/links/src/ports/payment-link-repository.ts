@@ -15,7 +15,10 @@ export interface PaymentLinkRepository {
    * Stores the link and, in the same transaction, the event built from it (outbox): either both are
    * stored or neither.
    */
-  createWithEvent(draft: PaymentLinkDraft, eventFor: (link: PaymentLink) => EventEnvelope): Promise<PaymentLink>;
+  createWithEvent(
+    draft: PaymentLinkDraft,
+    eventFor: (link: PaymentLink) => EventEnvelope,
+  ): Promise<PaymentLink>;
   /**
    * In one transaction: finds the merchant's user by e-mail key or creates it (active), stores the link
    * for that user, the hash of its login code and the link's event.

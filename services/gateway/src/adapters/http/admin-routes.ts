@@ -15,8 +15,10 @@ function toProblem(error: unknown): never {
   if (error instanceof InvalidMerchantSettings) {
     throw problems.badRequest(error.message, [{ path: error.field, message: error.message }]);
   }
-  if (error instanceof MerchantNotFound) throw new HttpProblem(404, 'MERCHANT_NOT_FOUND', 'Merchant not found');
-  if (error instanceof ApiTokenNotFound) throw new HttpProblem(404, 'API_TOKEN_NOT_FOUND', 'API token not found');
+  if (error instanceof MerchantNotFound)
+    throw new HttpProblem(404, 'MERCHANT_NOT_FOUND', 'Merchant not found');
+  if (error instanceof ApiTokenNotFound)
+    throw new HttpProblem(404, 'API_TOKEN_NOT_FOUND', 'API token not found');
   throw error;
 }
 
@@ -74,7 +76,10 @@ export function adminRoutes(deps: MerchantAdminDeps & { adminToken: string | und
 
   admin.post('/merchants/:id/tokens', async (c) => {
     const token = await issueApiToken(deps, merchantId(c.req.param('id'))).catch(toProblem);
-    return c.json({ tokenId: token.tokenId, apiToken: token.apiToken, createdAt: token.createdAt.toISOString() }, 201);
+    return c.json(
+      { tokenId: token.tokenId, apiToken: token.apiToken, createdAt: token.createdAt.toISOString() },
+      201,
+    );
   });
 
   admin.delete('/merchants/:id/tokens/:tokenId', async (c) => {

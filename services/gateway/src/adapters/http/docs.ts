@@ -9,7 +9,6 @@ import { buildOpenApiDocument } from './openapi';
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
 };
 
 const PAGE = `<!doctype html>
@@ -22,7 +21,6 @@ const PAGE = `<!doctype html>
 <body>
   <div id="api-reference"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
-  <script src="/docs/swagger-ui-standalone-preset.js"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>
@@ -32,8 +30,8 @@ const INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#api-reference',
   deepLinking: true,
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout',
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
 });
 `;
 

@@ -35,7 +35,10 @@ export async function forwardToService(
     if (value) headers.set(name, value);
   }
   headers.set('x-request-id', String(c.get('requestId' as never)));
-  for (const [name, value] of Object.entries({ ...currentTraceHeaders(), ...signMerchantContext(merchant, internalSecret) })) {
+  for (const [name, value] of Object.entries({
+    ...currentTraceHeaders(),
+    ...signMerchantContext(merchant, internalSecret),
+  })) {
     headers.set(name, value);
   }
   const url = new URL(c.req.url);
@@ -43,9 +46,15 @@ export async function forwardToService(
   const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.arrayBuffer();
   let response: Response;
   try {
-    response = await upstream(new Request(`http://internal${url.pathname}${url.search}`, { method, headers, body }));
+    response = await upstream(
+      new Request(`http://internal${url.pathname}${url.search}`, { method, headers, body }),
+    );
   } catch (error) {
-    throw new HttpProblem(502, 'UPSTREAM_UNAVAILABLE', `The service behind ${url.pathname} did not answer: ${(error as Error).message}`);
+    throw new HttpProblem(
+      502,
+      'UPSTREAM_UNAVAILABLE',
+      `The service behind ${url.pathname} did not answer: ${(error as Error).message}`,
+    );
   }
   const out = new Headers();
   const contentType = response.headers.get('content-type');

@@ -1,18 +1,29 @@
 import type { MerchantContext } from '@payrail/contracts';
 import { HttpProblem, problems } from '@payrail/http';
 import type { MiddlewareHandler } from 'hono';
-import { beginIdempotentRequest, type IdempotencyDeps, requestFingerprint } from '../../application/idempotency';
+import {
+  beginIdempotentRequest,
+  type IdempotencyDeps,
+  requestFingerprint,
+} from '../../application/idempotency';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const GUARDED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Printable ASCII, as in the IETF draft's examples (UUIDs, ULIDs, opaque strings). */
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 
+function pathAndQuery(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
 /**
  * `Idempotency-Key` on every POST, PUT and PATCH of the merchant API (design 4). Runs after the
  * merchant is authenticated: keys are per merchant. Without the header the request runs as usual.
  */
-export function idempotency(deps: IdempotencyDeps): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
+export function idempotency(
+  deps: IdempotencyDeps,
+): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
   return async (c, next) => {
     const key = c.req.header(IDEMPOTENCY_HEADER);
     if (!GUARDED_METHODS.has(c.req.method) || key === undefined) return next();
@@ -24,7 +35,8 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareHandler<{ Variable
     const outcome = await beginIdempotentRequest(deps, {
       merchantId: c.var.merchant.merchantId,
       key,
-      fingerprint: requestFingerprint(c.req.method, c.req.path, body),
+      // The query string is part of the request: the same key on another query is another request.
+      fingerprint: requestFingerprint(c.req.method, pathAndQuery(c.req.url), body),
     });
 
     if (outcome.kind === 'replay') {
@@ -37,6 +49,13 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareHandler<{ Variable
       throw problems.unprocessable('IDEMPOTENCY_KEY_REUSED', `This ${IDEMPOTENCY_HEADER} ${message}`, [
         { path: IDEMPOTENCY_HEADER, message },
       ]);
+    }
+    if (outcome.kind === 'unavailable') {
+      throw problems.unprocessable(
+        'IDEMPOTENCY_RESPONSE_UNAVAILABLE',
+        `The request with this ${IDEMPOTENCY_HEADER} was already processed, but its response can no longer be replayed; read the resource's state instead`,
+        [{ path: IDEMPOTENCY_HEADER, message: 'already used; its response is unavailable' }],
+      );
     }
     if (outcome.kind === 'in-progress') {
       throw new HttpProblem(
@@ -59,7 +78,11 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareHandler<{ Variable
     }
     const response = c.res;
     const text = await response.text();
-    await outcome.finish({ status: response.status, contentType: response.headers.get('content-type'), body: text });
+    await outcome.finish({
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body: text,
+    });
     c.res = new Response(text, { status: response.status, headers: response.headers });
   };
 }

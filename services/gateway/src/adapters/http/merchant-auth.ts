@@ -1,11 +1,13 @@
 import type { MerchantContext } from '@payrail/contracts';
 import { problems } from '@payrail/http';
 import type { MiddlewareHandler } from 'hono';
-import { hashToken, looksLikeToken } from '../../domain/api-token';
+import { hashToken, looksLikeToken } from '../../application/api-tokens';
 import type { MerchantStore } from '../../ports/merchant-store';
 
 /** `Api-Token` on every merchant endpoint: missing, malformed, unknown or revoked is 401. */
-export function merchantAuth(store: MerchantStore): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
+export function merchantAuth(
+  store: MerchantStore,
+): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
   return async (c, next) => {
     const token = c.req.header('api-token');
     if (!looksLikeToken(token)) throw problems.unauthorized();

@@ -18,7 +18,7 @@ const problemSchema: JsonObject = {
       type: 'string',
       description:
         'Stable error code: VALIDATION_ERROR, MALFORMED_JSON, UNAUTHORIZED, NOT_FOUND, IDEMPOTENCY_KEY_REUSED, ' +
-        'IDEMPOTENCY_IN_PROGRESS, PAYLOAD_TOO_LARGE, or a merchant-configuration rule such as ' +
+        'IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_RESPONSE_UNAVAILABLE, PAYLOAD_TOO_LARGE, or a merchant-configuration rule such as ' +
         'NO_LOGIN_NOT_ENABLED, SAAS_CONTRACT_REQUIRED, CALLBACK_URL_NOT_CONFIGURED, REDIRECT_ORIGIN_MISMATCH, ' +
         'CURRENCY_NOT_OFFERED.',
     },
@@ -47,7 +47,11 @@ const ERROR_TEXT: Record<number, { code: string; title: string; detail: string }
     detail: 'A request with this Idempotency-Key is still being processed; retry later',
   },
   413: { code: 'PAYLOAD_TOO_LARGE', title: 'Payload Too Large', detail: 'Too many entries' },
-  422: { code: 'VALIDATION_ERROR', title: 'Unprocessable Content', detail: 'Not allowed by the merchant configuration' },
+  422: {
+    code: 'VALIDATION_ERROR',
+    title: 'Unprocessable Content',
+    detail: 'Not allowed by the merchant configuration',
+  },
 };
 
 const DEFAULT_ERROR_DESCRIPTION: Record<number, string> = {
@@ -59,17 +63,23 @@ const DEFAULT_ERROR_DESCRIPTION: Record<number, string> = {
   422: 'Not allowed by the merchant’s configuration, or Idempotency-Key reused with another request.',
 };
 
-function errorExample(status: number, path: string): JsonObject {
+const EXAMPLE_ID = { apiToken: '1045', adminToken: '0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10', none: '1' };
+
+function errorExample(status: number, operation: ApiOperation): JsonObject {
   const text = ERROR_TEXT[status] ?? { code: 'ERROR', title: 'Error', detail: 'Error' };
+  const detail =
+    status === 401 && operation.security === 'adminToken'
+      ? 'Authorization: Bearer <admin token> missing or invalid'
+      : text.detail;
   return {
     type: `about:blank#${text.code}`,
     title: text.title,
     status,
     code: text.code,
-    detail: text.detail,
+    detail,
     errors: status === 400 ? [{ path: 'amount', message: 'must be a number with at most two decimals' }] : [],
     requestId: '4b6f2a8e-0c1d-4e3f-9a5b-6c7d8e9f0a1b',
-    instance: path.replace(/\{[^}]+\}/g, '1045'),
+    instance: operation.path.replace(/\{[^}]+\}/g, EXAMPLE_ID[operation.security]),
   };
 }
 
@@ -87,7 +97,10 @@ function parametersOf(operation: ApiOperation): JsonObject[] {
   const parameters: JsonObject[] = [];
   const add = (where: 'path' | 'query', shape: z.ZodObject | undefined) => {
     if (!shape) return;
-    const json = jsonSchemaOf(shape, 'input') as { properties?: Record<string, JsonObject>; required?: string[] };
+    const json = jsonSchemaOf(shape, 'input') as {
+      properties?: Record<string, JsonObject>;
+      required?: string[];
+    };
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
       const { description, ...rest } = schema;
       parameters.push({
@@ -126,7 +139,10 @@ function responsesOf(operation: ApiOperation): JsonObject {
       responses[String(status)] = {
         description,
         content: {
-          'application/problem+json': { schema: PROBLEM_REF, example: declared?.example ?? errorExample(status, operation.path) },
+          'application/problem+json': {
+            schema: PROBLEM_REF,
+            example: declared?.example ?? errorExample(status, operation),
+          },
         },
       };
     } else if (declared?.schema) {
@@ -188,7 +204,10 @@ ${PAYMENT_LINK_STATUS_TABLE}
 `;
 
 /** The OpenAPI 3.1 document of the public API, built from the same zod schemas that validate requests. */
-export function buildOpenApiDocument(operations: ApiOperation[], options: { version?: string } = {}): JsonObject {
+export function buildOpenApiDocument(
+  operations: ApiOperation[],
+  options: { version?: string } = {},
+): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const operation of operations) {
     paths[operation.path] ??= {};
@@ -202,7 +221,6 @@ export function buildOpenApiDocument(operations: ApiOperation[], options: { vers
       version: options.version ?? '1.9',
       description: DESCRIPTION,
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
     tags,
     paths,
@@ -227,7 +245,11 @@ export function buildOpenApiDocument(operations: ApiOperation[], options: { vers
           name: 'Api-Token',
           description: 'The merchant’s API token (a UUID issued by the operator).',
         },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator’s admin token (`ADMIN_TOKEN`).' },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The operator’s admin token (`ADMIN_TOKEN`).',
+        },
       },
     },
   };

@@ -116,7 +116,10 @@ export function postgresMerchantStore(db: Database): MerchantStore {
     },
 
     async addToken(merchantId, token) {
-      const [merchant] = await db.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId));
+      const [merchant] = await db
+        .select({ id: merchants.id })
+        .from(merchants)
+        .where(eq(merchants.id, merchantId));
       if (!merchant) return false;
       await db.insert(apiTokens).values({
         id: token.tokenId,

@@ -1,5 +1,15 @@
 import { inboxTable, outboxTable } from '@payrail/messaging';
-import { boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /** The gateway owns merchants, their settings, their API tokens (hashes only) and idempotency records. */
 export const gatewaySchema = pgSchema('gateway');

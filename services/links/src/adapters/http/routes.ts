@@ -94,7 +94,9 @@ export function linksRoutes(deps: LinksRoutesDeps) {
       toProblem(error);
     }
     const input = await jsonBody(c, signedInUserLinkRequest);
-    const { link, customerId, loginCode } = await createSignedInUserLink(deps, merchant, input).catch(toProblem);
+    const { link, customerId, loginCode } = await createSignedInUserLink(deps, merchant, input).catch(
+      toProblem,
+    );
     return c.json({
       id: link.id,
       currency: link.currency,

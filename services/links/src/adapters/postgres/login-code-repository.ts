@@ -15,10 +15,17 @@ export function postgresLoginCodeRepository(db: Database): LoginCodeRepository {
             eq(loginCodes.codeHash, codeHash),
             isNull(loginCodes.consumedAt),
             gt(loginCodes.expiresAt, now),
-            eq(loginCodes.linkId, sql`(select ${paymentLinks.id} from ${paymentLinks} where ${paymentLinks.slug} = ${slug})`),
+            eq(
+              loginCodes.linkId,
+              sql`(select ${paymentLinks.id} from ${paymentLinks} where ${paymentLinks.slug} = ${slug})`,
+            ),
           ),
         )
-        .returning({ merchantId: loginCodes.merchantId, customerId: loginCodes.customerId, linkId: loginCodes.linkId });
+        .returning({
+          merchantId: loginCodes.merchantId,
+          customerId: loginCodes.customerId,
+          linkId: loginCodes.linkId,
+        });
       return grant;
     },
   };

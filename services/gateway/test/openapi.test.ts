@@ -1,0 +1,146 @@
+import { type ApiOperation, apiOperations } from '@payrail/contracts';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { ownerOf } from '../src/adapters/http/forward';
+import { buildOpenApiDocument, takesIdempotencyKey } from '../src/adapters/http/openapi';
+
+type Json = Record<string, unknown>;
+const document = buildOpenApiDocument(apiOperations);
+const paths = document.paths as Record<string, Record<string, Json>>;
+const operationIn = (operation: ApiOperation) => paths[operation.path]?.[operation.method];
+
+describe('/openapi.json', () => {
+  it('validates as OpenAPI 3.1', async () => {
+    const result = await new Validator().validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toMatch(/^3\.1\./);
+  });
+
+  it('a broken document fails the same validation (the check can fail)', async () => {
+    const broken = structuredClone(document) as Json;
+    (broken.paths as Json)['/api/saleitems/add'] = { post: { responses: 'none' } };
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it('lists every endpoint of the API registry, under its method and path', () => {
+    expect(apiOperations.length).toBeGreaterThan(0);
+    for (const operation of apiOperations) {
+      expect(operationIn(operation), `${operation.method} ${operation.path}`).toBeDefined();
+      expect(operationIn(operation)?.operationId).toBe(operation.operationId);
+    }
+    const listed = Object.values(paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
+    expect(listed).toBe(apiOperations.length);
+  });
+
+  it('has the endpoints built so far', () => {
+    const expected = [
+      'post /api/saleitems/add',
+      'post /api/ext-app/payrequests/signed-in-user',
+      'get /api/payrequests/{id}',
+      'post /admin/merchants',
+      'get /admin/merchants/{id}',
+      'patch /admin/merchants/{id}',
+      'post /admin/merchants/{id}/tokens',
+      'delete /admin/merchants/{id}/tokens/{tokenId}',
+    ];
+    const listed = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${path}`),
+    );
+    expect(listed).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('has unique operation ids', () => {
+    const ids = apiOperations.map((operation) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('routes every merchant endpoint to a service behind the gateway', () => {
+    for (const operation of apiOperations.filter((o) => o.path.startsWith('/api/'))) {
+      expect(ownerOf(operation.path.replace(/\{[^}]+\}/g, '1')), operation.path).toBeDefined();
+    }
+  });
+
+  it('gives each endpoint a request example (when it takes a body) and a success response example', () => {
+    for (const operation of apiOperations) {
+      const name = `${operation.method} ${operation.path}`;
+      const object = operationIn(operation) as Json;
+      if (operation.requestBody) {
+        const media = (object.requestBody as Json & { content: Record<string, Json> }).content[
+          'application/json'
+        ];
+        expect(media?.example ?? media?.examples, name).toBeDefined();
+      }
+      const responses = object.responses as Record<string, Json & { content?: Record<string, Json> }>;
+      const success = Object.entries(responses).filter(([status]) => Number(status) < 300);
+      expect(success.length, name).toBeGreaterThan(0);
+      for (const [status, response] of success) {
+        if (status === '204') continue;
+        expect(response.content?.['application/json']?.example, `${name} ${status}`).toBeDefined();
+      }
+    }
+  });
+
+  it('declares the security of each endpoint: Api-Token for /api, bearer for /admin', () => {
+    expect((document.components as Json).securitySchemes).toEqual({
+      apiToken: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Api-Token' }),
+      adminToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    for (const operation of apiOperations) {
+      const expected = operation.path.startsWith('/admin/') ? 'adminToken' : 'apiToken';
+      expect(operationIn(operation)?.security, operation.path).toEqual([{ [expected]: [] }]);
+      expect((operationIn(operation)?.responses as Json | undefined)?.['401'], operation.path).toBeDefined();
+    }
+  });
+
+  it('offers Idempotency-Key on every POST, PUT and PATCH of the merchant API', () => {
+    const guarded = apiOperations.filter(
+      (o) => o.path.startsWith('/api/') && ['post', 'put', 'patch'].includes(o.method),
+    );
+    expect(guarded.length).toBeGreaterThan(0);
+    for (const operation of guarded) {
+      expect(takesIdempotencyKey(operation)).toBe(true);
+      expect(operationIn(operation)?.parameters, operation.path).toContainEqual({
+        $ref: '#/components/parameters/IdempotencyKey',
+      });
+    }
+    const header = (document.components as { parameters: Record<string, Json> }).parameters.IdempotencyKey;
+    expect(header).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
+  });
+
+  it('documents errors as problem+json and the statusId table', () => {
+    const create = paths['/api/saleitems/add']?.post as Json & { responses: Record<string, Json> };
+    for (const status of ['400', '401', '409', '422']) {
+      expect(create.responses[status], status).toMatchObject({
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      });
+    }
+    const description = String((document.info as Json).description);
+    for (const row of ['| 1 |', '| 5 |', '| 6 |', '| 7 |', '| 200 |']) expect(description).toContain(row);
+    expect(description).toContain('still payable');
+  });
+
+  it('describes request fields from the zod schemas (inputs as clients send them)', () => {
+    const create = paths['/api/saleitems/add']?.post as Json & {
+      requestBody: {
+        content: Record<string, { schema: { required: string[]; properties: Record<string, Json> } }>;
+      };
+    };
+    const schema = create.requestBody.content['application/json']?.schema;
+    expect(schema?.required).toEqual(
+      expect.arrayContaining([
+        'label',
+        'amount',
+        'handleValue',
+        'handleLabel',
+        'singlePayment',
+        'creditAndDebitCard',
+      ]),
+    );
+    // Absent means false (design 5), so it is not required on input.
+    expect(schema?.required).not.toContain('recurrentPayment');
+    expect(schema?.properties.dayOfMonth).toMatchObject({
+      anyOf: expect.arrayContaining([expect.objectContaining({ minimum: 1, maximum: 28 })]),
+    });
+  });
+});
