@@ -12,7 +12,7 @@ import {
 } from '@payrail/testing';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TOKEN, type E2eSystem, ROOT, startSystem } from './support';
+import { CONSUMERS, DEMO_TOKEN, type E2eSystem, ROOT, startSystem } from './support';
 
 // Every service runs as its own process (tsx services/<name>/src/main.ts) against a fresh database on the
 // real PostgreSQL and a unique exchange on the real RabbitMQ; the test drives them through the gateway.
@@ -75,9 +75,11 @@ afterAll(async () => {
   await proxy?.close();
   await sql?.end();
   await testDb?.drop();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [
-    `${queuePrefix}subscriptions.create-subscription-on-link-created`,
-  ]).catch(() => {});
+  await deleteBrokerTopology(
+    testAmqpUrl(),
+    exchange,
+    CONSUMERS.map((consumer) => `${queuePrefix}${consumer}`),
+  ).catch(() => {});
 });
 
 describe('walking skeleton, one process per service', () => {

@@ -46,3 +46,9 @@ export async function startSystem(env: Record<string, string>): Promise<E2eSyste
   });
   return { ...system, gatewayUrl: `http://127.0.0.1:${port}`, logs, env: fullEnv };
 }
+
+/** Every durable consumer the services declare; their queues are deleted after a test run. */
+export const CONSUMERS = [
+  'subscriptions.create-subscription-on-link-created',
+  'subscriptions.activate-subscription-on-link-paid',
+];

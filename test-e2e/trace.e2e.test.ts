@@ -13,7 +13,7 @@ import {
   waitFor,
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TOKEN } from './support';
+import { CONSUMERS, DEMO_TOKEN } from './support';
 
 // One trace from the merchant's request to the consumer: gateway → links (internal HTTP) → outbox relay →
 // RabbitMQ → subscriptions. The services run in this process (so the spans can be read from memory),
@@ -47,9 +47,11 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const service of [gateway, links, subscriptions]) await service?.stop();
   for (const bus of buses) await bus.close();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [
-    `${queuePrefix}subscriptions.create-subscription-on-link-created`,
-  ]);
+  await deleteBrokerTopology(
+    testAmqpUrl(),
+    exchange,
+    CONSUMERS.map((consumer) => `${queuePrefix}${consumer}`),
+  );
   await telemetry.shutdown();
 });
 

@@ -33,9 +33,19 @@ const subscriptionSnapshot = z.object({
   timezone: z.string(),
 });
 
+/** One installment in an `installments.*` event, as it is after the change. */
+const installmentItem = z.object({
+  installmentId: z.number().int().positive(),
+  number: z.number().int().min(1),
+  paymentDate: isoDate,
+  amount: moneyString,
+  status: z.enum(INSTALLMENT_STATUSES),
+  invoiceNumber: z.string().nullable(),
+});
+
 /**
- * What every `installment.*` event carries: the installment after the change, with what a scheduler needs
- * to charge it on its day in the merchant's time zone without asking back.
+ * What a single-installment event (`installment.paid`) carries: the installment after the change, with
+ * what a scheduler needs to act on its day in the merchant's time zone without asking back.
  */
 const installmentSnapshot = z.object({
   merchantId: z.string().uuid(),
@@ -92,7 +102,7 @@ export const eventSchemas = {
       currency: z.enum(CURRENCIES),
       /** The merchant's time zone: payment dates are calendar days there. */
       timezone: z.string(),
-      /** The whole schedule (STATIC) or installment 1 alone (DYNAMIC); later additions are `installment.scheduled`. */
+      /** The whole schedule (STATIC) or installment 1 alone (DYNAMIC); later additions are `installments.scheduled`. */
       installments: z.array(
         z.object({
           installmentId: z.number().int().positive(),
@@ -106,13 +116,24 @@ export const eventSchemas = {
   'subscription.activated': { 1: subscriptionSnapshot.extend({ activatedAt: z.string() }) },
   'subscription.completed': { 1: subscriptionSnapshot },
   'subscription.cancelled': { 1: subscriptionSnapshot },
-  /** An installment added to an existing subscription (`POST /api/subscriptions/installments`). */
-  'installment.scheduled': { 1: installmentSnapshot },
-  /** Amount and/or payment date changed; the snapshot is the state after the change. */
-  'installment.updated': {
-    1: installmentSnapshot.extend({ changedFields: z.array(z.enum(['amount', 'paymentDate'])).min(1) }),
+  /**
+   * Merchant operations change a set of installments of one subscription: one event per subscription and
+   * operation carries the whole set (a bulk request of 200 × 60 is 200 events, not 12 000), so a consumer
+   * applies it in one transaction. Each item is the installment after the change.
+   */
+  'installments.scheduled': {
+    1: subscriptionSnapshot.extend({ installments: z.array(installmentItem).min(1) }),
   },
-  'installment.cancelled': { 1: installmentSnapshot },
+  'installments.updated': {
+    1: subscriptionSnapshot.extend({
+      installments: z
+        .array(installmentItem.extend({ changedFields: z.array(z.enum(['amount', 'paymentDate'])).min(1) }))
+        .min(1),
+    }),
+  },
+  'installments.cancelled': {
+    1: subscriptionSnapshot.extend({ installments: z.array(installmentItem).min(1) }),
+  },
   /** Settled without a charge by us: installment 1 by the link payment. */
   'installment.paid': { 1: installmentSnapshot.extend({ paidAt: z.string() }) },
 } as const;

@@ -49,3 +49,24 @@ export {
   updateMerchantRequest,
 } from './api/admin';
 export { INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from './events';
+export {
+  addInstallmentsRequest,
+  BULK_LIMITS,
+  type BulkModifyInstallmentsRequest,
+  bulkModifyInstallmentsRequest,
+  bulkModifyInstallmentsResponse,
+  calendarDate,
+  cancelAllRequest,
+  cancelByAmountRequest,
+  cancelByInvoiceRequest,
+  changedInstallmentsResponse,
+  installmentIdParams,
+  installmentResponse,
+  installmentsResponse,
+  listInstallmentsQuery,
+  modifyAllRequest,
+  modifyByAmountRequest,
+  modifyDatesRequest,
+  modifyInstallmentRequest,
+  subscriptionOperations,
+} from './api/subscriptions';

@@ -4,4 +4,8 @@ import { paymentLinkOperations } from './payment-links';
 import { subscriptionOperations } from './subscriptions';
 
 /** Every public endpoint, for the gateway's OpenAPI document. */
-export const apiOperations: ApiOperation[] = [...paymentLinkOperations, ...subscriptionOperations, ...adminOperations];
+export const apiOperations: ApiOperation[] = [
+  ...paymentLinkOperations,
+  ...subscriptionOperations,
+  ...adminOperations,
+];

@@ -18,6 +18,10 @@ export interface ApiOperation {
   query?: z.ZodObject;
   /** Whether the endpoint honours `Idempotency-Key` (every merchant POST, PUT and PATCH). */
   idempotent?: boolean;
-  requestBody?: { schema: z.ZodType; example: unknown; examples?: Record<string, { summary: string; value: unknown }> };
+  requestBody?: {
+    schema: z.ZodType;
+    example: unknown;
+    examples?: Record<string, { summary: string; value: unknown }>;
+  };
   responses: Record<number, { description: string; schema?: z.ZodType; example?: unknown }>;
 }

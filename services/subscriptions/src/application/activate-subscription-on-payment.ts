@@ -45,13 +45,12 @@ export async function activateWithPayment(
 ): Promise<Subscription> {
   const installments = await store.installmentsOf(subscription.id);
   const first = installments.find((installment) => installment.number === 1) as Installment;
-  const activated = activate(subscription, paidAt);
-  await applyChanges(store, {
+  const result = await applyChanges(store, {
     subscription,
     installments,
     changed: first.status === 'pending' ? [markPaid(first, paidAt)] : [],
-    nextSubscription: activated,
+    nextSubscription: activate(subscription, paidAt),
     at,
   });
-  return activated;
+  return result.subscription;
 }

@@ -2,7 +2,7 @@ import type { EventEnvelope } from '@payrail/contracts';
 import { changedFields, type Installment } from '../domain/installment';
 import { completeIfFinished, type Subscription } from '../domain/subscription';
 import type { SubscriptionStore } from '../ports/subscription-store';
-import { installmentChanged, subscriptionStatusChanged } from './events';
+import { installmentsChanged, subscriptionStatusChanged } from './events';
 
 export interface ChangeSet {
   subscription: Subscription;
@@ -18,9 +18,12 @@ export interface ChangeSet {
 /**
  * Stores changed installments and the subscription in one go, with the events announcing every change,
  * and completes a STATIC subscription left with nothing to collect. Returns the installments that really
- * changed (a change to the value it already had is no change).
+ * changed (a change to the value it already had is no change) and the subscription as stored.
  */
-export async function applyChanges(store: SubscriptionStore, changes: ChangeSet): Promise<Installment[]> {
+export async function applyChanges(
+  store: SubscriptionStore,
+  changes: ChangeSet,
+): Promise<{ changed: Installment[]; subscription: Subscription }> {
   const { subscription, installments, at } = changes;
   const byId = new Map(installments.map((installment) => [installment.id, installment]));
   const real = changes.changed
@@ -34,9 +37,9 @@ export async function applyChanges(store: SubscriptionStore, changes: ChangeSet)
   await store.saveInstallments(real, at);
   if (next !== subscription) await store.saveSubscription(next);
   const events: EventEnvelope[] = [
-    ...real.flatMap(({ before, after }) => installmentChanged(next, before, after, at)),
+    ...installmentsChanged(next, real, at),
     ...subscriptionStatusChanged(subscription, next, at),
   ];
   await store.publish(events);
-  return real.map(({ after }) => after);
+  return { changed: real.map(({ after }) => after), subscription: next };
 }

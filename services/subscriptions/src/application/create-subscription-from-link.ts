@@ -49,7 +49,7 @@ export async function createSubscriptionFromLink(
     );
     await store.publish([subscriptionCreated(subscription, installments, at)]);
 
-    const earlyPayment = await store.takeEarlyPayment(link.linkId);
+    const earlyPayment = await store.takeEarlyPayment(link.merchantId, link.linkId);
     if (earlyPayment) return activateWithPayment(store, subscription, earlyPayment.paidAt, at);
     return subscription;
   });

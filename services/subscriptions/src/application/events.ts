@@ -2,7 +2,10 @@ import { type Currency, createEvent, type EventEnvelope } from '@payrail/contrac
 import { type ChangedField, changedFields, type Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 
-/** Builders of the events this service publishes (see README: events out). */
+/**
+ * Builders of the events this service publishes (README: events out). Merchant operations announce their
+ * installments as one set per subscription (`installments.*`); a payment settles one (`installment.paid`).
+ */
 
 function subscriptionSnapshot(subscription: Subscription) {
   return {
@@ -18,22 +21,22 @@ function subscriptionSnapshot(subscription: Subscription) {
   };
 }
 
-function installmentSnapshot(subscription: Subscription, installment: Installment) {
+function installmentItem(installment: Installment) {
   return {
-    merchantId: subscription.merchantId,
-    subscriptionId: subscription.id,
     installmentId: installment.id,
     number: installment.number,
     paymentDate: installment.paymentDate,
     amount: installment.amount,
-    currency: subscription.currency as Currency,
     status: installment.status,
     invoiceNumber: installment.invoiceNumber,
-    timezone: subscription.timezone,
   };
 }
 
-export function subscriptionCreated(subscription: Subscription, installments: Installment[], at: Date): EventEnvelope {
+export function subscriptionCreated(
+  subscription: Subscription,
+  installments: Installment[],
+  at: Date,
+): EventEnvelope {
   return createEvent(
     'subscription.created',
     {
@@ -51,7 +54,11 @@ export function subscriptionCreated(subscription: Subscription, installments: In
 }
 
 /** The event for a subscription that moved to another status, if it did. */
-export function subscriptionStatusChanged(before: Subscription, after: Subscription, at: Date): EventEnvelope[] {
+export function subscriptionStatusChanged(
+  before: Subscription,
+  after: Subscription,
+  at: Date,
+): EventEnvelope[] {
   if (before.status === after.status) return [];
   switch (after.status) {
     case 'active':
@@ -71,31 +78,119 @@ export function subscriptionStatusChanged(before: Subscription, after: Subscript
   }
 }
 
-export function installmentScheduled(subscription: Subscription, installment: Installment, at: Date): EventEnvelope {
-  return createEvent('installment.scheduled', installmentSnapshot(subscription, installment), at);
-}
-
-/** `installment.cancelled`, `installment.paid` or `installment.updated`, as the change was; none when nothing changed. */
-export function installmentChanged(
+export function installmentsScheduled(
   subscription: Subscription,
-  before: Installment,
-  after: Installment,
+  installments: Installment[],
   at: Date,
 ): EventEnvelope[] {
-  if (before.status !== after.status) {
-    if (after.status === 'cancelled') return [createEvent('installment.cancelled', installmentSnapshot(subscription, after), at)];
-    if (after.status === 'paid') {
-      return [
-        createEvent(
-          'installment.paid',
-          { ...installmentSnapshot(subscription, after), paidAt: (after.paidAt ?? at).toISOString() },
-          at,
-        ),
-      ];
+  if (installments.length === 0) return [];
+  return [
+    createEvent(
+      'installments.scheduled',
+      { ...subscriptionSnapshot(subscription), installments: installments.map(installmentItem) },
+      at,
+    ),
+  ];
+}
+
+/**
+ * Bulk: one `installments.updated` with the installments whose amount changed (each given with the amount
+ * it had before); none when no amount changed.
+ */
+export function amountsUpdated(
+  subscription: Subscription,
+  updated: Array<{ installment: Installment; previousAmount: string }>,
+  at: Date,
+): EventEnvelope[] {
+  const changed = updated.filter(({ installment, previousAmount }) => installment.amount !== previousAmount);
+  if (changed.length === 0) return [];
+  return [
+    createEvent(
+      'installments.updated',
+      {
+        ...subscriptionSnapshot(subscription),
+        // Literals rather than spreads: a bulk request builds 12 000 of these.
+        installments: changed.map(({ installment }) => ({
+          installmentId: installment.id,
+          number: installment.number,
+          paymentDate: installment.paymentDate,
+          amount: installment.amount,
+          status: installment.status,
+          invoiceNumber: installment.invoiceNumber,
+          changedFields: ['amount' as const],
+        })),
+      },
+      at,
+    ),
+  ];
+}
+
+export interface InstallmentChange {
+  before: Installment;
+  after: Installment;
+}
+
+/**
+ * The events for changes to installments of one subscription: one `installments.cancelled` with every
+ * cancelled one, one `installments.updated` with every one whose amount or date changed, and an
+ * `installment.paid` per paid one. A change to the value it already had announces nothing.
+ */
+export function installmentsChanged(
+  subscription: Subscription,
+  changes: InstallmentChange[],
+  at: Date,
+): EventEnvelope[] {
+  const cancelled: Installment[] = [];
+  const updated: Array<Installment & { changedFields: ChangedField[] }> = [];
+  const events: EventEnvelope[] = [];
+  for (const { before, after } of changes) {
+    if (before.status !== after.status) {
+      if (after.status === 'cancelled') cancelled.push(after);
+      else if (after.status === 'paid') {
+        events.push(
+          createEvent(
+            'installment.paid',
+            {
+              ...installmentItem(after),
+              merchantId: subscription.merchantId,
+              subscriptionId: subscription.id,
+              currency: subscription.currency as Currency,
+              timezone: subscription.timezone,
+              paidAt: (after.paidAt ?? at).toISOString(),
+            },
+            at,
+          ),
+        );
+      } else throw new Error(`No event for an installment going from ${before.status} to ${after.status}`);
+      continue;
     }
-    throw new Error(`No event for an installment going from ${before.status} to ${after.status}`);
+    const fields = changedFields(before, after);
+    if (fields.length > 0) updated.push({ ...after, changedFields: fields });
   }
-  const fields: ChangedField[] = changedFields(before, after);
-  if (fields.length === 0) return [];
-  return [createEvent('installment.updated', { ...installmentSnapshot(subscription, after), changedFields: fields }, at)];
+  const snapshot = subscriptionSnapshot(subscription);
+  if (cancelled.length > 0) {
+    events.push(
+      createEvent(
+        'installments.cancelled',
+        { ...snapshot, installments: cancelled.map(installmentItem) },
+        at,
+      ),
+    );
+  }
+  if (updated.length > 0) {
+    events.push(
+      createEvent(
+        'installments.updated',
+        {
+          ...snapshot,
+          installments: updated.map((installment) => ({
+            ...installmentItem(installment),
+            changedFields: installment.changedFields,
+          })),
+        },
+        at,
+      ),
+    );
+  }
+  return events;
 }

@@ -17,7 +17,10 @@ export interface BulkOperation {
   updates: Array<{ paymentDate: IsoDate; amount: string }>;
 }
 
-export type BulkSubscriptionErrorCode = 'IDENTIFIER_REQUIRED' | 'SUBSCRIPTION_NOT_FOUND' | 'MULTIPLE_SUBSCRIPTIONS_MATCH';
+export type BulkSubscriptionErrorCode =
+  | 'IDENTIFIER_REQUIRED'
+  | 'SUBSCRIPTION_NOT_FOUND'
+  | 'MULTIPLE_SUBSCRIPTIONS_MATCH';
 export type BulkUpdateErrorCode =
   | 'INSTALLMENT_NOT_FOUND'
   | 'INSTALLMENT_NOT_PENDING'
@@ -27,9 +30,11 @@ export type BulkUpdateErrorCode =
 export const BULK_ERROR_MESSAGES: Record<BulkSubscriptionErrorCode | BulkUpdateErrorCode, string> = {
   IDENTIFIER_REQUIRED: 'custom_identifier or custom_identifier2 is required',
   SUBSCRIPTION_NOT_FOUND: 'No pending or active subscription matches the identifiers',
-  MULTIPLE_SUBSCRIPTIONS_MATCH: 'More than one subscription matches the identifiers; give custom_identifier2 to choose one',
+  MULTIPLE_SUBSCRIPTIONS_MATCH:
+    'More than one subscription matches the identifiers; give custom_identifier2 to choose one',
   INSTALLMENT_NOT_FOUND: 'No pending installment of the subscription has this payment date',
-  INSTALLMENT_NOT_PENDING: 'The installment on this payment date is not pending (or is installment 1, settled by the link)',
+  INSTALLMENT_NOT_PENDING:
+    'The installment on this payment date is not pending (or is installment 1, settled by the link)',
   DUPLICATE_PAYMENT_DATE: 'More than one pending installment of the subscription has this payment date',
   DUPLICATE_DATE_IN_REQUEST: 'The request names this payment date of the subscription more than once',
 };
@@ -92,7 +97,12 @@ export function planBulk(operations: BulkOperation[], matches: Map<number, Subsc
       const subscriptionId = resolution.subscription.id;
       const dateKey = `${subscriptionId}|${update.paymentDate}`;
       timesNamed.set(dateKey, (timesNamed.get(dateKey) ?? 0) + 1);
-      candidates.push({ key: keys[index]?.[position] as number, subscriptionId, paymentDate: update.paymentDate, amount: update.amount });
+      candidates.push({
+        key: keys[index]?.[position] as number,
+        subscriptionId,
+        paymentDate: update.paymentDate,
+        amount: update.amount,
+      });
     });
   });
   const refused = new Map<number, BulkUpdateErrorCode>();
@@ -116,15 +126,20 @@ export interface DateMatch {
   allMatches: number;
   /** Present when the update was applied. */
   updated?: Installment;
+  /** The amount it had before, when updated. */
+  previousAmount?: string;
 }
 
-export type UpdateOutcome = { kind: 'updated'; installment: Installment } | { kind: 'failed'; code: BulkUpdateErrorCode };
+export type UpdateOutcome =
+  | { kind: 'updated'; installment: Installment }
+  | { kind: 'failed'; code: BulkUpdateErrorCode };
 
 export function outcomeOf(match: DateMatch): UpdateOutcome {
   if (match.updated) return { kind: 'updated', installment: match.updated };
   if (match.pendingMatches > 1) return { kind: 'failed', code: 'DUPLICATE_PAYMENT_DATE' };
   // One pending match not updated: it stopped being pending meanwhile.
-  if (match.pendingMatches === 1 || match.allMatches > 0) return { kind: 'failed', code: 'INSTALLMENT_NOT_PENDING' };
+  if (match.pendingMatches === 1 || match.allMatches > 0)
+    return { kind: 'failed', code: 'INSTALLMENT_NOT_PENDING' };
   return { kind: 'failed', code: 'INSTALLMENT_NOT_FOUND' };
 }
 
@@ -156,20 +171,30 @@ export interface BulkResult {
  * error, and then each of its updates counts as failed (`skipped`: not attempted); a found subscription is
  * a success whatever its updates did, each with its own status.
  */
-export function assembleBulkResult(operations: BulkOperation[], plan: BulkPlan, matches: DateMatch[]): BulkResult {
+export function assembleBulkResult(
+  operations: BulkOperation[],
+  plan: BulkPlan,
+  matches: DateMatch[],
+): BulkResult {
   const byKey = new Map(matches.map((match) => [match.key, match]));
   let updatesApplied = 0;
   let updatesFailed = 0;
   let subscriptionsProcessed = 0;
   const results = operations.map((operation, index): BulkOperationResult => {
     const resolution = plan.resolutions[index] as OperationResolution;
-    const echo = { customIdentifier: operation.customIdentifier, customIdentifier2: operation.customIdentifier2 };
+    const echo = {
+      customIdentifier: operation.customIdentifier,
+      customIdentifier2: operation.customIdentifier2,
+    };
     if (resolution.kind === 'failed') {
       updatesFailed += operation.updates.length;
       return {
         ...echo,
         status: 'failed',
-        updates: operation.updates.map((update) => ({ paymentDate: update.paymentDate, outcome: { kind: 'skipped' } })),
+        updates: operation.updates.map((update) => ({
+          paymentDate: update.paymentDate,
+          outcome: { kind: 'skipped' },
+        })),
         error: { code: resolution.code, message: BULK_ERROR_MESSAGES[resolution.code] },
       };
     }
@@ -190,7 +215,12 @@ export function assembleBulkResult(operations: BulkOperation[], plan: BulkPlan, 
     return { ...echo, status: 'success', updates };
   });
   return {
-    summary: { subscriptionsReceived: operations.length, subscriptionsProcessed, updatesApplied, updatesFailed },
+    summary: {
+      subscriptionsReceived: operations.length,
+      subscriptionsProcessed,
+      updatesApplied,
+      updatesFailed,
+    },
     results,
   };
 }

@@ -10,7 +10,10 @@ export interface SubscriptionCriteria {
   customIdentifier2: string | null;
 }
 
-export function criteriaOf(customIdentifier?: string | null, customIdentifier2?: string | null): SubscriptionCriteria {
+export function criteriaOf(
+  customIdentifier?: string | null,
+  customIdentifier2?: string | null,
+): SubscriptionCriteria {
   return { customIdentifier: customIdentifier || null, customIdentifier2: customIdentifier2 || null };
 }
 
@@ -21,7 +24,11 @@ export function hasIdentifier(criteria: SubscriptionCriteria): boolean {
 /** Among the merchant's open subscriptions that match: none is 404, more than one is ambiguous. */
 export function singleMatch(matches: Subscription[]): Subscription {
   const [only, ...others] = matches;
-  if (!only) throw new SubscriptionError('SUBSCRIPTION_NOT_FOUND', 'No pending or active subscription matches the identifiers');
+  if (!only)
+    throw new SubscriptionError(
+      'SUBSCRIPTION_NOT_FOUND',
+      'No pending or active subscription matches the identifiers',
+    );
   if (others.length > 0) {
     throw new SubscriptionError(
       'MULTIPLE_SUBSCRIPTIONS_MATCH',

@@ -117,8 +117,16 @@ export function markPaid(installment: Installment, paidAt: Date): Installment {
  * Dates a merchant sets explicitly must not be in the past of the merchant's own calendar (an
  * installment dated yesterday would be charged at once, which is rarely what a typo meant).
  */
-export function assertNotInPast(paymentDate: IsoDate, today: IsoDate, path: ReadonlyArray<string | number>): void {
+export function assertNotInPast(
+  paymentDate: IsoDate,
+  today: IsoDate,
+  path: ReadonlyArray<string | number>,
+): void {
   if (paymentDate < today) {
-    throw new SubscriptionError('PAYMENT_DATE_IN_PAST', `The payment date ${paymentDate} is before today (${today})`, path);
+    throw new SubscriptionError(
+      'PAYMENT_DATE_IN_PAST',
+      `The payment date ${paymentDate} is before today (${today})`,
+      path,
+    );
   }
 }

@@ -26,10 +26,17 @@ function sameAmount(a: string, b: string): boolean {
 }
 
 function noneMatch(what: string): SubscriptionError {
-  return new SubscriptionError('NO_MATCHING_PENDING_INSTALLMENTS', `No pending installment (from the 2nd on) ${what}`);
+  return new SubscriptionError(
+    'NO_MATCHING_PENDING_INSTALLMENTS',
+    `No pending installment (from the 2nd on) ${what}`,
+  );
 }
 
-export function planCancelByAmount(installments: Installment[], amount: string, quantity?: number): Installment[] {
+export function planCancelByAmount(
+  installments: Installment[],
+  amount: string,
+  quantity?: number,
+): Installment[] {
   const matching = modifiable(installments).filter((installment) => sameAmount(installment.amount, amount));
   if (matching.length === 0) throw noneMatch(`has the amount ${amount}`);
   // Asking for more than there is would cancel fewer than the merchant meant: refuse rather than guess.
@@ -43,7 +50,11 @@ export function planCancelByAmount(installments: Installment[], amount: string, 
   return matching.slice(0, quantity ?? matching.length).map(cancelInstallment);
 }
 
-export function planCancelByInvoice(subscription: Subscription, installments: Installment[], invoiceNumber: string): Installment[] {
+export function planCancelByInvoice(
+  subscription: Subscription,
+  installments: Installment[],
+  invoiceNumber: string,
+): Installment[] {
   if (subscription.type !== 'DYNAMIC') {
     throw new SubscriptionError(
       'SUBSCRIPTION_NOT_DYNAMIC',
@@ -53,9 +64,11 @@ export function planCancelByInvoice(subscription: Subscription, installments: In
   }
   const installment = installments.find((candidate) => candidate.invoiceNumber === invoiceNumber);
   if (!installment) {
-    throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `No installment has the invoice number ${invoiceNumber}`, [
-      'invoiceNumber',
-    ]);
+    throw new SubscriptionError(
+      'INSTALLMENT_NOT_FOUND',
+      `No installment has the invoice number ${invoiceNumber}`,
+      ['invoiceNumber'],
+    );
   }
   return [cancelInstallment(installment)];
 }
@@ -68,7 +81,11 @@ export function planCancelAll(installments: Installment[]): Installment[] {
     .map(cancelWithSubscription);
 }
 
-export function planModifyByAmount(installments: Installment[], amount: string, newAmount: string): Installment[] {
+export function planModifyByAmount(
+  installments: Installment[],
+  amount: string,
+  newAmount: string,
+): Installment[] {
   const matching = modifiable(installments).filter((installment) => sameAmount(installment.amount, amount));
   if (matching.length === 0) throw noneMatch(`has the amount ${amount}`);
   return matching.map((installment) => changeInstallment(installment, { amount: newAmount }));
@@ -109,15 +126,17 @@ export function planAdditions(
   today: string,
 ): NewInstallmentPlan[] {
   assertActive(subscription);
-  const usedInvoices = new Set(existing.map((installment) => installment.invoiceNumber).filter((n) => n !== null));
+  const usedInvoices = new Set(
+    existing.map((installment) => installment.invoiceNumber).filter((n) => n !== null),
+  );
   let number = existing.reduce((max, installment) => Math.max(max, installment.number), 0);
   return additions.map((addition, index) => {
     if (subscription.type === 'DYNAMIC' && !addition.invoiceNumber) {
-      throw new SubscriptionError('INVOICE_NUMBER_REQUIRED', 'DYNAMIC subscriptions need an invoice number per installment', [
-        'installments',
-        index,
-        'invoiceNumber',
-      ]);
+      throw new SubscriptionError(
+        'INVOICE_NUMBER_REQUIRED',
+        'DYNAMIC subscriptions need an invoice number per installment',
+        ['installments', index, 'invoiceNumber'],
+      );
     }
     if (addition.invoiceNumber && usedInvoices.has(addition.invoiceNumber)) {
       throw new SubscriptionError(

@@ -37,9 +37,14 @@ function assertDayOfMonth(dayOfMonth: number): void {
  * it is already the 1st in UTC. With offset 0 and a day before the creation day, installment 2 falls
  * before the creation day: the rule says so, and such an installment is due as soon as it is active.
  */
-export function debitDate(createdOn: IsoDate, terms: Pick<StaticTerms, 'dayOfMonth' | 'monthForSecondInstallment'>, number: number): IsoDate {
+export function debitDate(
+  createdOn: IsoDate,
+  terms: Pick<StaticTerms, 'dayOfMonth' | 'monthForSecondInstallment'>,
+  number: number,
+): IsoDate {
   assertDayOfMonth(terms.dayOfMonth);
-  if (!Number.isInteger(number) || number < 2) throw new RangeError(`debit installments start at 2, got ${number}`);
+  if (!Number.isInteger(number) || number < 2)
+    throw new RangeError(`debit installments start at 2, got ${number}`);
   if (!Number.isInteger(terms.monthForSecondInstallment) || terms.monthForSecondInstallment < 0) {
     throw new RangeError('monthForSecondInstallment must be an integer >= 0');
   }
@@ -52,7 +57,9 @@ export function staticSchedule(createdOn: IsoDate, terms: StaticTerms): PlannedI
     throw new RangeError(`totalPeriods must be an integer >= 1, got ${terms.totalPeriods}`);
   }
   const installmentAmount = normalizeAmount(terms.installmentAmount);
-  const schedule: PlannedInstallment[] = [{ number: 1, paymentDate: createdOn, amount: normalizeAmount(terms.firstAmount) }];
+  const schedule: PlannedInstallment[] = [
+    { number: 1, paymentDate: createdOn, amount: normalizeAmount(terms.firstAmount) },
+  ];
   for (let number = 2; number <= terms.totalPeriods; number += 1) {
     schedule.push({ number, paymentDate: debitDate(createdOn, terms, number), amount: installmentAmount });
   }

@@ -60,7 +60,11 @@ export function cancelSubscription(subscription: Subscription, at: Date): Subscr
  * its installments arrive by invoice over time, so having none pending today does not mean it is over
  * (it ends with cancel-all).
  */
-export function completeIfFinished(subscription: Subscription, installments: Installment[], at: Date): Subscription {
+export function completeIfFinished(
+  subscription: Subscription,
+  installments: Installment[],
+  at: Date,
+): Subscription {
   if (subscription.status !== 'active' || subscription.type !== 'STATIC') return subscription;
   if (installments.some(isOutstanding)) return subscription;
   return { ...moveTo(subscription, 'completed'), endedAt: at };

@@ -29,13 +29,24 @@ export interface SubscriptionStore {
   /** Locks the row. */
   findByLink(merchantId: string, linkId: number): Promise<Subscription | undefined>;
   /** The merchant's pending and active subscriptions matching the criteria; locked when `lock`. */
-  findOpenByCriteria(merchantId: string, criteria: SubscriptionCriteria, options: { lock: boolean }): Promise<Subscription[]>;
+  findOpenByCriteria(
+    merchantId: string,
+    criteria: SubscriptionCriteria,
+    options: { lock: boolean },
+  ): Promise<Subscription[]>;
   /** The installment and its subscription (locked), only when the subscription is the merchant's. */
-  findInstallment(merchantId: string, installmentId: number): Promise<{ subscription: Subscription; installment: Installment } | undefined>;
+  findInstallment(
+    merchantId: string,
+    installmentId: number,
+  ): Promise<{ subscription: Subscription; installment: Installment } | undefined>;
 
   installmentsOf(subscriptionId: number): Promise<Installment[]>;
   /** Set-based. Throws `INVOICE_NUMBER_TAKEN` when an invoice number is already used in the subscription. */
-  insertInstallments(subscriptionId: number, installments: NewInstallment[], at: Date): Promise<Installment[]>;
+  insertInstallments(
+    subscriptionId: number,
+    installments: NewInstallment[],
+    at: Date,
+  ): Promise<Installment[]>;
   /**
    * Stores new versions of installments in one statement; each must still be in the status it was read
    * in (`before`), else `CONCURRENT_MODIFICATION` and nothing is stored.
@@ -43,7 +54,10 @@ export interface SubscriptionStore {
   saveInstallments(changes: Array<{ before: Installment; after: Installment }>, at: Date): Promise<void>;
 
   /** Bulk: each criteria's open subscriptions (locked, in id order), by the caller's key. */
-  findOpenByCriteriaBulk(merchantId: string, criteria: Map<number, SubscriptionCriteria>): Promise<Map<number, Subscription[]>>;
+  findOpenByCriteriaBulk(
+    merchantId: string,
+    criteria: Map<number, SubscriptionCriteria>,
+  ): Promise<Map<number, Subscription[]>>;
   /**
    * Bulk: applies each amount to the single pending installment (from the 2nd on) of its subscription on
    * its date, in one statement, and reports for every update what its date matched.
@@ -51,8 +65,8 @@ export interface SubscriptionStore {
   updateAmountsOnDates(updates: AmountUpdate[], at: Date): Promise<DateMatch[]>;
 
   recordEarlyPayment(payment: EarlyLinkPayment): Promise<void>;
-  /** Removes and returns the early payment of a link, if one arrived. */
-  takeEarlyPayment(linkId: number): Promise<EarlyLinkPayment | undefined>;
+  /** Removes and returns the early payment of the merchant's link, if one arrived. */
+  takeEarlyPayment(merchantId: string, linkId: number): Promise<EarlyLinkPayment | undefined>;
 
   /** Outbox: one multi-row insert, in the current transaction. */
   publish(events: EventEnvelope[]): Promise<void>;

@@ -49,7 +49,10 @@ export const subscriptions = subscriptionsSchema.table(
     index('subscriptions_lookup_idx').on(table.merchantId, table.customIdentifier, table.customIdentifier2),
     // Bulk operations may name a subscription by its second identifier alone.
     index('subscriptions_lookup2_idx').on(table.merchantId, table.customIdentifier2),
-    check('subscriptions_status_check', sql`${table.status} in ('pending', 'active', 'completed', 'cancelled')`),
+    check(
+      'subscriptions_status_check',
+      sql`${table.status} in ('pending', 'active', 'completed', 'cancelled')`,
+    ),
   ],
 );
 

@@ -3,11 +3,10 @@ import { type Executor, rowsOf } from '@payrail/db';
 import { outboxChannel } from '@payrail/messaging';
 import { currentTraceHeaders } from '@payrail/observability';
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { AmountUpdate, DateMatch } from '../../domain/bulk';
+import type { DateMatch } from '../../domain/bulk';
 import { SubscriptionError } from '../../domain/errors';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
-import type { InstallmentStatus } from '../../domain/status';
 import type { Subscription } from '../../domain/subscription';
 import type { SubscriptionStore } from '../../ports/subscription-store';
 import { earlyLinkPayments, installments, outbox, subscriptions } from './schema';
@@ -58,8 +57,12 @@ function criteriaCondition(merchantId: string, criteria: SubscriptionCriteria): 
   return and(
     eq(subscriptions.merchantId, merchantId),
     inArray(subscriptions.status, [...OPEN_STATUSES]),
-    criteria.customIdentifier === null ? undefined : eq(subscriptions.customIdentifier, criteria.customIdentifier),
-    criteria.customIdentifier2 === null ? undefined : eq(subscriptions.customIdentifier2, criteria.customIdentifier2),
+    criteria.customIdentifier === null
+      ? undefined
+      : eq(subscriptions.customIdentifier, criteria.customIdentifier),
+    criteria.customIdentifier2 === null
+      ? undefined
+      : eq(subscriptions.customIdentifier2, criteria.customIdentifier2),
   );
 }
 
@@ -68,11 +71,24 @@ function json(rows: unknown[]): string {
   return JSON.stringify(rows);
 }
 
+function arrayLiteral(values: Array<number | string>): string {
+  return `{${values.join(',')}}`;
+}
+
 function isUniqueViolation(error: unknown, constraint: string): boolean {
   for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) {
-    const candidate = current as { code?: unknown; constraint_name?: unknown; constraint?: unknown; message?: unknown };
+    const candidate = current as {
+      code?: unknown;
+      constraint_name?: unknown;
+      constraint?: unknown;
+      message?: unknown;
+    };
     if (candidate.code === '23505') {
-      return candidate.constraint_name === constraint || candidate.constraint === constraint || String(candidate.message).includes(constraint);
+      return (
+        candidate.constraint_name === constraint ||
+        candidate.constraint === constraint ||
+        String(candidate.message).includes(constraint)
+      );
     }
   }
   return false;
@@ -130,14 +146,24 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
 
     async findInstallment(merchantId, installmentId) {
       // Scoped by merchant through the subscription: another merchant's installment is not found.
-      const [found] = await executor
-        .select({ installment: installments, subscription: subscriptions })
+      const [owner] = await executor
+        .select({ subscriptionId: installments.subscriptionId })
         .from(installments)
         .innerJoin(subscriptions, eq(subscriptions.id, installments.subscriptionId))
-        .where(and(eq(installments.id, installmentId), eq(subscriptions.merchantId, merchantId)))
-        .for('update', { of: subscriptions });
-      if (!found) return undefined;
-      return { subscription: toSubscription(found.subscription), installment: toInstallment(found.installment) };
+        .where(and(eq(installments.id, installmentId), eq(subscriptions.merchantId, merchantId)));
+      if (!owner) return undefined;
+      // Lock the subscription first, then read the installment: what is read is what the lock protects.
+      const [subscription] = await executor
+        .select()
+        .from(subscriptions)
+        .where(eq(subscriptions.id, owner.subscriptionId))
+        .for('update');
+      const [installment] = await executor
+        .select()
+        .from(installments)
+        .where(eq(installments.id, installmentId));
+      if (!subscription || !installment) return undefined;
+      return { subscription: toSubscription(subscription), installment: toInstallment(installment) };
     },
 
     async installmentsOf(subscriptionId) {
@@ -171,10 +197,17 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
             returning id, number`),
         );
         const idByNumber = new Map(inserted.map((row) => [Number(row.number), Number(row.id)]));
-        return drafts.map((draft) => ({ ...draft, subscriptionId, id: idByNumber.get(draft.number) as number }));
+        return drafts.map((draft) => ({
+          ...draft,
+          subscriptionId,
+          id: idByNumber.get(draft.number) as number,
+        }));
       } catch (error) {
         if (isUniqueViolation(error, INVOICE_UNIQUE)) {
-          throw new SubscriptionError('INVOICE_NUMBER_TAKEN', 'An installment of the subscription already has this invoice number');
+          throw new SubscriptionError(
+            'INVOICE_NUMBER_TAKEN',
+            'An installment of the subscription already has this invoice number',
+          );
         }
         throw error;
       }
@@ -209,7 +242,11 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     async findOpenByCriteriaBulk(merchantId, criteria) {
       const found = new Map<number, Subscription[]>();
       if (criteria.size === 0) return found;
-      const request = [...criteria].map(([key, c]) => ({ k: key, ci: c.customIdentifier, ci2: c.customIdentifier2 }));
+      const request = [...criteria].map(([key, c]) => ({
+        k: key,
+        ci: c.customIdentifier,
+        ci2: c.customIdentifier2,
+      }));
       // One statement for every operation; rows locked in id order, so concurrent bulks cannot deadlock.
       const pairs = rowsOf<{ k: number; id: string }>(
         await executor.execute(sql`
@@ -239,12 +276,12 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
 
     async updateAmountsOnDates(updates, at) {
       if (updates.length === 0) return [];
-      const request = updates.map((update) => ({
-        k: update.key,
-        subscription_id: update.subscriptionId,
-        payment_date: update.paymentDate,
-        amount: update.amount,
-      }));
+      // Four typed arrays: cheaper for the database to read than as many JSON records. Every element is
+      // an integer, a validated yyyy-MM-dd or a two-decimal amount, so none needs quoting.
+      const keys = arrayLiteral(updates.map((update) => update.key));
+      const subscriptionIds = arrayLiteral(updates.map((update) => update.subscriptionId));
+      const paymentDates = arrayLiteral(updates.map((update) => update.paymentDate));
+      const amounts = arrayLiteral(updates.map((update) => update.amount));
       // One statement for the whole request: which installments each date matches (none, one, several
       // pending ones), the update of the dates that match exactly one pending installment from the 2nd on,
       // and the outcome of every date. `i.status = 'pending'` is checked again by the UPDATE itself.
@@ -253,23 +290,22 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         pending_matches: number;
         all_matches: number;
         id: number | null;
-        subscription_id: string | null;
         number: number | null;
-        payment_date: string | null;
         amount: string | null;
-        status: InstallmentStatus | null;
         invoice_number: string | null;
+        previous_amount: string | null;
       }>(
         await executor.execute(sql`
           with req as (
-            select * from json_to_recordset(${json(request)}::json)
-              as r(k int, subscription_id bigint, payment_date date, amount numeric)
+            select * from unnest(${keys}::int[], ${subscriptionIds}::bigint[], ${paymentDates}::date[], ${amounts}::numeric[])
+              as r(k, subscription_id, payment_date, amount)
           ),
           verdict as (
             select r.k, r.amount,
                    count(i.id) filter (where i.status = 'pending' and i.number >= 2)::int as pending_matches,
                    count(i.id)::int as all_matches,
-                   min(i.id) filter (where i.status = 'pending' and i.number >= 2) as installment_id
+                   min(i.id) filter (where i.status = 'pending' and i.number >= 2) as installment_id,
+                   min(i.amount) filter (where i.status = 'pending' and i.number >= 2) as previous_amount
             from req r
             left join ${installments} i on i.subscription_id = r.subscription_id and i.payment_date = r.payment_date
             group by r.k, r.amount
@@ -279,30 +315,34 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
             set amount = v.amount, updated_at = ${at.toISOString()}::timestamptz
             from verdict v
             where v.pending_matches = 1 and i.id = v.installment_id and i.status = 'pending'
-            returning v.k, i.id, i.subscription_id::text as subscription_id, i.number,
-                      i.payment_date::text as payment_date, i.amount::text as amount, i.status, i.invoice_number
+            returning v.k, i.id, i.number, i.amount::text as amount, i.invoice_number,
+                      v.previous_amount::text as previous_amount
           )
-          select v.k, v.pending_matches, v.all_matches, u.id, u.subscription_id, u.number, u.payment_date,
-                 u.amount, u.status, u.invoice_number
+          select v.k, v.pending_matches, v.all_matches, u.id, u.number, u.amount, u.invoice_number, u.previous_amount
           from verdict v left join updated u on u.k = v.k`),
       );
+      const byKey = new Map(updates.map((update) => [update.key, update]));
       return rows.map((row): DateMatch => {
+        const key = Number(row.k);
         const match: DateMatch = {
-          key: Number(row.k),
+          key,
           pendingMatches: Number(row.pending_matches),
           allMatches: Number(row.all_matches),
         };
-        if (row.id !== null && row.id !== undefined) {
+        const update = byKey.get(key);
+        if (row.id !== null && row.id !== undefined && update) {
+          // The installment was matched by (subscription, date) and is pending: those come from the request.
           match.updated = {
             id: Number(row.id),
-            subscriptionId: Number(row.subscription_id),
+            subscriptionId: update.subscriptionId,
             number: Number(row.number),
-            paymentDate: row.payment_date as string,
+            paymentDate: update.paymentDate,
             amount: row.amount as string,
-            status: row.status as InstallmentStatus,
+            status: 'pending',
             invoiceNumber: row.invoice_number,
             paidAt: null,
           };
+          match.previousAmount = row.previous_amount as string;
         }
         return match;
       });
@@ -312,16 +352,26 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       await executor.insert(earlyLinkPayments).values(payment).onConflictDoNothing();
     },
 
-    async takeEarlyPayment(linkId) {
-      const [row] = await executor.delete(earlyLinkPayments).where(eq(earlyLinkPayments.linkId, linkId)).returning();
-      return row ? { linkId: row.linkId, merchantId: row.merchantId, amount: row.amount, paidAt: row.paidAt } : undefined;
+    async takeEarlyPayment(merchantId, linkId) {
+      const [row] = await executor
+        .delete(earlyLinkPayments)
+        .where(and(eq(earlyLinkPayments.linkId, linkId), eq(earlyLinkPayments.merchantId, merchantId)))
+        .returning();
+      return row
+        ? { linkId: row.linkId, merchantId: row.merchantId, amount: row.amount, paidAt: row.paidAt }
+        : undefined;
     },
 
     async publish(events: EventEnvelope[]) {
       if (events.length === 0) return;
       const headers = currentTraceHeaders();
-      const rows = events.map((event) => ({ id: event.id, type: event.type, body: JSON.stringify(event), headers }));
-      // The outbox rows of a whole operation in one statement, however many installments it touched.
+      const rows = events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        body: JSON.stringify(event),
+        headers,
+      }));
+      // The outbox rows of a whole operation in one statement, however many subscriptions it touched.
       await executor.execute(sql`
         insert into ${outbox} (id, type, body, headers)
         select x.id, x.type, x.body, x.headers

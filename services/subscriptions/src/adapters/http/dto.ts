@@ -1,0 +1,63 @@
+import type { BulkResult, BulkUpdateResult } from '../../domain/bulk';
+import { BULK_ERROR_MESSAGES } from '../../domain/bulk';
+import type { Installment } from '../../domain/installment';
+import { JsonAmount } from './json-amount';
+
+/** v1: camelCase, amount as a two-decimal string. */
+export function installmentV1(installment: Installment) {
+  return {
+    installmentId: installment.id,
+    paymentDate: installment.paymentDate,
+    amount: installment.amount,
+    status: installment.status,
+  };
+}
+
+/** v2: snake_case, amount as a JSON number with two decimals (spec 2.4). */
+export function installmentV2(installment: Installment) {
+  return {
+    installment_id: installment.id,
+    payment_date: installment.paymentDate,
+    amount: new JsonAmount(installment.amount),
+    status: installment.status,
+    number: installment.number,
+    ...(installment.invoiceNumber === null ? {} : { invoice_number: installment.invoiceNumber }),
+  };
+}
+
+function bulkUpdate(update: BulkUpdateResult) {
+  const { outcome } = update;
+  if (outcome.kind === 'updated') {
+    return {
+      payment_date: update.paymentDate,
+      status: 'updated',
+      installment_id: outcome.installment.id,
+      updated_fields: { amount: new JsonAmount(outcome.installment.amount) },
+    };
+  }
+  if (outcome.kind === 'skipped') return { payment_date: update.paymentDate, status: 'failed' };
+  return {
+    payment_date: update.paymentDate,
+    status: 'failed',
+    error: { code: outcome.code, message: BULK_ERROR_MESSAGES[outcome.code] },
+  };
+}
+
+/** Spec 4.3's response table, field by field. */
+export function bulkResponse(result: BulkResult) {
+  return {
+    summary: {
+      subscriptions_received: result.summary.subscriptionsReceived,
+      subscriptions_processed: result.summary.subscriptionsProcessed,
+      updates_applied: result.summary.updatesApplied,
+      updates_failed: result.summary.updatesFailed,
+    },
+    results: result.results.map((entry) => ({
+      custom_identifier: entry.customIdentifier,
+      custom_identifier2: entry.customIdentifier2,
+      status: entry.status,
+      updates: entry.updates.map(bulkUpdate),
+      ...(entry.error ? { error: entry.error } : {}),
+    })),
+  };
+}

@@ -1,0 +1,41 @@
+import { parseEvent } from '@payrail/contracts';
+import type { Database } from '@payrail/db';
+import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
+import type { Logger } from '@payrail/observability';
+import { activateSubscriptionOnPayment } from '../../application/activate-subscription-on-payment';
+import type { Clock } from '../../ports/clock';
+import { postgresSubscriptionStore } from '../postgres/subscription-store';
+
+export const ACTIVATE_CONSUMER = 'subscriptions.activate-subscription-on-link-paid';
+
+/** The first payment: the subscription becomes active and installment 1 paid. */
+export function activateSubscriptionOnLinkPaid(
+  db: Database,
+  inbox: InboxTable,
+  clock: Clock,
+  logger: Logger,
+): Subscription {
+  return {
+    consumer: ACTIVATE_CONSUMER,
+    eventTypes: ['link.paid'],
+    handler: idempotentConsumer({
+      db,
+      inbox,
+      consumer: ACTIVATE_CONSUMER,
+      async handle(tx, message) {
+        const { data } = parseEvent('link.paid', message.body);
+        const outcome = await activateSubscriptionOnPayment(
+          { store: postgresSubscriptionStore(tx), clock },
+          data,
+        );
+        if (outcome.kind === 'ignored' && outcome.subscription.status === 'cancelled') {
+          // The customer paid a link whose subscription the merchant had cancelled: money to give back.
+          logger.warn(
+            { linkId: data.linkId, subscriptionId: outcome.subscription.id, merchantId: data.merchantId },
+            'link paid after its subscription was cancelled',
+          );
+        }
+      },
+    }),
+  };
+}

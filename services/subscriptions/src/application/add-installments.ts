@@ -1,0 +1,40 @@
+import { localDate } from '../domain/calendar';
+import type { SubscriptionCriteria } from '../domain/identifiers';
+import type { Installment } from '../domain/installment';
+import { type InstallmentToAdd, planAdditions } from '../domain/operations';
+import { installmentsScheduled } from './events';
+import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
+
+export interface AddInstallmentsInput {
+  criteria: SubscriptionCriteria;
+  installments: InstallmentToAdd[];
+}
+
+/** v2 `POST /api/subscriptions/installments`: new installments for an active subscription. */
+export async function addInstallments(
+  deps: UseCaseDeps,
+  merchantId: string,
+  input: AddInstallmentsInput,
+): Promise<Installment[]> {
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const subscription = await findSubscriptionForUpdate(store, merchantId, input.criteria);
+    const existing = await store.installmentsOf(subscription.id);
+    const planned = planAdditions(
+      subscription,
+      existing,
+      input.installments,
+      localDate(at, subscription.timezone),
+    );
+    const added = await store.insertInstallments(subscription.id, planned, at);
+    if (subscription.type === 'STATIC') {
+      // STATIC counts its periods: the added ones are periods too.
+      await store.saveSubscription({
+        ...subscription,
+        totalPeriods: (subscription.totalPeriods ?? 0) + added.length,
+      });
+    }
+    await store.publish(installmentsScheduled(subscription, added, at));
+    return added;
+  });
+}

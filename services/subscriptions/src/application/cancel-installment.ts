@@ -1,0 +1,22 @@
+import { SubscriptionError } from '../domain/errors';
+import { cancelInstallment as cancelled, type Installment } from '../domain/installment';
+import { applyChanges } from './apply-changes';
+import type { UseCaseDeps } from './find-subscription';
+
+/** v2 `POST /api/subscriptions/installments/{id}/cancel`. */
+export async function cancelInstallment(
+  deps: UseCaseDeps,
+  merchantId: string,
+  installmentId: number,
+): Promise<Installment> {
+  return deps.store.transaction(async (store) => {
+    const found = await store.findInstallment(merchantId, installmentId);
+    if (!found)
+      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
+    const { subscription, installment } = found;
+    const changed = cancelled(installment);
+    const installments = await store.installmentsOf(subscription.id);
+    await applyChanges(store, { subscription, installments, changed: [changed], at: deps.clock.now() });
+    return changed;
+  });
+}

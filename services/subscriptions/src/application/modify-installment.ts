@@ -1,0 +1,32 @@
+import { localDate } from '../domain/calendar';
+import { SubscriptionError } from '../domain/errors';
+import {
+  assertNotInPast,
+  changeInstallment,
+  type Installment,
+  type InstallmentChange,
+} from '../domain/installment';
+import { applyChanges } from './apply-changes';
+import type { UseCaseDeps } from './find-subscription';
+
+/** v2 `PATCH /api/subscriptions/installments/{id}`: amount and/or date of one pending installment. */
+export async function modifyInstallment(
+  deps: UseCaseDeps,
+  merchantId: string,
+  installmentId: number,
+  change: InstallmentChange,
+): Promise<Installment> {
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const found = await store.findInstallment(merchantId, installmentId);
+    if (!found)
+      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
+    const { subscription, installment } = found;
+    const changed = changeInstallment(installment, change);
+    if (change.paymentDate)
+      assertNotInPast(change.paymentDate, localDate(at, subscription.timezone), ['paymentDate']);
+    const installments = await store.installmentsOf(subscription.id);
+    await applyChanges(store, { subscription, installments, changed: [changed], at });
+    return changed;
+  });
+}

@@ -1,0 +1,106 @@
+import { apiOperations, subscriptionOperations } from '@payrail/contracts';
+import { describe, expect, it } from 'vitest';
+import { assertWithinBulkLimits } from '../src/adapters/http/bulk-limits';
+import { JsonAmount, stringifyWithAmounts } from '../src/adapters/http/json-amount';
+import { problemFor } from '../src/adapters/http/problems';
+import { SubscriptionError } from '../src/domain/errors';
+
+describe('OpenAPI descriptions of the subscription endpoints', () => {
+  it('describe every v1 and v2 endpoint once, listed in the gateway document', () => {
+    expect(subscriptionOperations.map((op) => `${op.method.toUpperCase()} ${op.path}`).sort()).toEqual(
+      [
+        'POST /api/subscriptions/cancel-by-amount',
+        'POST /api/subscriptions/cancel-by-invoice',
+        'POST /api/subscriptions/cancel-all',
+        'PUT /api/subscriptions/modify-by-amount',
+        'PUT /api/subscriptions/modify-all',
+        'PUT /api/subscriptions/modify-dates',
+        'GET /api/subscriptions/installments',
+        'PATCH /api/subscriptions/installments/{id}',
+        'POST /api/subscriptions/installments/{id}/cancel',
+        'POST /api/subscriptions/installments',
+        'PATCH /api/subscriptions/installments/bulk',
+      ].sort(),
+    );
+    for (const operation of subscriptionOperations) expect(apiOperations).toContain(operation);
+    expect(new Set(subscriptionOperations.map((op) => op.operationId)).size).toBe(
+      subscriptionOperations.length,
+    );
+  });
+
+  it('carry examples that their own schemas accept, and document 401 everywhere', () => {
+    for (const operation of subscriptionOperations) {
+      if (operation.requestBody) {
+        expect(
+          operation.requestBody.schema.safeParse(operation.requestBody.example).success,
+          operation.operationId,
+        ).toBe(true);
+      }
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (response.schema && response.example !== undefined) {
+          expect(
+            response.schema.safeParse(response.example).success,
+            `${operation.operationId} ${status}`,
+          ).toBe(true);
+        }
+      }
+      expect(operation.responses[401], operation.operationId).toBeDefined();
+      expect(operation.security).toBe('apiToken');
+    }
+  });
+});
+
+describe('HTTP adapter pieces', () => {
+  it('writes amounts as JSON numbers with their two decimals, which parse back to the same value', () => {
+    const text = stringifyWithAmounts({
+      amount: new JsonAmount('150000.00'),
+      nested: [{ amount: new JsonAmount('0.50') }],
+      label: '150000.00',
+    });
+    expect(text).toBe('{"amount":150000.00,"nested":[{"amount":0.50}],"label":"150000.00"}');
+    expect(JSON.parse(text)).toEqual({ amount: 150000, nested: [{ amount: 0.5 }], label: '150000.00' });
+    expect(() => new JsonAmount('1.5')).toThrow();
+  });
+
+  it('maps domain errors in one place, with paths in the body style of the endpoint', () => {
+    const error = new SubscriptionError('INVOICE_NUMBER_REQUIRED', 'needed', [
+      'installments',
+      1,
+      'invoiceNumber',
+    ]);
+    expect(() => problemFor('snake')(error)).toThrow(
+      expect.objectContaining({
+        status: 422,
+        errors: [{ path: 'installments.1.invoice_number', message: 'needed' }],
+      }),
+    );
+    expect(() => problemFor('camel')(error)).toThrow(
+      expect.objectContaining({ errors: [{ path: 'installments.1.invoiceNumber', message: 'needed' }] }),
+    );
+    expect(() => problemFor('camel')(new SubscriptionError('MULTIPLE_SUBSCRIPTIONS_MATCH', 'two'))).toThrow(
+      expect.objectContaining({ status: 409, code: 'MULTIPLE_SUBSCRIPTIONS_MATCH', errors: [] }),
+    );
+    const other = new Error('boom');
+    expect(() => problemFor('camel')(other)).toThrow(other);
+  });
+
+  it('checks the bulk limits on the raw body, leaving shape errors to validation', () => {
+    const updates = (n: number) => Array.from({ length: n }, () => ({}));
+    expect(() =>
+      assertWithinBulkLimits({ operations: Array.from({ length: 200 }, () => ({ updates: updates(60) })) }),
+    ).not.toThrow();
+    expect(() => assertWithinBulkLimits({ operations: Array.from({ length: 201 }, () => 'junk') })).toThrow(
+      expect.objectContaining({ status: 413 }),
+    );
+    expect(() =>
+      assertWithinBulkLimits({ operations: [{ updates: updates(1) }, { updates: updates(61) }] }),
+    ).toThrow(
+      expect.objectContaining({
+        status: 413,
+        errors: [expect.objectContaining({ path: 'operations.1.updates' })],
+      }),
+    );
+    expect(() => assertWithinBulkLimits({ operations: 'x' })).not.toThrow();
+    expect(() => assertWithinBulkLimits([])).not.toThrow();
+  });
+});
