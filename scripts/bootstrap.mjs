@@ -16,6 +16,7 @@ const commands = {
   test: 'scripts/test.ts',
   migrate: 'scripts/migrate.ts',
   'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',
+  admin: 'services/gateway/src/cli.ts',
 };
 
 const [major, minor] = process.versions.node.split('.').map(Number);

@@ -88,6 +88,8 @@ export const eventSchemas = {
       currency: z.enum(CURRENCIES),
       paidAt: z.string(),
       txId: z.string().nullable(),
+      /** Whether the link starts a subscription: subscriptions ignores one-off payments outright. */
+      recurrent: z.boolean(),
     }),
   },
   'subscription.created': {

@@ -8,6 +8,7 @@ const linkPaid = {
   currency: 'PYG' as const,
   paidAt: '2026-11-22T10:00:00.000Z',
   txId: null,
+  recurrent: false,
 };
 
 describe('event contracts', () => {

@@ -45,6 +45,7 @@ const linkPaid = (linkId: number) =>
       currency: 'PYG',
       paidAt: '2026-11-22T10:00:00.000Z',
       txId: null,
+      recurrent: false,
     },
     new Date(),
   );

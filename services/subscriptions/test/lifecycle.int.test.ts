@@ -1,7 +1,7 @@
 import { aMerchant, type ServiceUnderTest, startService, testClock, waitFor } from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { earlyLinkPayments } from '../src/adapters/postgres/schema';
+import { earlyLinkPayments, inbox } from '../src/adapters/postgres/schema';
 import { subscriptionsService } from '../src/service';
 import {
   activate,
@@ -195,6 +195,20 @@ describe('link.paid → active subscription, installment 1 paid', () => {
       'pending',
       'pending',
     ]);
+    expect(
+      await svc.database.db.select().from(earlyLinkPayments).where(eq(earlyLinkPayments.linkId, linkId)),
+    ).toEqual([]);
+  });
+
+  it('a one-off link payment is ignored and leaves nothing behind', async () => {
+    const merchant = aMerchant();
+    const linkId = newLinkId();
+    const oneOff = linkPaid(merchant, linkId, '200000.00', false);
+    await publish(svc.bus, oneOff);
+    // The inbox row shows the consumer has handled it.
+    await waitFor(
+      async () => (await svc.database.db.select().from(inbox).where(eq(inbox.messageId, oneOff.id)))[0],
+    );
     expect(
       await svc.database.db.select().from(earlyLinkPayments).where(eq(earlyLinkPayments.linkId, linkId)),
     ).toEqual([]);

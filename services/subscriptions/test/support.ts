@@ -61,6 +61,7 @@ export function linkPaid(
   merchant: MerchantContext,
   linkId: number,
   amount = '200000.00',
+  recurrent = true,
 ): EventEnvelope<'link.paid'> {
   return createEvent(
     'link.paid',
@@ -71,6 +72,7 @@ export function linkPaid(
       currency: 'PYG',
       paidAt: '2026-01-15T16:00:00.000Z',
       txId: 'tx-1',
+      recurrent,
     },
     new Date('2026-01-15T16:00:00Z'),
   );

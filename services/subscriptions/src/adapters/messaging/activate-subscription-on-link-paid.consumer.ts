@@ -24,6 +24,8 @@ export function activateSubscriptionOnLinkPaid(
       consumer: ACTIVATE_CONSUMER,
       async handle(tx, message) {
         const { data } = parseEvent('link.paid', message.body);
+        // A one-off link has no subscription, now or later: nothing to activate, nothing to keep.
+        if (!data.recurrent) return;
         const outcome = await activateSubscriptionOnPayment(
           { store: postgresSubscriptionStore(tx), clock },
           data,
