@@ -1,7 +1,9 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import { changedFields, type Installment } from '../domain/installment';
 import { completeIfFinished, type Subscription } from '../domain/subscription';
+import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { SubscriptionStore } from '../ports/subscription-store';
+import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
 import { installmentsChanged, subscriptionStatusChanged } from './events';
 
 export interface ChangeSet {
@@ -42,4 +44,31 @@ export async function applyChanges(
   ];
   await store.publish(events);
   return { changed: real.map(({ after }) => after), subscription: next };
+}
+
+/** What an identifier-based operation decides, given the locked subscription and its installments. */
+export type ChangePlan = (
+  subscription: Subscription,
+  installments: Installment[],
+  at: Date,
+) => { changed: Installment[]; nextSubscription?: Subscription };
+
+/**
+ * The shape every v1 operation shares: find and lock the merchant's subscription by its identifiers,
+ * read its installments, let the operation plan its changes, apply them with their events, in one
+ * transaction. Returns the installments that really changed.
+ */
+export async function changeSubscriptionByIdentifiers(
+  deps: UseCaseDeps,
+  merchantId: string,
+  criteria: SubscriptionCriteria,
+  plan: ChangePlan,
+): Promise<Installment[]> {
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const subscription = await findSubscriptionForUpdate(store, merchantId, criteria);
+    const installments = await store.installmentsOf(subscription.id);
+    const { changed, nextSubscription } = plan(subscription, installments, at);
+    return (await applyChanges(store, { subscription, installments, changed, nextSubscription, at })).changed;
+  });
 }

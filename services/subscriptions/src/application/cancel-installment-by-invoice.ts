@@ -1,8 +1,8 @@
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
+import { changeSubscriptionByIdentifiers } from './apply-changes';
+import type { UseCaseDeps } from './find-subscription';
 import { planCancelByInvoice } from '../domain/operations';
-import { applyChanges } from './apply-changes';
-import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
 
 export interface CancelByInvoiceInput {
   criteria: SubscriptionCriteria;
@@ -15,10 +15,7 @@ export async function cancelInstallmentByInvoice(
   merchantId: string,
   input: CancelByInvoiceInput,
 ): Promise<Installment[]> {
-  return deps.store.transaction(async (store) => {
-    const subscription = await findSubscriptionForUpdate(store, merchantId, input.criteria);
-    const installments = await store.installmentsOf(subscription.id);
-    const changed = planCancelByInvoice(subscription, installments, input.invoiceNumber);
-    return (await applyChanges(store, { subscription, installments, changed, at: deps.clock.now() })).changed;
-  });
+  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (subscription, installments) => ({
+    changed: planCancelByInvoice(subscription, installments, input.invoiceNumber),
+  }));
 }

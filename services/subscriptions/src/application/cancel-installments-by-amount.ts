@@ -1,8 +1,8 @@
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
+import { changeSubscriptionByIdentifiers } from './apply-changes';
+import type { UseCaseDeps } from './find-subscription';
 import { planCancelByAmount } from '../domain/operations';
-import { applyChanges } from './apply-changes';
-import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
 
 export interface CancelByAmountInput {
   criteria: SubscriptionCriteria;
@@ -18,10 +18,7 @@ export async function cancelInstallmentsByAmount(
   merchantId: string,
   input: CancelByAmountInput,
 ): Promise<Installment[]> {
-  return deps.store.transaction(async (store) => {
-    const subscription = await findSubscriptionForUpdate(store, merchantId, input.criteria);
-    const installments = await store.installmentsOf(subscription.id);
-    const changed = planCancelByAmount(installments, input.amount, input.quantity);
-    return (await applyChanges(store, { subscription, installments, changed, at: deps.clock.now() })).changed;
-  });
+  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (_subscription, installments) => ({
+    changed: planCancelByAmount(installments, input.amount, input.quantity),
+  }));
 }

@@ -1,8 +1,8 @@
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
+import { changeSubscriptionByIdentifiers } from './apply-changes';
+import type { UseCaseDeps } from './find-subscription';
 import { planModifyByAmount } from '../domain/operations';
-import { applyChanges } from './apply-changes';
-import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
 
 export interface ModifyByAmountInput {
   criteria: SubscriptionCriteria;
@@ -16,10 +16,7 @@ export async function modifyInstallmentsByAmount(
   merchantId: string,
   input: ModifyByAmountInput,
 ): Promise<Installment[]> {
-  return deps.store.transaction(async (store) => {
-    const subscription = await findSubscriptionForUpdate(store, merchantId, input.criteria);
-    const installments = await store.installmentsOf(subscription.id);
-    const changed = planModifyByAmount(installments, input.amount, input.newAmount);
-    return (await applyChanges(store, { subscription, installments, changed, at: deps.clock.now() })).changed;
-  });
+  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (_subscription, installments) => ({
+    changed: planModifyByAmount(installments, input.amount, input.newAmount),
+  }));
 }

@@ -1,8 +1,8 @@
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
+import { changeSubscriptionByIdentifiers } from './apply-changes';
+import type { UseCaseDeps } from './find-subscription';
 import { planMoveToDay } from '../domain/operations';
-import { applyChanges } from './apply-changes';
-import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
 
 export interface ModifyPaymentDayInput {
   criteria: SubscriptionCriteria;
@@ -15,19 +15,9 @@ export async function modifyPaymentDay(
   merchantId: string,
   input: ModifyPaymentDayInput,
 ): Promise<Installment[]> {
-  return deps.store.transaction(async (store) => {
-    const subscription = await findSubscriptionForUpdate(store, merchantId, input.criteria);
-    const installments = await store.installmentsOf(subscription.id);
-    const changed = planMoveToDay(installments, input.dayOfMonth);
-    const next =
-      subscription.type === 'STATIC' ? { ...subscription, dayOfMonth: input.dayOfMonth } : subscription;
-    const result = await applyChanges(store, {
-      subscription,
-      installments,
-      changed,
-      nextSubscription: next,
-      at: deps.clock.now(),
-    });
-    return result.changed;
-  });
+  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (subscription, installments) => ({
+    changed: planMoveToDay(installments, input.dayOfMonth),
+    nextSubscription:
+      subscription.type === 'STATIC' ? { ...subscription, dayOfMonth: input.dayOfMonth } : subscription,
+  }));
 }
