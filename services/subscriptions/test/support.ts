@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { createEvent, type EventData, type EventEnvelope, type MerchantContext } from '@payrail/contracts';
 import type { MessageBus } from '@payrail/messaging';
 import { type ServiceUnderTest, waitFor } from '@payrail/testing';
@@ -204,4 +205,23 @@ export async function installmentSets(svc: ServiceUnderTest, type: string, subsc
     .map((event) => event.data as { subscriptionId: number; installments: Array<Record<string, unknown>> })
     .filter((data) => data.subscriptionId === subscriptionId)
     .map((data) => data.installments);
+}
+
+/** Asserts the refusal and that the merchant's rows and the outbox are exactly as before. */
+export async function expectRefused(
+  svc: ServiceUnderTest,
+  merchant: MerchantContext,
+  send: () => Promise<Response>,
+  expected: { status: number; code: string; paths?: string[] },
+) {
+  const before = await merchantState(svc, merchant.merchantId);
+  const response = await send();
+  const problem = (await response.json()) as Problem;
+  expect({ status: response.status, code: problem.code }).toEqual({
+    status: expected.status,
+    code: expected.code,
+  });
+  if (expected.paths) expect(problem.errors.map((e) => e.path)).toEqual(expected.paths);
+  expect(response.headers.get('content-type')).toContain('application/problem+json');
+  expect(await merchantState(svc, merchant.merchantId)).toEqual(before);
 }

@@ -7,6 +7,7 @@ import {
   activeSubscription,
   createSubscription,
   eventsOfType,
+  expectRefused,
   installmentsOfSubscription,
   linkPaid,
   merchantState,
@@ -28,24 +29,6 @@ type V1Body = {
 
 async function call(method: string, path: string, merchant: MerchantContext | undefined, body: unknown) {
   return svc.request(method, path, { merchant, body });
-}
-
-/** Asserts the refusal and that the merchant's rows and the outbox are exactly as before. */
-async function expectRefused(
-  merchant: MerchantContext,
-  send: () => Promise<Response>,
-  expected: { status: number; code: string; paths?: string[] },
-) {
-  const before = await merchantState(svc, merchant.merchantId);
-  const response = await send();
-  const problem = (await response.json()) as Problem;
-  expect({ status: response.status, code: problem.code }).toEqual({
-    status: expected.status,
-    code: expected.code,
-  });
-  if (expected.paths) expect(problem.errors.map((e) => e.path)).toEqual(expected.paths);
-  expect(response.headers.get('content-type')).toContain('application/problem+json');
-  expect(await merchantState(svc, merchant.merchantId)).toEqual(before);
 }
 
 async function eventsFor(type: string, subscriptionId: number) {
@@ -115,6 +98,7 @@ describe('POST /api/subscriptions/cancel-by-amount', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('POST', '/api/subscriptions/cancel-by-amount', merchant, {
@@ -129,6 +113,7 @@ describe('POST /api/subscriptions/cancel-by-amount', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('POST', '/api/subscriptions/cancel-by-amount', merchant, {
@@ -144,17 +129,17 @@ describe('POST /api/subscriptions/cancel-by-amount', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     const send = (body: unknown) => () => call('POST', '/api/subscriptions/cancel-by-amount', merchant, body);
-    await expectRefused(merchant, send({ customIdentifier: 'CI-1', amount: 150000.123 }), {
+    await expectRefused(svc, merchant, send({ customIdentifier: 'CI-1', amount: 150000.123 }), {
       status: 400,
       code: 'VALIDATION_ERROR',
       paths: ['amount'],
     });
-    await expectRefused(merchant, send({ customIdentifier: 'CI-1', amount: 150000, quantity: 0 }), {
+    await expectRefused(svc, merchant, send({ customIdentifier: 'CI-1', amount: 150000, quantity: 0 }), {
       status: 400,
       code: 'VALIDATION_ERROR',
       paths: ['quantity'],
     });
-    await expectRefused(merchant, send({ customIdentifier: '', amount: 150000 }), {
+    await expectRefused(svc, merchant, send({ customIdentifier: '', amount: 150000 }), {
       status: 400,
       code: 'VALIDATION_ERROR',
       paths: ['customIdentifier'],
@@ -167,6 +152,7 @@ describe('POST /api/subscriptions/cancel-by-amount', () => {
     const other = aMerchant();
     const before = await merchantState(svc, owner.merchantId);
     await expectRefused(
+      svc,
       other,
       () =>
         call('POST', '/api/subscriptions/cancel-by-amount', other, {
@@ -185,6 +171,7 @@ describe('POST /api/subscriptions/cancel-by-amount', () => {
       customIdentifier2: 'CONTRACT-B',
     });
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('POST', '/api/subscriptions/cancel-by-amount', merchant, {
@@ -265,8 +252,8 @@ describe('POST /api/subscriptions/cancel-by-invoice', () => {
         invoiceNumber,
       });
     expect((await send('F-1')()).status).toBe(200);
-    await expectRefused(merchant, send('F-1'), { status: 409, code: 'INSTALLMENT_NOT_PENDING' });
-    await expectRefused(merchant, send('F-404'), {
+    await expectRefused(svc, merchant, send('F-1'), { status: 409, code: 'INSTALLMENT_NOT_PENDING' });
+    await expectRefused(svc, merchant, send('F-404'), {
       status: 404,
       code: 'INSTALLMENT_NOT_FOUND',
       paths: ['invoiceNumber'],
@@ -277,6 +264,7 @@ describe('POST /api/subscriptions/cancel-by-invoice', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('POST', '/api/subscriptions/cancel-by-invoice', merchant, {
@@ -291,6 +279,7 @@ describe('POST /api/subscriptions/cancel-by-invoice', () => {
     const merchant = aMerchant({ saasContract: true });
     await dynamicWithInvoices(merchant);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('POST', '/api/subscriptions/cancel-by-invoice', merchant, {
@@ -307,6 +296,7 @@ describe('POST /api/subscriptions/cancel-by-invoice', () => {
     const other = aMerchant({ saasContract: true });
     const before = await merchantState(svc, owner.merchantId);
     await expectRefused(
+      svc,
       other,
       () =>
         call('POST', '/api/subscriptions/cancel-by-invoice', other, {
@@ -366,6 +356,7 @@ describe('POST /api/subscriptions/cancel-all', () => {
       (await call('POST', '/api/subscriptions/cancel-all', merchant, { customIdentifier: 'CI-1' })).status,
     ).toBe(200);
     await expectRefused(
+      svc,
       merchant,
       () => call('POST', '/api/subscriptions/cancel-all', merchant, { customIdentifier: 'CI-1' }),
       {
@@ -380,6 +371,7 @@ describe('POST /api/subscriptions/cancel-all', () => {
     await activeSubscription(svc, merchant);
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () => call('POST', '/api/subscriptions/cancel-all', merchant, { customIdentifier: 'CI-1' }),
       {
@@ -393,6 +385,7 @@ describe('POST /api/subscriptions/cancel-all', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () => call('POST', '/api/subscriptions/cancel-all', merchant, { customIdentifier2: 'X' }),
       {
@@ -409,6 +402,7 @@ describe('POST /api/subscriptions/cancel-all', () => {
     const before = await merchantState(svc, owner.merchantId);
     const other = aMerchant();
     await expectRefused(
+      svc,
       other,
       () => call('POST', '/api/subscriptions/cancel-all', other, { customIdentifier: 'CI-1' }),
       {
@@ -473,6 +467,7 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('PUT', '/api/subscriptions/modify-by-amount', merchant, {
@@ -488,6 +483,7 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('PUT', '/api/subscriptions/modify-by-amount', merchant, {
@@ -498,6 +494,7 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
       { status: 400, code: 'VALIDATION_ERROR', paths: ['newAmount'] },
     );
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('PUT', '/api/subscriptions/modify-by-amount', merchant, {
@@ -514,6 +511,7 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
     const before = await merchantState(svc, owner.merchantId);
     const other = aMerchant();
     await expectRefused(
+      svc,
       other,
       () =>
         call('PUT', '/api/subscriptions/modify-by-amount', other, {
@@ -552,6 +550,7 @@ describe('PUT /api/subscriptions/modify-all', () => {
     const created = await createSubscription(svc, merchant, { recurrence: { type: 'DYNAMIC' } });
     await activate(svc, merchant, created.linkId);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('PUT', '/api/subscriptions/modify-all', merchant, { customIdentifier: 'CI-1', newAmount: 1 }),
@@ -563,6 +562,7 @@ describe('PUT /api/subscriptions/modify-all', () => {
     const merchant = aMerchant();
     await activeSubscription(svc, merchant);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('PUT', '/api/subscriptions/modify-all', merchant, {
@@ -579,6 +579,7 @@ describe('PUT /api/subscriptions/modify-all', () => {
     const before = await merchantState(svc, owner.merchantId);
     const other = aMerchant();
     await expectRefused(
+      svc,
       other,
       () => call('PUT', '/api/subscriptions/modify-all', other, { customIdentifier: 'CI-1', newAmount: 1 }),
       {
@@ -623,6 +624,7 @@ describe('PUT /api/subscriptions/modify-dates', () => {
     const created = await createSubscription(svc, merchant, { recurrence: { type: 'DYNAMIC' } });
     await activate(svc, merchant, created.linkId);
     await expectRefused(
+      svc,
       merchant,
       () =>
         call('PUT', '/api/subscriptions/modify-dates', merchant, { customIdentifier: 'CI-1', dayOfMonth: 3 }),
@@ -635,6 +637,7 @@ describe('PUT /api/subscriptions/modify-dates', () => {
     await activeSubscription(svc, merchant);
     for (const dayOfMonth of [29, 0, '5']) {
       await expectRefused(
+        svc,
         merchant,
         () =>
           call('PUT', '/api/subscriptions/modify-dates', merchant, { customIdentifier: 'CI-1', dayOfMonth }),
@@ -649,6 +652,7 @@ describe('PUT /api/subscriptions/modify-dates', () => {
     const before = await merchantState(svc, owner.merchantId);
     const other = aMerchant();
     await expectRefused(
+      svc,
       other,
       () =>
         call('PUT', '/api/subscriptions/modify-dates', other, { customIdentifier: 'CI-1', dayOfMonth: 3 }),
