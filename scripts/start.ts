@@ -2,7 +2,8 @@
 // (PGlite, kept in DATA_DIR, default ./.data) and the in-process bus. With both set: each service as its
 // own process against them.
 import '@payrail/observability/register';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@payrail/observability';
 import { runEmbedded, systemClock } from '@payrail/runtime';
@@ -24,6 +25,16 @@ function banner(gatewayUrl: string, token: string, mode: string) {
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * The embedded system's internal secret lives beside its data, so what was sealed with it (stored
+ * idempotent responses) can still be read after a restart.
+ */
+function embeddedSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'internal-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
 }
 
 async function main() {
@@ -51,12 +62,13 @@ async function main() {
   }
 
   const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, '.data'));
+  mkdirSync(dataDir, { recursive: true });
   const logger = createLogger('payrail', process.env.LOG_LEVEL ?? 'warn');
   process.stdout.write(`[start] embedded mode: every service in this process, data in ${dataDir}\n`);
   const system = await runEmbedded(allServices, {
     dataDir,
     port,
-    internalSecret: process.env.INTERNAL_SECRET ?? randomUUID(),
+    internalSecret: process.env.INTERNAL_SECRET ?? embeddedSecret(dataDir),
     env,
     logger,
     clock: systemClock,

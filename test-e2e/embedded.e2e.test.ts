@@ -6,12 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TOKEN, freePort, ROOT } from './support';
 
 // `npm start` as a newcomer runs it: no DATABASE_URL/AMQP_URL, so every service in one process on PGlite.
-let child: ChildProcess;
-let output = '';
-let gatewayUrl = '';
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'payrail-embedded-'));
+interface Embedded {
+  child: ChildProcess;
+  output: () => string;
+  gatewayUrl: string;
+}
 
-beforeAll(async () => {
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'payrail-embedded-'));
+let running: Embedded;
+
+async function startEmbedded(): Promise<Embedded> {
   const port = await freePort();
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -21,11 +25,13 @@ beforeAll(async () => {
   };
   delete env.DATABASE_URL;
   delete env.AMQP_URL;
-  child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'bootstrap.mjs'), 'start'], {
+  delete env.INTERNAL_SECRET;
+  const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'bootstrap.mjs'), 'start'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
@@ -38,59 +44,86 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error(`npm start was not ready in time:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  gatewayUrl = `http://localhost:${port}`;
+  return { child, output: () => output, gatewayUrl: `http://localhost:${port}` };
+}
+
+async function stopEmbedded(system: Embedded): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => system.child.once('exit', (code) => resolve(code)));
+  system.child.kill('SIGTERM');
+  return exited;
+}
+
+const linkBody = JSON.stringify({
+  label: 'Gym membership',
+  amount: 150000,
+  handleValue: 'ana@example.com',
+  handleLabel: 'Ana',
+  singlePayment: true,
+  creditAndDebitCard: true,
+});
+
+function createLink(gatewayUrl: string, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${gatewayUrl}/api/saleitems/add`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: linkBody,
+  });
+}
+
+beforeAll(async () => {
+  running = await startEmbedded();
 });
 
 afterAll(() => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  if (running && running.child.exitCode === null) running.child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('npm start (embedded)', () => {
+  let firstLink: Record<string, unknown>;
+
   it('prints the gateway URL and the demo token once ready', () => {
-    expect(output).toContain(`gateway:         ${gatewayUrl}`);
-    expect(output).toContain(`demo Api-Token:  ${DEMO_TOKEN}`);
+    expect(running.output()).toContain(`gateway:         ${running.gatewayUrl}`);
+    expect(running.output()).toContain(`demo Api-Token:  ${DEMO_TOKEN}`);
   });
 
   it('creates a link with the demo token and refuses one without it', async () => {
-    const body = JSON.stringify({
-      label: 'Gym membership',
-      amount: 150000,
-      handleValue: 'ana@example.com',
-      handleLabel: 'Ana',
-      singlePayment: true,
-      creditAndDebitCard: true,
-    });
-    const ok = await fetch(`${gatewayUrl}/api/saleitems/add`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'api-token': DEMO_TOKEN },
-      body,
+    const ok = await createLink(running.gatewayUrl, {
+      'api-token': DEMO_TOKEN,
+      'idempotency-key': 'restart-1',
     });
     expect(ok.status).toBe(200);
-    const link = (await ok.json()) as Record<string, unknown>;
-    expect(link).toMatchObject({ currency: 'PYG', ammount: '150000.00', statusId: 1 });
-    expect(link.publicPayUrl).toBe(`${gatewayUrl}/pay/${link.slug}`);
-    const refused = await fetch(`${gatewayUrl}/api/saleitems/add`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    });
-    expect(refused.status).toBe(401);
+    firstLink = (await ok.json()) as Record<string, unknown>;
+    expect(firstLink).toMatchObject({ currency: 'PYG', ammount: '150000.00', statusId: 1 });
+    expect(firstLink.publicPayUrl).toBe(`${running.gatewayUrl}/pay/${firstLink.slug}`);
+    expect((await createLink(running.gatewayUrl, {})).status).toBe(401);
   });
 
   it('keeps its data in DATA_DIR, one database per service', () => {
     expect(readdirSync(dataDir).sort()).toEqual([
       'billing-scheduler',
       'gateway',
+      'internal-secret',
       'links',
       'processor-gateway',
       'subscriptions',
     ]);
   });
 
-  it('shuts down cleanly on SIGTERM', async () => {
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+  it('shuts down cleanly on SIGTERM, and after a restart still has the link and its idempotent response', async () => {
+    expect(await stopEmbedded(running)).toBe(0);
+    running = await startEmbedded();
+    const read = await fetch(`${running.gatewayUrl}/api/payrequests/${firstLink.id}`, {
+      headers: { 'api-token': DEMO_TOKEN },
+    });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ id: firstLink.id, slug: firstLink.slug });
+    const replay = await createLink(running.gatewayUrl, {
+      'api-token': DEMO_TOKEN,
+      'idempotency-key': 'restart-1',
+    });
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toMatchObject({ id: firstLink.id, slug: firstLink.slug });
+    expect(await stopEmbedded(running)).toBe(0);
   });
 });
