@@ -1,0 +1,106 @@
+import { gatewayService } from '@payrail/gateway';
+import { linksService } from '@payrail/links';
+import { createInProcessBus } from '@payrail/messaging';
+import { subscriptionsService } from '@payrail/subscriptions';
+import { type ServiceUnderTest, startService, waitFor } from '@payrail/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The installment API as a merchant reaches it: through the gateway (Api-Token, body size), with the
+// subscription made from a link by the event links publishes. In process, each service on its own database.
+const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const bus = createInProcessBus();
+let gateway: ServiceUnderTest;
+let links: ServiceUnderTest;
+let subscriptions: ServiceUnderTest;
+
+beforeAll(async () => {
+  await bus.start();
+  subscriptions = await startService(subscriptionsService, { bus });
+  links = await startService(linksService, { bus });
+  gateway = await startService(gatewayService, {
+    env: { ADMIN_TOKEN },
+    upstreams: {
+      links: (request) => Promise.resolve(links.instance.app.fetch(request)),
+      subscriptions: (request) => Promise.resolve(subscriptions.instance.app.fetch(request)),
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const service of [gateway, links, subscriptions]) await service?.stop();
+  await bus.close();
+});
+
+async function newMerchantToken(): Promise<string> {
+  const response = await gateway.request('POST', '/admin/merchants', {
+    body: { name: 'Gym', instance: 'NATIONAL' },
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { apiToken: string }).apiToken;
+}
+
+function call(method: string, path: string, token: string, body?: unknown) {
+  return gateway.request(method, path, { body, headers: { 'api-token': token } });
+}
+
+function bulkBody(subscriptionCount: number, updatesEach: number) {
+  return {
+    operations: Array.from({ length: subscriptionCount }, (_, s) => ({
+      custom_identifier: s === 0 ? 'member-1' : `nobody-${s}`,
+      updates: Array.from({ length: updatesEach }, (_, u) => ({
+        payment_date: `${2027 + Math.floor(u / 12)}-${String((u % 12) + 1).padStart(2, '0')}-05`,
+        amount: 99.5,
+      })),
+    })),
+  };
+}
+
+describe('installments through the gateway', () => {
+  let token: string;
+
+  it('a recurrent link made through the gateway becomes a subscription whose installments are listed', async () => {
+    token = await newMerchantToken();
+    const created = await call('POST', '/api/saleitems/add', token, {
+      label: 'Gym membership',
+      amount: 150000,
+      handleValue: 'ana@example.com',
+      handleLabel: 'Ana',
+      customIdentifier: 'member-1',
+      singlePayment: false,
+      creditAndDebitCard: true,
+      recurrentPayment: true,
+      installmentAmount: 120000,
+      totalPeriods: 4,
+      dayOfMonth: 5,
+      monthForSecondInstallment: 1,
+    });
+    expect(created.status).toBe(200);
+    const listed = await waitFor(async () => {
+      const response = await call('GET', '/api/subscriptions/installments?custom_identifier=member-1', token);
+      return response.status === 200 ? ((await response.json()) as { installments: unknown[] }) : undefined;
+    });
+    expect(listed.installments).toHaveLength(4);
+  });
+
+  it('another merchant does not find it (404)', async () => {
+    const other = await newMerchantToken();
+    const response = await call('GET', '/api/subscriptions/installments?custom_identifier=member-1', other);
+    expect(response.status).toBe(404);
+  });
+
+  it('accepts a bulk body of 200 subscriptions × 60 updates, and 413 beyond', async () => {
+    const body = bulkBody(200, 60);
+    expect(JSON.stringify(body).length).toBeGreaterThan(500_000);
+    const response = await call('PATCH', '/api/subscriptions/installments/bulk', token, body);
+    expect(response.status).toBe(200);
+    const result = (await response.json()) as { summary: Record<string, number> };
+    expect(result.summary).toMatchObject({ subscriptions_received: 200, subscriptions_processed: 1 });
+    expect(
+      (await call('PATCH', '/api/subscriptions/installments/bulk', token, bulkBody(201, 1))).status,
+    ).toBe(413);
+    expect((await call('PATCH', '/api/subscriptions/installments/bulk', token, bulkBody(1, 61))).status).toBe(
+      413,
+    );
+  });
+});
