@@ -9,8 +9,8 @@ import { isReachable, LOCAL_AMQP_URL, LOCAL_POSTGRES_URL } from './infra';
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stops: Array<() => Promise<unknown>> = [];
-  const postgresUrl = await findPostgres(stops);
-  const amqpUrl = await findRabbit(stops);
+  const postgresUrl = await findPostgres(stops, [process.env.DATABASE_URL, LOCAL_POSTGRES_URL]);
+  const amqpUrl = await findRabbit(stops, [process.env.AMQP_URL, LOCAL_AMQP_URL]);
   project.provide('postgresUrl', postgresUrl);
   project.provide('amqpUrl', amqpUrl);
   process.env.TEST_POSTGRES_URL = postgresUrl;
@@ -20,10 +20,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
-async function findPostgres(stops: Array<() => Promise<unknown>>): Promise<string> {
-  const candidates = [process.env.DATABASE_URL, LOCAL_POSTGRES_URL].filter((u): u is string => !!u);
-  for (const url of candidates) if (await isReachable(url, 5432)) return url;
-  const started = await tryContainer('postgres', async () => {
+/** The first reachable candidate, else a testcontainers PostgreSQL, else an error saying what to start. */
+export async function findPostgres(
+  stops: Array<() => Promise<unknown>>,
+  candidates: Array<string | undefined>,
+  startContainer: () => Promise<string> = startPostgresContainer(stops),
+): Promise<string> {
+  for (const url of candidates) if (url && (await isReachable(url, 5432))) return url;
+  const started = await tryContainer('postgres', startContainer);
+  if (started) return started;
+  throw new Error(
+    'No PostgreSQL for the tests: set DATABASE_URL, start PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth), or start a Docker engine for testcontainers.',
+  );
+}
+
+function startPostgresContainer(stops: Array<() => Promise<unknown>>) {
+  return async () => {
     const { GenericContainer, Wait } = await import('testcontainers');
     const container = await new GenericContainer('postgres:16-alpine')
       .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
@@ -32,17 +44,25 @@ async function findPostgres(stops: Array<() => Promise<unknown>>): Promise<strin
       .start();
     stops.push(() => container.stop());
     return `postgres://postgres@${container.getHost()}:${container.getMappedPort(5432)}/postgres`;
-  });
+  };
+}
+
+/** The first reachable candidate, else a testcontainers RabbitMQ, else an error saying what to start. */
+export async function findRabbit(
+  stops: Array<() => Promise<unknown>>,
+  candidates: Array<string | undefined>,
+  startContainer: () => Promise<string> = startRabbitContainer(stops),
+): Promise<string> {
+  for (const url of candidates) if (url && (await isReachable(url, 5672))) return url;
+  const started = await tryContainer('rabbitmq', startContainer);
   if (started) return started;
   throw new Error(
-    'No PostgreSQL for the tests: set DATABASE_URL, start PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth), or start a Docker engine for testcontainers.',
+    'No RabbitMQ for the tests: set AMQP_URL, start RabbitMQ on 127.0.0.1:5672 (guest/guest), or start a Docker engine for testcontainers.',
   );
 }
 
-async function findRabbit(stops: Array<() => Promise<unknown>>): Promise<string> {
-  const candidates = [process.env.AMQP_URL, LOCAL_AMQP_URL].filter((u): u is string => !!u);
-  for (const url of candidates) if (await isReachable(url, 5672)) return url;
-  const started = await tryContainer('rabbitmq', async () => {
+function startRabbitContainer(stops: Array<() => Promise<unknown>>) {
+  return async () => {
     const { GenericContainer, Wait } = await import('testcontainers');
     const container = await new GenericContainer('rabbitmq:3.13-alpine')
       .withExposedPorts(5672)
@@ -50,11 +70,7 @@ async function findRabbit(stops: Array<() => Promise<unknown>>): Promise<string>
       .start();
     stops.push(() => container.stop());
     return `amqp://guest:guest@${container.getHost()}:${container.getMappedPort(5672)}`;
-  });
-  if (started) return started;
-  throw new Error(
-    'No RabbitMQ for the tests: set AMQP_URL, start RabbitMQ on 127.0.0.1:5672 (guest/guest), or start a Docker engine for testcontainers.',
-  );
+  };
 }
 
 async function tryContainer(what: string, start: () => Promise<string>): Promise<string | undefined> {
