@@ -81,3 +81,16 @@ export function applicationHeaders(headers: Record<string, string> | undefined):
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Waits until no handler of any consumer is running. A finishing handler can start the next queued
+ * one, so it repeats until nothing is left.
+ */
+export async function drainInFlight(consumers: Iterable<{ inFlight: Set<Promise<void>> }>): Promise<void> {
+  const all = [...consumers];
+  for (;;) {
+    const running = all.flatMap((consumer) => [...consumer.inFlight]);
+    if (running.length === 0) return;
+    await Promise.allSettled(running);
+  }
+}

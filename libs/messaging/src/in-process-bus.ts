@@ -12,6 +12,7 @@ import {
   type ResolvedSubscription,
   resolveSubscription,
   silentLogger,
+  drainInFlight,
 } from './bus-common';
 
 export interface InProcessBusOptions {
@@ -89,15 +90,6 @@ export function createInProcessBus(options: InProcessBusOptions = {}): MessageBu
     }
   }
 
-  async function drainInFlight(): Promise<void> {
-    // A finishing handler can start the next queued one, so repeat until nothing is left running.
-    for (;;) {
-      const running = [...consumers.values()].flatMap((consumer) => [...consumer.inFlight]);
-      if (running.length === 0) return;
-      await Promise.allSettled(running);
-    }
-  }
-
   return {
     async start() {
       if (closed) throw new Error('The bus is closed');
@@ -136,7 +128,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): MessageBu
 
     async stopConsuming() {
       stopped = true;
-      await drainInFlight();
+      await drainInFlight(consumers.values());
     },
 
     async close() {

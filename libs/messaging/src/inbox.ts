@@ -1,5 +1,5 @@
 import type { Database, Transaction } from '@payrail/db';
-import { contextFromHeaders, SpanKind, SpanStatusCode, tracer } from '@payrail/observability';
+import { contextFromHeaders, inSpan, SpanKind } from '@payrail/observability';
 import { primaryKey, type PgSchema, text, timestamp } from 'drizzle-orm/pg-core';
 import type { DeliveredMessage, MessageHandler } from './bus';
 
@@ -34,41 +34,31 @@ export interface IdempotentConsumerOptions {
  * continues the publisher's trace. The bus acknowledges after this resolves, i.e. after commit.
  */
 export function idempotentConsumer(options: IdempotentConsumerOptions): MessageHandler {
-  return async (message) => {
-    const parent = contextFromHeaders(message.headers);
-    await tracer(options.consumer).startActiveSpan(
+  return (message) =>
+    inSpan(
+      options.consumer,
       `${message.type} process`,
       {
         kind: SpanKind.CONSUMER,
+        parent: contextFromHeaders(message.headers),
         attributes: {
           'messaging.consumer.group.name': options.consumer,
           'messaging.message.id': message.id,
           'messaging.attempt': message.attempt,
         },
       },
-      parent,
-      async (span) => {
-        try {
-          await options.db.transaction(async (tx) => {
-            const inserted = await tx
-              .insert(options.inbox)
-              .values({ consumer: options.consumer, messageId: message.id })
-              .onConflictDoNothing()
-              .returning({ messageId: options.inbox.messageId });
-            if (inserted.length === 0) {
-              span.setAttribute('messaging.duplicate', true);
-              return;
-            }
-            await options.handle(tx, message);
-          });
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
+      (span) =>
+        options.db.transaction(async (tx) => {
+          const inserted = await tx
+            .insert(options.inbox)
+            .values({ consumer: options.consumer, messageId: message.id })
+            .onConflictDoNothing()
+            .returning({ messageId: options.inbox.messageId });
+          if (inserted.length === 0) {
+            span.setAttribute('messaging.duplicate', true);
+            return;
+          }
+          await options.handle(tx, message);
+        }),
     );
-  };
 }

@@ -4,10 +4,9 @@ import {
   context,
   contextFromHeaders,
   currentTraceHeaders,
+  inSpan,
   type Logger,
   SpanKind,
-  SpanStatusCode,
-  tracer,
 } from '@payrail/observability';
 import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import {
@@ -100,33 +99,24 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let wake: (() => void) | undefined;
   let unlisten: (() => Promise<void>) | undefined;
 
-  const publishRow = async (row: typeof outbox.$inferSelect) => {
-    const parent = contextFromHeaders(row.headers);
-    await tracer('outbox-relay').startActiveSpan(
+  const publishRow = (row: typeof outbox.$inferSelect) =>
+    inSpan(
+      'outbox-relay',
       `${row.type} publish`,
       {
         kind: SpanKind.PRODUCER,
+        parent: contextFromHeaders(row.headers),
         attributes: { 'messaging.system': 'rabbitmq', 'messaging.message.id': row.id },
       },
-      parent,
-      async (span) => {
-        try {
-          // The producer span's own context goes in the message, so the consumer's span is its child.
-          await bus.publish({
-            id: row.id,
-            type: row.type,
-            body: row.body,
-            headers: currentTraceHeaders(context.active()),
-          });
-        } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
+      // The producer span's own context goes in the message, so the consumer's span is its child.
+      () =>
+        bus.publish({
+          id: row.id,
+          type: row.type,
+          body: row.body,
+          headers: currentTraceHeaders(context.active()),
+        }),
     );
-  };
 
   const runOnce = async (): Promise<number> => {
     return database.db.transaction(async (tx) => {

@@ -30,6 +30,7 @@ import {
   type ResolvedSubscription,
   resolveSubscription,
   silentLogger,
+  drainInFlight,
 } from './bus-common';
 
 export interface RabbitMqBusOptions {
@@ -498,14 +499,6 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
 
   // --- shutdown ---------------------------------------------------------------------------------
 
-  async function drainInFlight(): Promise<void> {
-    for (;;) {
-      const running = [...consumers.values()].flatMap((consumer) => [...consumer.inFlight]);
-      if (running.length === 0) return;
-      await Promise.allSettled(running);
-    }
-  }
-
   // --- the port ---------------------------------------------------------------------------------
 
   return {
@@ -614,7 +607,7 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
         }),
       );
       // Every delivery that arrived before the cancel-ok has its handler registered by now.
-      await drainInFlight();
+      await drainInFlight(consumers.values());
     },
 
     async close() {
