@@ -28,7 +28,7 @@ function banner(gatewayUrl: string, token: string, mode: string) {
 }
 
 /**
- * The embedded system's internal secret lives beside its data, so what was sealed with it (stored
+ * The local internal secret (embedded system, or the processes of `npm start`) lives beside the data, so what was sealed with it (stored
  * idempotent responses) can still be read after a restart.
  */
 function embeddedSecret(dataDir: string): string {
@@ -50,7 +50,12 @@ async function main() {
   };
 
   if (process.env.DATABASE_URL && process.env.AMQP_URL) {
-    const system = await startProcesses({ root, env, port });
+    // Services started as processes refuse the well-known development secret; give them this
+    // checkout's own (kept in DATA_DIR) unless one is set.
+    const secretDir = path.resolve(process.env.DATA_DIR ?? path.join(root, '.data'));
+    mkdirSync(secretDir, { recursive: true });
+    const internalSecret = process.env.INTERNAL_SECRET || embeddedSecret(secretDir);
+    const system = await startProcesses({ root, env: { ...env, INTERNAL_SECRET: internalSecret }, port });
     banner(`http://localhost:${port}`, demoToken, 'one process per service, PostgreSQL and RabbitMQ');
     const stop = async () => {
       await system.stop();

@@ -61,11 +61,38 @@ export const env = {
       .transform((v) => v === 'true' || v === '1'),
 };
 
+/**
+ * What `INTERNAL_SECRET` is when nobody set it. Everyone who has read this file knows it, and with it
+ * anyone who reaches a service's port can sign any merchant context: a development convenience only.
+ */
+export const DEVELOPMENT_INTERNAL_SECRET = 'dev-internal-secret-change-me';
+
 /** The variables every service reads. */
 export const commonEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   EVENTS_EXCHANGE: z.string().default('payrail.events'),
-  INTERNAL_SECRET: env.secret().default('dev-internal-secret-change-me'),
+  INTERNAL_SECRET: env.secret().default(DEVELOPMENT_INTERNAL_SECRET),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
+
+/**
+ * Refuses the development `INTERNAL_SECRET` where it would be a real hole: with `NODE_ENV=production`,
+ * and in any service started as its own process (its port is reachable by others, unlike the embedded
+ * system's, whose services talk in memory). Use with `.superRefine()` on a schema extending
+ * `commonEnvSchema`.
+ */
+export function refuseDevelopmentSecret(start: 'standalone' | 'embedded') {
+  return (config: { NODE_ENV: string; INTERNAL_SECRET: string }, ctx: z.RefinementCtx): void => {
+    if (config.INTERNAL_SECRET !== DEVELOPMENT_INTERNAL_SECRET) return;
+    if (start === 'embedded' && config.NODE_ENV !== 'production') return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['INTERNAL_SECRET'],
+      message:
+        start === 'standalone'
+          ? 'must be set to a secret of your own (at least 16 characters, the same for every service) when a service runs as its own process; the development default is refused'
+          : 'must be set to a secret of your own (at least 16 characters) when NODE_ENV=production; the development default is refused',
+    });
+  };
+}

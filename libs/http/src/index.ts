@@ -1,5 +1,4 @@
 export { type AppOptions, type AppVariables, createApp, type ReadinessCheck, type ServiceApp } from './app';
-export { createInternalClient, type InternalCall, type InternalClient } from './client';
 export {
   createShutdown,
   type FetchApp,

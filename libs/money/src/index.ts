@@ -56,11 +56,3 @@ export function isAmount(input: unknown): input is number | string {
     return false;
   }
 }
-
-/**
- * For JSON bodies whose schema says `number, 2 decimals`: the string is turned into a JSON number
- * token exactly (no float arithmetic on the way).
- */
-export function amountAsJsonNumber(minor: Minor): number {
-  return Number(formatAmount(minor));
-}

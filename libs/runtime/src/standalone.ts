@@ -1,4 +1,4 @@
-import { commonEnvSchema, env, loadConfigOrExit } from '@payrail/config';
+import { commonEnvSchema, env, loadConfigOrExit, refuseDevelopmentSecret } from '@payrail/config';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
 import { createShutdown, listen, shutdownOnSignals } from '@payrail/http';
 import { createInProcessBus, createRabbitMqBus, type MessageBus } from '@payrail/messaging';
@@ -39,13 +39,15 @@ function upstreamFromUrl(name: ServiceName, environment: Record<string, string |
  */
 export async function runStandalone(definition: ServiceDefinition): Promise<void> {
   const needsInfra = definition.database !== undefined;
-  const schema = commonEnvSchema.extend({
-    PORT: env.port(definition.defaultPort),
-    DATABASE_URL: needsInfra ? env.postgresUrl() : env.postgresUrl().optional(),
-    AMQP_URL: needsInfra ? env.amqpUrl() : env.amqpUrl().optional(),
-    QUEUE_PREFIX: z.string().default(''),
-    MIGRATE_ON_START: env.boolean(true),
-  });
+  const schema = commonEnvSchema
+    .extend({
+      PORT: env.port(definition.defaultPort),
+      DATABASE_URL: needsInfra ? env.postgresUrl() : env.postgresUrl().optional(),
+      AMQP_URL: needsInfra ? env.amqpUrl() : env.amqpUrl().optional(),
+      QUEUE_PREFIX: z.string().default(''),
+      MIGRATE_ON_START: env.boolean(true),
+    })
+    .superRefine(refuseDevelopmentSecret('standalone'));
   const config = loadConfigOrExit(schema);
   const telemetry = startTelemetry({
     serviceName: definition.name,

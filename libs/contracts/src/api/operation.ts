@@ -16,8 +16,6 @@ export interface ApiOperation {
   security: 'apiToken' | 'adminToken' | 'none';
   pathParams?: z.ZodObject;
   query?: z.ZodObject;
-  /** Whether the endpoint honours `Idempotency-Key` (every merchant POST, PUT and PATCH). */
-  idempotent?: boolean;
   requestBody?: {
     schema: z.ZodType;
     example: unknown;

@@ -307,7 +307,6 @@ export const paymentLinkOperations: ApiOperation[] = [
       statusNote,
     tags: ['Payment links'],
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: createPaymentLinkRequest,
       example: oneOffExample,
@@ -357,7 +356,6 @@ export const paymentLinkOperations: ApiOperation[] = [
       statusNote,
     tags: ['Payment links'],
     security: 'apiToken',
-    idempotent: true,
     requestBody: { schema: signedInUserLinkRequest, example: signedInUserExample },
     responses: {
       200: {

@@ -282,7 +282,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'collect becomes completed.',
     tags: v1Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: cancelByAmountRequest,
       example: {
@@ -309,7 +308,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'Cancels the pending installment carrying that invoice number. STATIC subscriptions answer 422.',
     tags: v1Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: cancelByInvoiceRequest,
       example: { customIdentifier: 'CI-4567890', invoiceNumber: 'F-001-0004521' },
@@ -349,7 +347,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'is unpaid). An installment whose charge is in progress is left to finish.',
     tags: v1Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: cancelAllRequest,
       example: { customIdentifier: 'CI-4567890', customIdentifier2: 'CONTRACT-12' },
@@ -370,7 +367,6 @@ export const subscriptionOperations: ApiOperation[] = [
     description: 'Every pending installment (from the 2nd on) of `amount` gets `newAmount`.',
     tags: v1Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: modifyByAmountRequest,
       example: { customIdentifier: 'CI-4567890', amount: 150000, newAmount: '165000.00' },
@@ -396,7 +392,6 @@ export const subscriptionOperations: ApiOperation[] = [
     description: 'Every pending installment from the 2nd on gets `newAmount`.',
     tags: v1Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: { schema: modifyAllRequest, example: { customIdentifier: 'CI-4567890', newAmount: 170000 } },
     responses: {
       200: v1Ok('The installments modified', {
@@ -420,7 +415,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'already past in the current month makes that installment due at once.',
     tags: v1Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: { schema: modifyDatesRequest, example: { customIdentifier: 'CI-4567890', dayOfMonth: 5 } },
     responses: {
       200: v1Ok('The installments moved', {
@@ -488,7 +482,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'date), DUPLICATE_DATE_IN_REQUEST (the request names the date twice for the subscription).',
     tags: v2Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: bulkModifyInstallmentsRequest,
       example: {
@@ -572,7 +565,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'time zone is refused with 422 PAYMENT_DATE_IN_PAST.',
     tags: v2Tags,
     security: 'apiToken',
-    idempotent: true,
     pathParams: installmentIdParams,
     requestBody: {
       schema: modifyInstallmentRequest,
@@ -613,7 +605,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'A STATIC subscription left with nothing to collect becomes completed.',
     tags: v2Tags,
     security: 'apiToken',
-    idempotent: true,
     pathParams: installmentIdParams,
     responses: {
       200: {
@@ -645,7 +636,6 @@ export const subscriptionOperations: ApiOperation[] = [
       'SUBSCRIPTION_NOT_ACTIVE; a date before today is 422 PAYMENT_DATE_IN_PAST.',
     tags: v2Tags,
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: addInstallmentsRequest,
       example: {

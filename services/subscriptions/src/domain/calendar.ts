@@ -62,10 +62,6 @@ export function dayIn(month: CalendarMonth, day: number): IsoDate {
   return `${String(month.year).padStart(4, '0')}-${String(month.month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
-export function dayOfMonthOf(date: IsoDate): number {
-  return parts(date).day;
-}
-
 /** The calendar day an instant falls on in a time zone: `2026-02-01T02:30Z` is `2026-01-31` in Asunción. */
 export function localDate(instant: Date, timezone: string): IsoDate {
   return format(new TZDate(instant, timezone), 'yyyy-MM-dd');

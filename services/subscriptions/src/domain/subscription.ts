@@ -42,11 +42,6 @@ function moveTo(subscription: Subscription, to: SubscriptionStatus): Subscriptio
   return { ...subscription, status: to };
 }
 
-/** Pending and active subscriptions are the ones merchants operate on. */
-export function isOpen(subscription: Subscription): boolean {
-  return subscription.status === 'pending' || subscription.status === 'active';
-}
-
 export function activate(subscription: Subscription, at: Date): Subscription {
   return { ...moveTo(subscription, 'active'), activatedAt: at };
 }
