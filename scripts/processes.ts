@@ -56,7 +56,9 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startProcesses(options: ProcessOptions): Promise<ProcessSystem> {
   const ports = new Map<ServiceName, number>();
   for (const name of SERVICES) {
-    const fixed = options.env[`${name.toUpperCase().replace(/-/g, '_')}_PORT`];
+    const fixed =
+      (name === 'processor-sandbox' ? options.env.SANDBOX_PORT : undefined) ??
+      options.env[`${name.toUpperCase().replace(/-/g, '_')}_PORT`];
     ports.set(
       name,
       name === 'gateway' ? options.port : Number(fixed ?? options.port + DEFAULT_PORTS[name] - 3000),

@@ -57,6 +57,9 @@ async function main() {
     const internalSecret = process.env.INTERNAL_SECRET || embeddedSecret(secretDir);
     const system = await startProcesses({ root, env: { ...env, INTERNAL_SECRET: internalSecret }, port });
     banner(`http://localhost:${port}`, demoToken, 'one process per service, PostgreSQL and RabbitMQ');
+    process.stdout.write(
+      `  processor sandbox: ${system.urls['processor-sandbox']} (test cards, state in memory)\n\n`,
+    );
     const stop = async () => {
       await system.stop();
       process.exit(0);
@@ -79,6 +82,11 @@ async function main() {
     clock: systemClock,
   });
   banner(`http://localhost:${system.gateway.port}`, demoToken, `embedded, data in ${dataDir}`);
+  const sandbox = system.listeners.get('processor-sandbox');
+  if (sandbox)
+    process.stdout.write(
+      `  processor sandbox: http://localhost:${sandbox.port} (test cards, state in memory)\n\n`,
+    );
   if (!process.env.ADMIN_TOKEN) process.stdout.write(`  operator ADMIN_TOKEN: ${adminToken}\n\n`);
   let stopping = false;
   const stop = async () => {

@@ -18,6 +18,8 @@ export interface EmbeddedOptions {
 
 export interface EmbeddedSystem {
   gateway: RunningServer;
+  /** Services on their own origin (see `embeddedListener`), by name. */
+  listeners: Map<ServiceName, RunningServer>;
   instances: Map<ServiceName, ServiceInstance>;
   shutdown(): Promise<void>;
 }
@@ -34,6 +36,8 @@ export async function runEmbedded(
   await bus.start();
   const instances = new Map<ServiceName, ServiceInstance>();
   const databases: DatabaseHandle[] = [];
+  const listeners = new Map<ServiceName, RunningServer>();
+  const env = { ...options.env };
 
   for (const definition of definitions) {
     let database: DatabaseHandle | undefined;
@@ -50,7 +54,7 @@ export async function runEmbedded(
       logger: options.logger.child({ service: definition.name }),
       clock: options.clock,
       internalSecret: options.internalSecret,
-      env: options.env,
+      env,
       upstream: (name) => async (request) => {
         const target = instances.get(name);
         if (!target) return new Response(`${name} is not running`, { status: 503 });
@@ -58,6 +62,11 @@ export async function runEmbedded(
       },
     });
     instances.set(definition.name, instance);
+    if (definition.embeddedListener) {
+      const own = await listen(instance.app, definition.embeddedListener.port(env, options.port));
+      listeners.set(definition.name, own);
+      env[definition.embeddedListener.urlVariable] ??= `http://localhost:${own.port}`;
+    }
   }
   for (const instance of instances.values()) await instance.start();
 
@@ -69,7 +78,9 @@ export async function runEmbedded(
     markNotReady: () => {
       for (const instance of instances.values()) instance.markNotReady();
     },
-    closeServer: () => server.close(),
+    closeServer: async () => {
+      await Promise.all([server.close(), ...[...listeners.values()].map((own) => own.close())]);
+    },
     drainConsumers: () => bus.stopConsuming(),
     stopRelay: async () => {
       for (const instance of instances.values()) await instance.stop();
@@ -79,5 +90,5 @@ export async function runEmbedded(
       for (const database of databases) await database.close();
     },
   });
-  return { gateway: server, instances, shutdown };
+  return { gateway: server, listeners, instances, shutdown };
 }

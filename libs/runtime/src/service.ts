@@ -49,6 +49,15 @@ export interface ServiceDefinition {
   defaultPort: number;
   /** Postgres schema and drizzle-kit output folder, for services with a database. */
   database?: { schema: string; migrationsFolder: string };
+  /**
+   * Embedded mode serves only the gateway, in memory; a service that browsers must reach on its own
+   * origin (the processor sandbox's card forms) gets its own listener, and its URL is put in `urlVariable`
+   * of the environment the services after it are created with.
+   */
+  embeddedListener?: {
+    port(env: Record<string, string | undefined>, gatewayPort: number): number;
+    urlVariable: string;
+  };
   create(deps: ServiceDependencies): Promise<ServiceInstance>;
 }
 
