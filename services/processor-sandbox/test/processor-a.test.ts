@@ -1,9 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { processorATokens } from '../src/domain/signatures';
-import { KEYS, type RunningSandbox, startReceiver, startSandbox } from './support/sandbox';
+import { processorATokens } from '../src/application/signatures';
+import {
+  KEYS,
+  type Receiver,
+  type ReplyA,
+  type RunningSandbox,
+  startReceiver,
+  startSandbox,
+} from './support/sandbox';
 
 let sandbox: RunningSandbox;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: Receiver;
 let spid = 1000;
 
 beforeAll(async () => {
@@ -26,7 +33,7 @@ async function registeredAlias(userId: number, cardNumber: string, cardId = 1) {
   const done = await sandbox.test.complete({ processId: registration.body.process_id, cardNumber });
   expect(done.body.outcome).toBe('registered');
   const cards = await sandbox.a.userCards(userId);
-  return cards.body.cards[0].alias_token as string;
+  return cards.body.cards[0]!.alias_token as string;
 }
 
 describe('PROCESSOR_A signatures', () => {
@@ -58,15 +65,15 @@ describe('PROCESSOR_A signatures', () => {
   });
 
   it('refuses an unknown public key, a malformed amount, and a reused shop_process_id', async () => {
-    const wrongKey = await sandbox.call('/vpos/api/0.3/single_buy', {
+    const wrongKey = await sandbox.call<ReplyA>('/vpos/api/0.3/single_buy', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ public_key: 'nope', operation: { token: 'x' } }),
     });
-    expect(wrongKey.body.messages[0].key).toBe('InvalidPublicKeyError');
+    expect(wrongKey.body.messages[0]!.key).toBe('InvalidPublicKeyError');
     const badAmount = await sandbox.a.singleBuy(++spid, '150000');
     expect(badAmount.status).toBe(400);
-    expect(badAmount.body.messages[0].key).toBe('InvalidJsonError');
+    expect(badAmount.body.messages[0]!.key).toBe('InvalidJsonError');
     expect((await sandbox.a.singleBuy(++spid, '1000.00')).status).toBe(200);
     const again = await sandbox.a.singleBuy(spid, '1000.00');
     expect(again.body.messages[0]).toMatchObject({ key: 'InvalidOperationError' });
@@ -90,7 +97,7 @@ describe('PROCESSOR_A one-off payment', () => {
       redirectUrl: 'http://shop.test/return?status=payment_success',
     });
     expect(receiver.received).toHaveLength(1);
-    const { operation } = receiver.received[0];
+    const { operation } = receiver.received[0]!;
     expect(operation).toMatchObject({
       shop_process_id: spid,
       response: 'S',
@@ -140,13 +147,13 @@ describe('PROCESSOR_A one-off payment', () => {
     expect(page.text).toContain('window.parent.postMessage');
     expect(page.text).toContain('"status":"payment_fail"');
     expect(page.text).toContain('http://shop.test/return?status=payment_fail');
-    expect(receiver.received[0].operation).toMatchObject({ response: 'N', response_code: '05' });
+    expect(receiver.received[0]!.operation).toMatchObject({ response: 'N', response_code: '05' });
   });
 
   it('get_confirmation tells an unknown buy from an unpaid one', async () => {
-    expect((await sandbox.a.getConfirmation(987654)).body.messages[0].key).toBe('BuyNotFoundError');
+    expect((await sandbox.a.getConfirmation(987654)).body.messages[0]!.key).toBe('BuyNotFoundError');
     await sandbox.a.singleBuy(++spid, '1000.00');
-    expect((await sandbox.a.getConfirmation(spid)).body.messages[0].key).toBe('PaymentNotFoundError');
+    expect((await sandbox.a.getConfirmation(spid)).body.messages[0]!.key).toBe('PaymentNotFoundError');
   });
 
   it('rolls back the same day, refuses a second time and on a later day', async () => {
@@ -158,13 +165,13 @@ describe('PROCESSOR_A one-off payment', () => {
       status: 'success',
       messages: [{ key: 'RollbackSuccessful', level: 'info', dsc: 'Rollback correcto.' }],
     });
-    expect((await sandbox.a.rollback(spid)).body.messages[0].key).toBe('AlreadyRollbackedError');
-    expect((await sandbox.a.getConfirmation(spid)).body.messages[0].key).toBe('AlreadyRollbackedError');
+    expect((await sandbox.a.rollback(spid)).body.messages[0]!.key).toBe('AlreadyRollbackedError');
+    expect((await sandbox.a.getConfirmation(spid)).body.messages[0]!.key).toBe('AlreadyRollbackedError');
 
     const second = await sandbox.a.singleBuy(++spid, '2000.00');
     await sandbox.test.complete({ processId: second.body.process_id, cardNumber: '4242424242424242' });
     await sandbox.test.setClock('2026-11-24T00:30:00-03:00');
-    expect((await sandbox.a.rollback(spid)).body.messages[0].key).toBe('TransactionAlreadyConfirmed');
+    expect((await sandbox.a.rollback(spid)).body.messages[0]!.key).toBe('TransactionAlreadyConfirmed');
 
     const kinds = (await sandbox.test.ledger()).map((entry) => `${entry.kind}:${entry.reference}`);
     expect(kinds).toEqual([`charge:${spid - 1}`, `rollback:${spid - 1}`, `charge:${spid}`]);
@@ -185,7 +192,7 @@ describe('PROCESSOR_A stored cards', () => {
         card_type: 'credit',
       },
     ]);
-    expect(cards.body.cards[0].alias_token).not.toBe(alias);
+    expect(cards.body.cards[0]!.alias_token).not.toBe(alias);
 
     const charge = await sandbox.a.charge(++spid, '75000.00', alias);
     expect(charge.status).toBe(200);
@@ -195,16 +202,16 @@ describe('PROCESSOR_A stored cards', () => {
       shop_process_id: spid,
     });
     const reused = await sandbox.a.charge(++spid, '75000.00', alias);
-    expect(reused.body.messages[0].key).toBe('CardAliasTokenExpiredError');
+    expect(reused.body.messages[0]!.key).toBe('CardAliasTokenExpiredError');
     expect(await sandbox.test.ledger()).toHaveLength(1);
   });
 
   it('refuses an alias after its 10-minute TTL', async () => {
     const alias = await registeredAlias(78, '4242424242424242');
     await sandbox.test.advance(9 * 60);
-    const fresh = (await sandbox.a.userCards(78)).body.cards[0].alias_token;
+    const fresh = (await sandbox.a.userCards(78)).body.cards[0]!.alias_token;
     await sandbox.test.advance(61);
-    expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.messages[0].key).toBe(
+    expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.messages[0]!.key).toBe(
       'CardAliasTokenExpiredError',
     );
     expect((await sandbox.a.charge(++spid, '1000.00', fresh)).body.confirmation.response_code).toBe('00');
@@ -213,25 +220,25 @@ describe('PROCESSOR_A stored cards', () => {
   it('blocks a card at the merchant after 7 declines in 24 hours, for 30 days', async () => {
     await registeredAlias(79, '4000000000009995');
     for (let attempt = 0; attempt < 7; attempt += 1) {
-      const alias = (await sandbox.a.userCards(79)).body.cards[0].alias_token;
+      const alias = (await sandbox.a.userCards(79)).body.cards[0]!.alias_token;
       const charge = await sandbox.a.charge(++spid, '1000.00', alias);
       expect(charge.body.confirmation).toMatchObject({ response: 'S', response_code: '51' });
       await sandbox.test.advance(60 * 60);
     }
-    const alias = (await sandbox.a.userCards(79)).body.cards[0].alias_token;
-    expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.messages[0].key).toBe('CardBlockedError');
+    const alias = (await sandbox.a.userCards(79)).body.cards[0]!.alias_token;
+    expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.messages[0]!.key).toBe('CardBlockedError');
     expect(await sandbox.test.ledger()).toHaveLength(7);
 
     await sandbox.test.advance(30 * 24 * 3600);
     await sandbox.test.outcomes({ last4: '9995', codes: ['00'] });
-    const later = (await sandbox.a.userCards(79)).body.cards[0].alias_token;
+    const later = (await sandbox.a.userCards(79)).body.cards[0]!.alias_token;
     expect((await sandbox.a.charge(++spid, '1000.00', later)).body.confirmation.response_code).toBe('00');
   });
 
   it('six declines spread over more than 24 hours do not block', async () => {
     await registeredAlias(80, '4000000000009995');
     for (let attempt = 0; attempt < 8; attempt += 1) {
-      const alias = (await sandbox.a.userCards(80)).body.cards[0].alias_token;
+      const alias = (await sandbox.a.userCards(80)).body.cards[0]!.alias_token;
       expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.confirmation.response_code).toBe('51');
       await sandbox.test.advance(5 * 3600);
     }
@@ -239,10 +246,10 @@ describe('PROCESSOR_A stored cards', () => {
 
   it('deletes a card with its alias', async () => {
     const alias = await registeredAlias(81, '4242424242424242');
-    const fresh = (await sandbox.a.userCards(81)).body.cards[0].alias_token;
+    const fresh = (await sandbox.a.userCards(81)).body.cards[0]!.alias_token;
     expect((await sandbox.a.deleteCard(81, fresh)).body).toEqual({ status: 'success' });
     expect((await sandbox.a.userCards(81)).body.cards).toEqual([]);
-    expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.messages[0].key).toBe(
+    expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.messages[0]!.key).toBe(
       'CardAliasTokenExpiredError',
     );
   });
@@ -264,11 +271,11 @@ describe('PROCESSOR_A stored cards', () => {
   it('twenty concurrent charges with one shop_process_id make one ledger entry', async () => {
     await registeredAlias(83, '4242424242424242');
     const aliases: string[] = [];
-    for (let i = 0; i < 20; i += 1) aliases.push((await sandbox.a.userCards(83)).body.cards[0].alias_token);
+    for (let i = 0; i < 20; i += 1) aliases.push((await sandbox.a.userCards(83)).body.cards[0]!.alias_token);
     const id = ++spid;
     const results = await Promise.all(aliases.map((alias) => sandbox.a.charge(id, '1000.00', alias)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.body.messages?.[0].key === 'InvalidOperationError')).toHaveLength(19);
+    expect(results.filter((r) => r.body.messages?.[0]?.key === 'InvalidOperationError')).toHaveLength(19);
     expect(await sandbox.test.ledger()).toHaveLength(1);
   });
 });

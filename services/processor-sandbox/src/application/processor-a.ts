@@ -7,7 +7,7 @@ import {
   SLOW_CARD_DELAY_MS,
 } from '../domain/cards';
 import { sameLocalDay } from '../domain/local-time';
-import { processorATokens } from '../domain/signatures';
+import { processorATokens } from './signatures';
 import { randomDigits, randomToken } from './ids';
 import { PROCESSOR_A } from './processors';
 import type { SandboxCore } from './sandbox-state';

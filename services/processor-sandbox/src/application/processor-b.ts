@@ -7,7 +7,7 @@ import {
   SLOW_CARD_DELAY_MS,
 } from '../domain/cards';
 import { instantOfLocal, localDateTime, sameLocalDay } from '../domain/local-time';
-import { processorBTokens } from '../domain/signatures';
+import { processorBTokens } from './signatures';
 import { randomDigits, randomToken } from './ids';
 import { withQuery } from './processor-a';
 import { PROCESSOR_B } from './processors';

@@ -3,8 +3,46 @@ import type { AddressInfo } from 'node:net';
 import { listen } from '@payrail/http';
 import { createLogger } from '@payrail/observability';
 import { type ServiceDependencies, systemClock } from '@payrail/runtime';
+import type { ActiveFault } from '../../src/application/faults';
+import type { LedgerEntry } from '../../src/application/ledger';
+import type { ConfirmationA } from '../../src/application/processor-a';
+import type { OrderView } from '../../src/application/processor-b';
+import type { DeliveryLogEntry } from '../../src/application/webhooks';
+import { processorATokens, processorBTokens } from '../../src/application/signatures';
 import { processorSandboxService } from '../../src/service';
-import { processorATokens, processorBTokens } from '../../src/domain/signatures';
+
+// Replies typed with every field either shape may carry: the tests check at run time which one came.
+export interface ReplyA {
+  status: string;
+  process_id: string;
+  confirmation: ConfirmationA;
+  messages: { key: string; level: string; dsc: string }[];
+  cards: {
+    alias_token: string;
+    card_masked_number: string;
+    expiration_date: string;
+    card_brand: string;
+    card_id: number;
+    card_type: string;
+  }[];
+}
+export interface StoredCardB {
+  alias_token: string;
+  id_tarjeta: string;
+  tarjeta_numero: string;
+  marca: string;
+  vencimiento: string;
+}
+export interface ReplyB<T> {
+  respuesta: boolean;
+  resultado: T;
+}
+export interface CompleteReply {
+  outcome: string;
+  responseCode: string | null;
+  redirectUrl: string;
+  error?: string;
+}
 
 export const KEYS = {
   a: { publicKey: 'test-a-public', privateKey: 'test-a-private' },
@@ -21,7 +59,7 @@ export interface RunningSandbox {
   transcript: Transcript;
   stop(): Promise<void>;
   /** Raw call that records the response body in the transcript. */
-  call(path: string, init?: RequestInit): Promise<{ status: number; body: any; text: string }>;
+  call<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T; text: string }>;
   a: ReturnType<typeof processorAClient>;
   b: ReturnType<typeof processorBClient>;
   test: ReturnType<typeof testApiClient>;
@@ -47,7 +85,7 @@ export async function startSandbox(env: Record<string, string> = {}): Promise<Ru
   const server = await listen(instance.app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${server.port}`;
   const transcript: Transcript = { bodies: [] };
-  const call = async (path: string, init: RequestInit = {}) => {
+  const call = async <T = unknown>(path: string, init: RequestInit = {}) => {
     const response = await fetch(`${url}${path}`, { redirect: 'manual', ...init });
     const text = await response.text();
     transcript.bodies.push(text, response.headers.get('location') ?? '');
@@ -57,7 +95,7 @@ export async function startSandbox(env: Record<string, string> = {}): Promise<Ru
     } catch {
       body = undefined;
     }
-    return { status: response.status, body: body as any, text };
+    return { status: response.status, body: body as T, text };
   };
   return {
     url,
@@ -83,7 +121,7 @@ const json = (body: unknown, method = 'POST'): RequestInit => ({
 /** A minimal PROCESSOR_A client: builds each operation's token the way an adapter must. */
 export function processorAClient(call: Call, keys = KEYS.a) {
   const send = (path: string, operation: Record<string, unknown>, method = 'POST') =>
-    call(`/vpos/api/0.3/${path}`, json({ public_key: keys.publicKey, operation }, method));
+    call<ReplyA>(`/vpos/api/0.3/${path}`, json({ public_key: keys.publicKey, operation }, method));
   const priv = keys.privateKey;
   return {
     singleBuy: (spid: number, amount: string, extra: Record<string, unknown> = {}) =>
@@ -136,14 +174,14 @@ export function processorAClient(call: Call, keys = KEYS.a) {
 /** A minimal PROCESSOR_B client. */
 export function processorBClient(call: Call, keys = KEYS.b) {
   const priv = keys.privateKey;
-  const recurring = (op: string, body: Record<string, unknown>) =>
-    call(
+  const recurring = <T = string>(op: string, body: Record<string, unknown>) =>
+    call<ReplyB<T>>(
       `/api/pago-recurrente/3.0/${op}`,
       json({ token: processorBTokens.recurring(priv), token_publico: keys.publicKey, ...body }),
     );
   return {
     start: (orderId: string, amount: number, extra: Record<string, unknown> = {}) =>
-      call(
+      call<ReplyB<{ data: string; pedido: string }[]>>(
         '/api/comercios/2.0/iniciar-transaccion',
         json({
           token: processorBTokens.startTransaction(priv, orderId, amount),
@@ -158,12 +196,12 @@ export function processorBClient(call: Call, keys = KEYS.b) {
         }),
       ),
     query: (hash: string) =>
-      call(
+      call<ReplyB<OrderView[]>>(
         '/api/pedidos/1.1/traer',
         json({ token: processorBTokens.query(priv), token_publico: keys.publicKey, hash_pedido: hash }),
       ),
     reverse: (hash: string) =>
-      call(
+      call<ReplyB<string>>(
         '/api/pedidos/1.1/reversar',
         json({ token: processorBTokens.reverse(priv), token_publico: keys.publicKey, hash_pedido: hash }),
       ),
@@ -172,7 +210,7 @@ export function processorBClient(call: Call, keys = KEYS.b) {
       recurring('agregar-tarjeta', { identificador: id, url: 'http://shop.test/card', proveedor: 'Bancard' }),
     confirmCard: (id: string) =>
       recurring('confirmar-tarjeta', { identificador: id, url: 'http://shop.test/card' }),
-    listCards: (id: string) => recurring('listar-tarjeta', { identificador: id }),
+    listCards: (id: string) => recurring<StoredCardB[]>('listar-tarjeta', { identificador: id }),
     deleteCard: (id: string, alias: string) =>
       recurring('eliminar-tarjeta', { identificador: id, tarjeta: alias }),
     pay: (id: string, hash: string, alias: string) =>
@@ -182,11 +220,13 @@ export function processorBClient(call: Call, keys = KEYS.b) {
 
 export function testApiClient(call: Call) {
   return {
-    ledger: async () => (await call('/__sandbox/ledger')).body.entries as any[],
+    ledger: async () => (await call<{ entries: LedgerEntry[] }>('/__sandbox/ledger')).body.entries,
+    faults: async () => (await call<{ faults: ActiveFault[] }>('/__sandbox/faults')).body.faults,
     fault: (body: Record<string, unknown>) => call('/__sandbox/faults', json(body)),
     outcomes: (body: Record<string, unknown>) => call('/__sandbox/outcomes', json(body)),
-    complete: (body: Record<string, unknown>) => call('/__sandbox/complete', json(body)),
-    webhooks: async () => (await call('/__sandbox/webhooks')).body.deliveries as any[],
+    complete: (body: Record<string, unknown>) => call<CompleteReply>('/__sandbox/complete', json(body)),
+    webhooks: async () =>
+      (await call<{ deliveries: DeliveryLogEntry[] }>('/__sandbox/webhooks')).body.deliveries,
     flush: () => call('/__sandbox/webhooks/flush', json({})),
     advance: (seconds: number) => call('/__sandbox/clock', json({ advanceSeconds: seconds })),
     setClock: (iso: string) => call('/__sandbox/clock', json({ set: iso })),
@@ -196,20 +236,20 @@ export function testApiClient(call: Call) {
 }
 
 /** A small HTTP receiver standing in for processor-gateway's webhook endpoints. */
-export async function startReceiver(
-  answer: (body: any, index: number) => { status: number; body: unknown } = () => ({
+export async function startReceiver<T = { operation: ConfirmationA }>(
+  answer: (body: T, index: number) => { status: number; body: unknown } = () => ({
     status: 200,
     body: { status: 'success' },
   }),
 ) {
-  const received: any[] = [];
+  const received: T[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     let raw = '';
     request.on('data', (chunk) => {
       raw += chunk;
     });
     request.on('end', () => {
-      const body = JSON.parse(raw);
+      const body = JSON.parse(raw) as T;
       received.push(body);
       const reply = answer(body, received.length - 1);
       response.writeHead(reply.status, { 'content-type': 'application/json' });
@@ -229,6 +269,8 @@ export async function startReceiver(
       }),
   };
 }
+
+export type Receiver<T = { operation: ConfirmationA }> = Awaited<ReturnType<typeof startReceiver<T>>>;
 
 export async function waitFor<T>(probe: () => T | Promise<T>, timeoutMs = 5_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

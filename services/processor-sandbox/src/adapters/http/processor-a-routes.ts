@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ProcessorA, ProcessorAError } from '../../application/processor-a';
 import { PROCESSOR_A } from '../../application/processors';
 import type { SandboxCore } from '../../application/sandbox-state';
-import { sameToken, processorATokens } from '../../domain/signatures';
+import { sameToken, processorATokens } from '../../application/signatures';
 import { processorFaults, readJsonBody, type SandboxContext, type SandboxEnv, sleep } from './sandbox-env';
 
 // Processor A numbers: integers of up to 15 digits, sent as JSON numbers (digit strings accepted).

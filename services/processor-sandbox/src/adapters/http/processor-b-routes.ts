@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ProcessorB, ProcessorBError } from '../../application/processor-b';
 import { PROCESSOR_B } from '../../application/processors';
 import type { SandboxCore } from '../../application/sandbox-state';
-import { processorBTokens, sameToken } from '../../domain/signatures';
+import { processorBTokens, sameToken } from '../../application/signatures';
 import { processorFaults, readJsonBody, type SandboxContext, type SandboxEnv } from './sandbox-env';
 
 const failure = (resultado: string) => ({ respuesta: false, resultado });
