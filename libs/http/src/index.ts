@@ -1,5 +1,12 @@
 export { type AppOptions, type AppVariables, createApp, type ReadinessCheck, type ServiceApp } from './app';
 export {
+  callWithDeadline,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  httpUpstream,
+  type Upstream,
+  UpstreamTimeout,
+} from './upstream';
+export {
   createShutdown,
   type FetchApp,
   listen,

@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '@payrail/db';
-import type { FetchApp } from '@payrail/http';
+import type { FetchApp, Upstream } from '@payrail/http';
 import type { MessageBus } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
 
@@ -18,8 +18,7 @@ export type ServiceName =
   | 'processor-gateway'
   | 'processor-sandbox';
 
-/** How one service reaches another over internal HTTP (a URL in process mode, in-memory when embedded). */
-export type Upstream = (request: Request) => Promise<Response>;
+export type { Upstream } from '@payrail/http';
 
 export interface ServiceDependencies {
   /** The service's own database (absent for the sandbox). Migrations are already applied. */

@@ -1,10 +1,10 @@
 import { commonEnvSchema, env, loadConfigOrExit, refuseDevelopmentSecret } from '@payrail/config';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
-import { createShutdown, listen, shutdownOnSignals } from '@payrail/http';
+import { createShutdown, httpUpstream, listen, shutdownOnSignals, type Upstream } from '@payrail/http';
 import { createInProcessBus, createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import { createLogger, startTelemetry } from '@payrail/observability';
 import { z } from 'zod';
-import { type ServiceDefinition, type ServiceName, systemClock, type Upstream } from './service';
+import { type ServiceDefinition, type ServiceName, systemClock } from './service';
 
 const UPSTREAM_ENV: Record<ServiceName, string> = {
   gateway: 'GATEWAY_URL',
@@ -25,12 +25,7 @@ export const DEFAULT_PORTS: Record<ServiceName, number> = {
 };
 
 function upstreamFromUrl(name: ServiceName, environment: Record<string, string | undefined>): Upstream {
-  const base = environment[UPSTREAM_ENV[name]] ?? `http://127.0.0.1:${DEFAULT_PORTS[name]}`;
-  return (request) => {
-    const target = new URL(request.url);
-    const url = new URL(target.pathname + target.search, base);
-    return fetch(new Request(url, request));
-  };
+  return httpUpstream(environment[UPSTREAM_ENV[name]] ?? `http://127.0.0.1:${DEFAULT_PORTS[name]}`);
 }
 
 /**

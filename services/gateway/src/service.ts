@@ -1,7 +1,9 @@
 import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
-import { createApp, problems } from '@payrail/http';
+import { parseConfig } from '@payrail/config';
+import { createApp, DEFAULT_UPSTREAM_TIMEOUT_MS, problems } from '@payrail/http';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { z } from 'zod';
 import { hashToken, looksLikeToken } from './application/api-tokens';
 import { adminRoutes } from './adapters/http/admin-routes';
 import { docsRoutes } from './adapters/http/docs';
@@ -24,6 +26,11 @@ export const DEMO_MERCHANT: MerchantContext = {
   processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
 };
 
+const gatewayEnvSchema = z.object({
+  /** How long a forwarded call may take, answer included, before the merchant gets a 504. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_UPSTREAM_TIMEOUT_MS),
+});
+
 /** Expired idempotency records are purged this often (they are ignored once expired anyway). */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
 
@@ -33,6 +40,7 @@ export const gatewayService: ServiceDefinition = {
   defaultPort: 3000,
   database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
   async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
+    const settings = parseConfig(gatewayEnvSchema, env);
     const merchants = postgresMerchantStore(database.db);
     const idempotencyStore = postgresIdempotencyStore(database.db, { secret: internalSecret });
     const demoToken = env.DEMO_API_TOKEN;
@@ -52,7 +60,10 @@ export const gatewayService: ServiceDefinition = {
     app.all('/api/*', async (c) => {
       const owner = ownerOf(c.req.path);
       if (!owner) throw problems.notFound(`No route for ${c.req.method} ${c.req.path}`);
-      return forwardToService(c, upstream(owner), c.get('merchant' as never), internalSecret);
+      return forwardToService(c, upstream(owner), c.get('merchant' as never), {
+        internalSecret,
+        timeoutMs: settings.UPSTREAM_TIMEOUT_MS,
+      });
     });
 
     let purgeTimer: NodeJS.Timeout | undefined;

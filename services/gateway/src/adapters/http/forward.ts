@@ -1,7 +1,13 @@
 import type { MerchantContext } from '@payrail/contracts';
-import { HttpProblem, signMerchantContext } from '@payrail/http';
+import {
+  callWithDeadline,
+  HttpProblem,
+  signMerchantContext,
+  type Upstream,
+  UpstreamTimeout,
+} from '@payrail/http';
 import { currentTraceHeaders } from '@payrail/observability';
-import type { ServiceName, Upstream } from '@payrail/runtime';
+import type { ServiceName } from '@payrail/runtime';
 import type { Context } from 'hono';
 
 /** Which service owns which public path prefix of the merchant API. */
@@ -19,6 +25,12 @@ export function ownerOf(path: string): ServiceName | undefined {
 
 const PASSED_HEADERS = ['content-type', 'accept', 'idempotency-key'];
 
+export interface ForwardSettings {
+  internalSecret: string;
+  /** A service that has not answered completely by then gets the merchant a 504. */
+  timeoutMs: number;
+}
+
 /**
  * Forwards an authenticated merchant request to the owning service, with the signed merchant context,
  * the request id and the trace context. The `Api-Token` itself never leaves the gateway.
@@ -27,7 +39,7 @@ export async function forwardToService(
   c: Context,
   upstream: Upstream,
   merchant: MerchantContext,
-  internalSecret: string,
+  { internalSecret, timeoutMs }: ForwardSettings,
 ): Promise<Response> {
   const headers = new Headers();
   for (const name of PASSED_HEADERS) {
@@ -46,10 +58,19 @@ export async function forwardToService(
   const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.arrayBuffer();
   let response: Response;
   try {
-    response = await upstream(
+    response = await callWithDeadline(
+      upstream,
       new Request(`http://internal${url.pathname}${url.search}`, { method, headers, body }),
+      timeoutMs,
     );
   } catch (error) {
+    if (error instanceof UpstreamTimeout) {
+      throw new HttpProblem(
+        504,
+        'UPSTREAM_TIMEOUT',
+        `The service behind ${url.pathname} did not answer within ${timeoutMs} ms; the request may or may not have taken effect`,
+      );
+    }
     throw new HttpProblem(
       502,
       'UPSTREAM_UNAVAILABLE',

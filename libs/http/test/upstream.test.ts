@@ -1,0 +1,91 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callWithDeadline, httpUpstream, UpstreamTimeout } from '../src/index';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A fake service over real HTTP; counts the TCP connections it was opened. */
+async function fakeService(
+  handle: (
+    request: import('node:http').IncomingMessage,
+    response: import('node:http').ServerResponse,
+  ) => void,
+): Promise<{ url: string; connections: () => number }> {
+  let connections = 0;
+  const server = createServer(handle);
+  server.on('connection', () => {
+    connections += 1;
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+  };
+}
+
+const request = () => new Request('http://internal/api/payrequests/7?x=1', { method: 'GET' });
+
+describe('callWithDeadline', () => {
+  it('answers what the service answered, body included', async () => {
+    const service = await fakeService((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ path: req.url }));
+    });
+    const response = await callWithDeadline(httpUpstream(service.url), request(), 2_000);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ path: '/api/payrequests/7?x=1' });
+  });
+
+  it('gives up on a service that never answers, after the timeout', async () => {
+    const service = await fakeService(() => undefined);
+    const started = Date.now();
+    await expect(callWithDeadline(httpUpstream(service.url), request(), 300)).rejects.toBeInstanceOf(
+      UpstreamTimeout,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('gives up on a service that sends its headers and then stalls in the body', async () => {
+    const service = await fakeService((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+    });
+    await expect(callWithDeadline(httpUpstream(service.url), request(), 300)).rejects.toBeInstanceOf(
+      UpstreamTimeout,
+    );
+  });
+
+  it('times out an in-memory upstream too (embedded mode)', async () => {
+    const hanging = () => new Promise<Response>(() => undefined);
+    await expect(callWithDeadline(hanging, request(), 100)).rejects.toBeInstanceOf(UpstreamTimeout);
+  });
+
+  it('passes an upstream failure through as it is', async () => {
+    const refused = async () => {
+      throw new TypeError('fetch failed');
+    };
+    await expect(callWithDeadline(refused, request(), 1_000)).rejects.toThrow('fetch failed');
+  });
+});
+
+describe('httpUpstream', () => {
+  it('keeps connections alive: ten consecutive calls do not open ten sockets', async () => {
+    const service = await fakeService((_req, res) => res.end('ok'));
+    const upstream = httpUpstream(service.url);
+    for (let call = 0; call < 10; call += 1) {
+      const response = await callWithDeadline(upstream, request(), 2_000);
+      expect(await response.text()).toBe('ok');
+    }
+    // The pool may open a second socket while the first is being released; never one per call.
+    expect(service.connections()).toBeLessThanOrEqual(2);
+  });
+});
