@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { CURRENCIES, PROCESSORS } from './merchant-context';
+import { dayOfMonthSchema, moneyString } from './rules';
 
-/** A money amount on the wire: a decimal string with exactly two places (`"150000.00"`). */
-export const moneyString = z.string().regex(/^-?\d+\.\d{2}$/, 'must be a decimal string with 2 places');
+export { moneyString };
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 export const recurrenceSchema = z.discriminatedUnion('type', [
@@ -11,7 +11,7 @@ export const recurrenceSchema = z.discriminatedUnion('type', [
     type: z.literal('STATIC'),
     installmentAmount: moneyString,
     totalPeriods: z.number().int().min(1),
-    dayOfMonth: z.number().int().min(1).max(28),
+    dayOfMonth: dayOfMonthSchema,
     monthForSecondInstallment: z.number().int().min(0),
   }),
   z.object({ type: z.literal('DYNAMIC') }),

@@ -26,6 +26,7 @@ export {
   paymentMethodsInput,
 } from './api/payment-links';
 export type { ApiOperation } from './api/operation';
+export { DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
 export { apiOperations } from './api/index';
 export {
   MAX_PAY_WAIT_HOURS,

@@ -32,6 +32,9 @@ export function parseAmount(input: number | string): Minor {
   return sign ? -minor : minor;
 }
 
+/** What `formatAmount` writes: the one form amounts take on the wire, in events and in numeric columns. */
+export const AMOUNT_STRING_PATTERN = /^-?\d+\.\d{2}$/;
+
 /** `1500050n` → `"15000.50"`. */
 export function formatAmount(minor: Minor): string {
   const negative = minor < 0n;

@@ -2,6 +2,7 @@ import type { ApiOperation } from './operation';
 import { isAmount, parseAmount } from '@payrail/money';
 import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
+import { dayOfMonthSchema, moneyString } from '../rules';
 
 /** The largest amount a `numeric(18, 2)` column holds, in minor units. */
 const MAX_AMOUNT_MINOR = 10n ** 18n - 1n;
@@ -95,7 +96,7 @@ const linkFields = {
     .transform((value) => value ?? 'STATIC'),
   installmentAmount: amountInput.nullish(),
   totalPeriods: z.number().int().min(1).max(MAX_TOTAL_PERIODS).nullish(),
-  dayOfMonth: z.number().int().min(1).max(28).nullish(),
+  dayOfMonth: dayOfMonthSchema.nullish(),
   monthForSecondInstallment: z.number().int().min(0).max(MAX_MONTH_FOR_SECOND_INSTALLMENT).nullish(),
   payWaitHours: z
     .number()
@@ -173,7 +174,7 @@ export const signedInUserLinkRequest = z
 
 export type SignedInUserLinkRequest = z.infer<typeof signedInUserLinkRequest>;
 
-const moneyOut = z.string().regex(/^\d+\.\d{2}$/);
+const moneyOut = moneyString;
 const localDateTime = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INSTALLMENT_STATUSES } from '../events';
+import { BULK_LIMITS, dayOfMonthSchema, moneyString } from '../rules';
 import type { ApiOperation } from './operation';
 import { amountInput } from './payment-links';
 
@@ -8,8 +9,7 @@ import { amountInput } from './payment-links';
  * and 4.4. The service validates with these very schemas, so the OpenAPI document cannot drift.
  */
 
-/** Spec section 8: beyond these a bulk request is refused with 413 (before its items are validated). */
-export const BULK_LIMITS = { subscriptions: 200, updatesPerSubscription: 60 } as const;
+export { BULK_LIMITS };
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -29,8 +29,7 @@ export const calendarDate = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date in the form yyyy-MM-dd', abort: true })
   .refine(isCalendarDate, 'is not a calendar date');
 
-const money2 = z.string().regex(/^\d+\.\d{2}$/);
-const dayOfMonth = z.number().int().min(1).max(28);
+const dayOfMonth = dayOfMonthSchema;
 
 // ---------------------------------------------------------------------------------------------------
 // v1: identifiers in the body, camelCase.
@@ -69,7 +68,7 @@ export const modifyDatesRequest = z.object({ customIdentifier, customIdentifier2
 const installmentV1 = z.object({
   installmentId: z.number().int(),
   paymentDate: z.string(),
-  amount: money2.describe('two-decimal string'),
+  amount: moneyString.describe('two-decimal string'),
   status: z.enum(INSTALLMENT_STATUSES),
 });
 

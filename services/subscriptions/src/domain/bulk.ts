@@ -8,9 +8,6 @@ import type { Subscription } from './subscription';
  * resolve every operation's subscription at once, then apply every update at once.
  */
 
-export const BULK_MAX_SUBSCRIPTIONS = 200;
-export const BULK_MAX_UPDATES_PER_SUBSCRIPTION = 60;
-
 export interface BulkOperation {
   customIdentifier: string | null;
   customIdentifier2: string | null;

@@ -1,3 +1,4 @@
+import { DAY_OF_MONTH, isDayOfMonth } from '@payrail/contracts';
 import { normalizeAmount } from '@payrail/money';
 import { addMonths, dayIn, type IsoDate, monthOf } from './calendar';
 
@@ -21,12 +22,12 @@ export interface PlannedInstallment {
   amount: string;
 }
 
-export const MIN_DAY_OF_MONTH = 1;
-export const MAX_DAY_OF_MONTH = 28;
-
+/** Requests and events are validated against the same rule; this guards the schedule arithmetic itself. */
 function assertDayOfMonth(dayOfMonth: number): void {
-  if (!Number.isInteger(dayOfMonth) || dayOfMonth < MIN_DAY_OF_MONTH || dayOfMonth > MAX_DAY_OF_MONTH) {
-    throw new RangeError(`dayOfMonth must be an integer from 1 to 28, got ${dayOfMonth}`);
+  if (!isDayOfMonth(dayOfMonth)) {
+    throw new RangeError(
+      `dayOfMonth must be an integer from ${DAY_OF_MONTH.min} to ${DAY_OF_MONTH.max}, got ${dayOfMonth}`,
+    );
   }
 }
 
