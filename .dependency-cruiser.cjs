@@ -10,13 +10,14 @@ module.exports = {
     {
       name: 'domain-is-pure',
       comment:
-        'domain/ holds rules only: it may import other domain files, libs/money and libs/contracts types',
+        'domain/ holds rules only: it may import other domain files, libs/money, libs/time and libs/contracts',
       severity: 'error',
       from: { path: '^services/[^/]+/src/domain/' },
       to: {
         pathNot: [
           '^services/[^/]+/src/domain/',
           '^libs/money/',
+          '^libs/time/',
           '^libs/contracts/',
           'node_modules/(date-fns|@date-fns)/',
         ],

@@ -3,12 +3,10 @@ import type { FetchApp, Upstream } from '@payrail/http';
 import type { MessageBus } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
 
-/** The clock port: every "now" in the services comes from here, so tests and demos can move time. */
-export interface Clock {
-  now(): Date;
-}
+import type { Clock } from '@payrail/time';
 
-export const systemClock: Clock = { now: () => new Date() };
+/** The clock port lives in libs/time; re-exported for the composition code that imports it from here. */
+export { type Clock, systemClock } from '@payrail/time';
 
 export type ServiceName =
   | 'gateway'

@@ -2,7 +2,7 @@ import { aMerchant } from '@payrail/testing';
 import { describe, expect, it } from 'vitest';
 import { emailKey } from '../src/domain/customer';
 import { MerchantRuleViolation } from '../src/domain/errors';
-import { localDateTime } from '../src/domain/local-time';
+import { localDateTime } from '@payrail/time';
 import { loginCodeExpiry } from '../src/domain/login-code';
 import { checkMerchantRules, enabledProcessors, linkCurrency } from '../src/domain/merchant-rules';
 import { expiryOf, LinkStatus, statusAt } from '../src/domain/payment-link';

@@ -1,7 +1,7 @@
 import { formatAmount, parseAmount } from '@payrail/money';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isCalendarDate, localDate, monthOf, monthsBetween } from '../src/domain/calendar';
+import { isCalendarDate, localDate, monthOf, monthsBetween } from '@payrail/time';
 import { debitDate, dynamicSchedule, moveToDayOfMonth, staticSchedule } from '../src/domain/schedule';
 
 /** An independent oracle for "day D of the month N months after the date's month", through UTC Date arithmetic. */

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { newMerchantSettings, type NewMerchantRequest } from '../domain/merchant';
 import type { MerchantRecord, MerchantStore } from '../ports/merchant-store';
 import { hashToken, newApiToken } from './api-tokens';
+import type { Clock } from '@payrail/time';
 
 export interface MerchantAdminDeps {
   merchants: MerchantStore;
-  clock: { now(): Date };
+  clock: Clock;
 }
 
 /** A new merchant with its first token. The clear token is returned once: only its hash is stored. */

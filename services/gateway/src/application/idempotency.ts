@@ -6,10 +6,11 @@ import {
   type StoredResponse,
 } from '../domain/idempotency';
 import type { IdempotencyClaim, IdempotencyStore } from '../ports/idempotency-store';
+import type { Clock } from '@payrail/time';
 
 export interface IdempotencyDeps {
   idempotency: IdempotencyStore;
-  clock: { now(): Date };
+  clock: Clock;
 }
 
 export type IdempotencyOutcome =

@@ -1,10 +1,11 @@
 import type { LoginGrant } from '../domain/login-code';
 import type { LoginCodeRepository } from '../ports/login-code-repository';
 import { hashLoginCode } from './create-signed-in-user-link';
+import type { Clock } from '@payrail/time';
 
 export interface ConsumeLoginCodeDeps {
   loginCodes: LoginCodeRepository;
-  clock: { now(): Date };
+  clock: Clock;
 }
 
 /**

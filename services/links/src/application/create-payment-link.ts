@@ -6,7 +6,7 @@ import {
   type Processor,
 } from '@payrail/contracts';
 import { normalizeAmount } from '@payrail/money';
-import { localDate } from '../domain/local-time';
+import { localDate } from '@payrail/time';
 import { checkMerchantRules, enabledProcessors, linkCurrency } from '../domain/merchant-rules';
 import {
   expiryOf,
@@ -15,6 +15,7 @@ import {
   type RecurrenceTerms,
 } from '../domain/payment-link';
 import type { PaymentLinkRepository } from '../ports/payment-link-repository';
+import type { Clock } from '@payrail/time';
 
 /** The request of `POST /api/saleitems/add` once its shape is valid (spec 2.1, design 5). */
 export interface PaymentLinkInput {
@@ -43,7 +44,7 @@ export interface PaymentLinkInput {
 
 export interface CreatePaymentLinkDeps {
   links: PaymentLinkRepository;
-  clock: { now(): Date };
+  clock: Clock;
   newSlug(): string;
 }
 

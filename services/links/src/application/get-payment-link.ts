@@ -2,10 +2,11 @@ import type { MerchantContext } from '@payrail/contracts';
 import { PaymentLinkNotFound } from '../domain/errors';
 import { type PaymentLink, statusAt } from '../domain/payment-link';
 import type { PaymentLinkRepository } from '../ports/payment-link-repository';
+import type { Clock } from '@payrail/time';
 
 export interface GetPaymentLinkDeps {
   links: PaymentLinkRepository;
-  clock: { now(): Date };
+  clock: Clock;
 }
 
 /** A merchant's own link with the status a reader should see now; another merchant's is not found. */

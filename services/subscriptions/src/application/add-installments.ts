@@ -1,4 +1,4 @@
-import { localDate } from '../domain/calendar';
+import { localDate } from '@payrail/time';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import { type InstallmentToAdd, planAdditions } from '../domain/operations';

@@ -1,7 +1,7 @@
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import { singleMatch } from '../domain/identifiers';
 import type { Subscription } from '../domain/subscription';
-import type { Clock } from '../ports/clock';
+import type { Clock } from '@payrail/time';
 import type { SubscriptionStore } from '../ports/subscription-store';
 
 /** The one open subscription the criteria name, locked for the rest of the transaction. */

@@ -1,4 +1,4 @@
-import { localDate } from '../domain/calendar';
+import { localDate } from '@payrail/time';
 import { SubscriptionError } from '../domain/errors';
 import {
   assertNotInPast,

@@ -1,4 +1,4 @@
-import type { IsoDate } from './calendar';
+import type { IsoDate } from '@payrail/time';
 import { criteriaOf, hasIdentifier, type SubscriptionCriteria } from './identifiers';
 import type { Installment } from './installment';
 import type { Subscription } from './subscription';

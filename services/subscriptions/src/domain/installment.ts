@@ -1,6 +1,6 @@
 import type { InstallmentStatus } from './status';
 import { SubscriptionError } from './errors';
-import type { IsoDate } from './calendar';
+import type { IsoDate } from '@payrail/time';
 
 export interface Installment {
   id: number;

@@ -1,6 +1,6 @@
 import { DAY_OF_MONTH, isDayOfMonth } from '@payrail/contracts';
 import { normalizeAmount } from '@payrail/money';
-import { addMonths, dayIn, type IsoDate, monthOf } from './calendar';
+import { addMonths, dayIn, type IsoDate, monthOf } from '@payrail/time';
 
 /** STATIC terms fixed at creation (spec 1.4). Amounts are two-decimal strings. */
 export interface StaticTerms {

@@ -1,4 +1,4 @@
-import type { IsoDate } from './calendar';
+import type { IsoDate } from '@payrail/time';
 import { SubscriptionError } from './errors';
 import { type Installment, isOutstanding } from './installment';
 import type { SubscriptionStatus, SubscriptionType } from './status';

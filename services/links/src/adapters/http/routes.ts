@@ -13,7 +13,7 @@ import {
 } from '../../application/create-signed-in-user-link';
 import { getPaymentLink } from '../../application/get-payment-link';
 import { MerchantRuleViolation, PaymentLinkNotFound } from '../../domain/errors';
-import { localDateTime } from '../../domain/local-time';
+import { localDateTime } from '@payrail/time';
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
 

@@ -3,7 +3,7 @@ import type { Database } from '@payrail/db';
 import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
 import { activateSubscriptionOnPayment } from '../../application/activate-subscription-on-payment';
-import type { Clock } from '../../ports/clock';
+import type { Clock } from '@payrail/time';
 import { postgresSubscriptionStore } from '../postgres/subscription-store';
 
 export const ACTIVATE_CONSUMER = 'subscriptions.activate-subscription-on-link-paid';

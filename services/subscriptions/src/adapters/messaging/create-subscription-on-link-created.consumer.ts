@@ -2,7 +2,7 @@ import { parseEvent } from '@payrail/contracts';
 import type { Database } from '@payrail/db';
 import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
 import { createSubscriptionFromLink } from '../../application/create-subscription-from-link';
-import type { Clock } from '../../ports/clock';
+import type { Clock } from '@payrail/time';
 import { postgresSubscriptionStore } from '../postgres/subscription-store';
 
 export const CREATE_CONSUMER = 'subscriptions.create-subscription-on-link-created';

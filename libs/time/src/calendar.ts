@@ -66,3 +66,8 @@ export function dayIn(month: CalendarMonth, day: number): IsoDate {
 export function localDate(instant: Date, timezone: string): IsoDate {
   return format(new TZDate(instant, timezone), 'yyyy-MM-dd');
 }
+
+/** Spec 2.3 `expireTime`: `yyyy-MM-dd HH:mm:ss` as a clock on the wall in the merchant's time zone reads it. */
+export function localDateTime(instant: Date, timezone: string): string {
+  return format(new TZDate(instant, timezone), 'yyyy-MM-dd HH:mm:ss');
+}

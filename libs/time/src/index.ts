@@ -1,0 +1,13 @@
+export {
+  addMonths,
+  type CalendarMonth,
+  dayIn,
+  daysInMonth,
+  type IsoDate,
+  isCalendarDate,
+  localDate,
+  localDateTime,
+  monthOf,
+  monthsBetween,
+} from './calendar';
+export { type Clock, type SimulatedClock, simulatedClock, systemClock } from './clock';

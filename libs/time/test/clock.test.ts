@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { localDate, localDateTime, simulatedClock, systemClock } from '../src/index';
+
+describe('clock', () => {
+  it('a simulated clock stands still, and moves only when told', () => {
+    const clock = simulatedClock(new Date('2026-11-22T12:00:00Z'));
+    expect(clock.now().toISOString()).toBe('2026-11-22T12:00:00.000Z');
+    expect(clock.now().toISOString()).toBe('2026-11-22T12:00:00.000Z');
+    clock.advance(36 * 3_600_000);
+    expect(clock.now().toISOString()).toBe('2026-11-24T00:00:00.000Z');
+    clock.set(new Date('2027-01-31T03:00:00Z'));
+    expect(clock.now().toISOString()).toBe('2027-01-31T03:00:00.000Z');
+  });
+
+  it('hands out copies, so a caller cannot move time by mutating a date', () => {
+    const clock = simulatedClock(new Date('2026-11-22T12:00:00Z'));
+    clock.now().setUTCFullYear(1999);
+    expect(clock.now().getUTCFullYear()).toBe(2026);
+  });
+
+  it('the system clock reads the real time', () => {
+    const before = Date.now();
+    const now = systemClock.now().getTime();
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('local day and wall time are the merchant time zone’s', () => {
+    const instant = new Date('2026-02-01T02:30:00Z');
+    expect(localDate(instant, 'America/Asuncion')).toBe('2026-01-31');
+    expect(localDate(instant, 'UTC')).toBe('2026-02-01');
+    expect(localDateTime(instant, 'America/Asuncion')).toBe('2026-01-31 23:30:00');
+  });
+});
