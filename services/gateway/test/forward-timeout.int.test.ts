@@ -61,5 +61,4 @@ describe('gateway -> service call with a deadline', () => {
     expect(retried.status).toBe(201);
     expect(calls).toBe(callsBefore + 1);
   });
-
 });
