@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
-import type { ServiceDefinition } from '@payrail/runtime';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
 import { createSubscriptionOnLinkCreated } from './adapters/messaging/create-subscription-on-link-created.consumer';
 import { inbox, outbox } from './adapters/postgres/schema';
 import { postgresSubscriptionStore } from './adapters/postgres/subscription-store';
+import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
 
 export const subscriptionsService: ServiceDefinition = {
   name: 'subscriptions',
@@ -16,24 +17,20 @@ export const subscriptionsService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'subscriptions',
       logger,
-      readiness: {
-        database: () => database.ping(),
-        broker: () => {
-          if (!bus.isReady()) throw new Error('broker not connected');
-        },
-      },
+      readiness: readinessChecks({ database, bus }),
     });
     app.route(
       '/api',
       subscriptionsRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
     );
+    const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
     const relay = createOutboxRelay({ database, outbox, schemaName: 'subscriptions', bus, logger });
     return {
       app,
       markNotReady,
       async start() {
-        await bus.subscribe(createSubscriptionOnLinkCreated(database.db, inbox, clock));
-        await bus.subscribe(activateSubscriptionOnLinkPaid(database.db, inbox, clock, logger));
+        await bus.subscribe(createSubscriptionOnLinkCreated(unitOfWork, clock));
+        await bus.subscribe(activateSubscriptionOnLinkPaid(unitOfWork, clock, logger));
         await relay.start();
       },
       stop: () => relay.stop(),

@@ -1,0 +1,19 @@
+import type { DeliveredMessage, MessageHandler } from '@payrail/messaging';
+import type { SubscriptionStore } from './subscription-store';
+
+/** The stores a unit of work hands out, all bound to its one transaction. */
+export interface TransactionalStores {
+  store: SubscriptionStore;
+}
+
+/**
+ * How a message consumer runs its use case: once per message id, in one transaction that also
+ * records the message as handled. A redelivered message does nothing; a failure leaves no trace, so
+ * the retry starts clean.
+ */
+export interface ConsumerUnitOfWork {
+  handlerFor(
+    consumer: string,
+    work: (stores: TransactionalStores, message: DeliveredMessage) => Promise<void>,
+  ): MessageHandler;
+}
