@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { newMerchantSettings, type NewMerchantRequest } from '../domain/merchant';
-import type { MerchantRecord, MerchantStore } from '../ports/merchant-store';
+import type { MerchantRecord } from '../ports/merchant-store';
 import { hashToken, newApiToken } from './api-tokens';
-import type { Clock } from '@payrail/time';
-
-export interface MerchantAdminDeps {
-  merchants: MerchantStore;
-  clock: Clock;
-}
+import type { MerchantAdminDeps } from './deps';
 
 /** A new merchant with its first token. The clear token is returned once: only its hash is stored. */
 export async function createMerchant(

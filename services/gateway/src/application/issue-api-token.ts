@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MerchantNotFound } from '../domain/errors';
 import { hashToken, newApiToken } from './api-tokens';
-import type { MerchantAdminDeps } from './create-merchant';
+import type { MerchantAdminDeps } from './deps';
 
 /** Another token for the merchant (rotation: issue the new one, then revoke the old one). */
 export async function issueApiToken(

@@ -1,5 +1,5 @@
 import { ApiTokenNotFound } from '../domain/errors';
-import type { MerchantAdminDeps } from './create-merchant';
+import type { MerchantAdminDeps } from './deps';
 
 /**
  * Revokes a token. Every merchant request looks its token up afresh (no cache), so the next request

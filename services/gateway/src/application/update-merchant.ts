@@ -1,7 +1,7 @@
 import { MerchantNotFound } from '../domain/errors';
 import { type MerchantSettings, updatedSettings } from '../domain/merchant';
 import type { MerchantRecord } from '../ports/merchant-store';
-import type { MerchantAdminDeps } from './create-merchant';
+import type { MerchantAdminDeps } from './deps';
 
 /**
  * Changes a merchant's settings. Services learn them from the signed context of each request, so the

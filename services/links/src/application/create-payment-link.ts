@@ -14,8 +14,7 @@ import {
   type PaymentLinkDraft,
   type RecurrenceTerms,
 } from '../domain/payment-link';
-import type { PaymentLinkRepository } from '../ports/payment-link-repository';
-import type { Clock } from '@payrail/time';
+import type { CreatePaymentLinkDeps } from './deps';
 
 /** The request of `POST /api/saleitems/add` once its shape is valid (spec 2.1, design 5). */
 export interface PaymentLinkInput {
@@ -40,12 +39,6 @@ export interface PaymentLinkInput {
   /** Already filtered to known processors (unknown values are dropped, spec 2.1 rule 1). */
   paymentMethods?: Processor[];
   currency?: string | null;
-}
-
-export interface CreatePaymentLinkDeps {
-  links: PaymentLinkRepository;
-  clock: Clock;
-  newSlug(): string;
 }
 
 /**

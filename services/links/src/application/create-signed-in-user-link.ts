@@ -4,12 +4,8 @@ import { emailKey } from '../domain/customer';
 import { loginCodeExpiry } from '../domain/login-code';
 import { checkMerchantRules, checkSignedInUserAllowed } from '../domain/merchant-rules';
 import type { PaymentLink } from '../domain/payment-link';
-import {
-  type CreatePaymentLinkDeps,
-  linkCreatedEvent,
-  linkDraft,
-  type PaymentLinkInput,
-} from './create-payment-link';
+import { linkCreatedEvent, linkDraft, type PaymentLinkInput } from './create-payment-link';
+import type { CreatePaymentLinkDeps } from './deps';
 
 export interface SignedInUserLinkInput extends Omit<PaymentLinkInput, 'paymentMethods'> {
   signedInUser: { email: string; firstName: string; lastName: string };

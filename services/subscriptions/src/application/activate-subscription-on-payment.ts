@@ -3,7 +3,7 @@ import { type Installment, markPaid } from '../domain/installment';
 import { activate, type Subscription } from '../domain/subscription';
 import type { SubscriptionStore } from '../ports/subscription-store';
 import { applyChanges } from './apply-changes';
-import type { UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
 
 export type PaymentOutcome =
   /** The subscription is active and installment 1 paid. */

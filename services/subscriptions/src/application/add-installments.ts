@@ -3,7 +3,8 @@ import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import { type InstallmentToAdd, planAdditions } from '../domain/operations';
 import { installmentsScheduled } from './events';
-import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
+import { findSubscriptionForUpdate } from './find-subscription';
 
 export interface AddInstallmentsInput {
   criteria: SubscriptionCriteria;

@@ -3,7 +3,8 @@ import { changedFields, type Installment } from '../domain/installment';
 import { completeIfFinished, type Subscription } from '../domain/subscription';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { SubscriptionStore } from '../ports/subscription-store';
-import { findSubscriptionForUpdate, type UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
+import { findSubscriptionForUpdate } from './find-subscription';
 import { installmentsChanged, subscriptionStatusChanged } from './events';
 
 export interface ChangeSet {

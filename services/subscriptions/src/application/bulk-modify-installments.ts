@@ -10,7 +10,7 @@ import {
 import type { Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import { amountsUpdated } from './events';
-import type { UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
 
 /** One `installments.updated` per subscription, with every installment whose amount really changed. */
 function eventsOf(matches: DateMatch[], subscriptions: Map<number, Subscription>, at: Date): EventEnvelope[] {

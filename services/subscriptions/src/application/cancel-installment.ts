@@ -1,7 +1,7 @@
 import { SubscriptionError } from '../domain/errors';
 import { cancelInstallment as cancelled, type Installment } from '../domain/installment';
 import { applyChanges } from './apply-changes';
-import type { UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
 
 /** v2 `POST /api/subscriptions/installments/{id}/cancel`. */
 export async function cancelInstallment(

@@ -3,7 +3,7 @@ import { dynamicSchedule, staticSchedule } from '../domain/schedule';
 import type { Subscription } from '../domain/subscription';
 import { activateWithPayment } from './activate-subscription-on-payment';
 import { subscriptionCreated } from './events';
-import type { UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
 
 /**
  * `link.created` of a recurrent link: a pending subscription with its schedule (STATIC: all of it;

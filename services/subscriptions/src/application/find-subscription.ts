@@ -1,7 +1,6 @@
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import { singleMatch } from '../domain/identifiers';
 import type { Subscription } from '../domain/subscription';
-import type { Clock } from '@payrail/time';
 import type { SubscriptionStore } from '../ports/subscription-store';
 
 /** The one open subscription the criteria name, locked for the rest of the transaction. */
@@ -11,9 +10,4 @@ export async function findSubscriptionForUpdate(
   criteria: SubscriptionCriteria,
 ): Promise<Subscription> {
   return singleMatch(await store.findOpenByCriteria(merchantId, criteria, { lock: true }));
-}
-
-export interface UseCaseDeps {
-  store: SubscriptionStore;
-  clock: Clock;
 }

@@ -7,7 +7,7 @@ import {
   type InstallmentChange,
 } from '../domain/installment';
 import { applyChanges } from './apply-changes';
-import type { UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
 
 /** v2 `PATCH /api/subscriptions/installments/{id}`: amount and/or date of one pending installment. */
 export async function modifyInstallment(

@@ -1,7 +1,7 @@
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import { changeSubscriptionByIdentifiers } from './apply-changes';
-import type { UseCaseDeps } from './find-subscription';
+import type { UseCaseDeps } from './deps';
 import { planMoveToDay } from '../domain/operations';
 
 export interface ModifyPaymentDayInput {

@@ -1,7 +1,8 @@
 import { createMerchantRequest, updateMerchantRequest } from '@payrail/contracts';
 import { HttpProblem, jsonBody, problems } from '@payrail/http';
 import { Hono } from 'hono';
-import { createMerchant, type MerchantAdminDeps } from '../../application/create-merchant';
+import { createMerchant } from '../../application/create-merchant';
+import type { MerchantAdminDeps } from '../../application/deps';
 import { getMerchant } from '../../application/get-merchant';
 import { issueApiToken } from '../../application/issue-api-token';
 import { revokeApiToken } from '../../application/revoke-api-token';

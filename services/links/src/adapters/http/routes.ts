@@ -6,7 +6,8 @@ import {
 } from '@payrail/contracts';
 import { jsonBody, problems, requireMerchant } from '@payrail/http';
 import { Hono } from 'hono';
-import { type CreatePaymentLinkDeps, createPaymentLink } from '../../application/create-payment-link';
+import { createPaymentLink } from '../../application/create-payment-link';
+import type { CreatePaymentLinkDeps } from '../../application/deps';
 import {
   type CreateSignedInUserLinkDeps,
   createSignedInUserLink,

@@ -21,7 +21,7 @@ import { cancelInstallment } from '../../application/cancel-installment';
 import { cancelInstallmentByInvoice } from '../../application/cancel-installment-by-invoice';
 import { cancelInstallmentsByAmount } from '../../application/cancel-installments-by-amount';
 import { cancelSubscription } from '../../application/cancel-subscription';
-import type { UseCaseDeps } from '../../application/find-subscription';
+import type { UseCaseDeps } from '../../application/deps';
 import { listPendingInstallments } from '../../application/list-pending-installments';
 import { modifyAllInstallments } from '../../application/modify-all-installments';
 import { modifyInstallment } from '../../application/modify-installment';
