@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { isCalendarDate } from '@payrail/time';
 import { z } from 'zod';
 import { CURRENCIES, PROCESSORS } from './merchant-context';
 import { dayOfMonthSchema, moneyString } from './rules';
 
 export { moneyString };
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const isoDate = z.string().refine(isCalendarDate, 'must be a calendar date yyyy-MM-dd');
 
 export const recurrenceSchema = z.discriminatedUnion('type', [
   z.object({

@@ -32,4 +32,26 @@ describe('event contracts', () => {
     expect(() => parseEvent('link.paid', JSON.stringify({ ...event, v: 9 }))).toThrow(/Unknown version 9/);
     expect(() => parseEvent('link.paid', '{nope')).toThrow(/not JSON/);
   });
+
+  it('refuses a date that is not on the calendar (one rule with the API and the domain, from libs/time)', () => {
+    const linkCreated = {
+      linkId: 7,
+      merchantId: linkPaid.merchantId,
+      slug: 'slug-7',
+      label: 'Gym',
+      amount: '150000.00',
+      currency: 'PYG' as const,
+      customIdentifier: 'CI-1',
+      customIdentifier2: null,
+      paymentMethods: ['PARAGUAY.PROCESSOR_A' as const],
+      timezone: 'America/Asuncion',
+      createdAt: '2026-02-27T10:00:00.000Z',
+      createdOn: '2026-02-27',
+      recurrence: null,
+    };
+    expect(createEvent('link.created', linkCreated, new Date()).data.createdOn).toBe('2026-02-27');
+    expect(() =>
+      createEvent('link.created', { ...linkCreated, createdOn: '2026-02-30' }, new Date()),
+    ).toThrow(ContractViolation);
+  });
 });
