@@ -5,6 +5,7 @@ import { signMerchantContext } from '@payrail/http';
 import { createInProcessBus, type MessageBus } from '@payrail/messaging';
 import { createLogger } from '@payrail/observability';
 import type { Clock, ServiceDefinition, ServiceInstance, ServiceName, Upstream } from '@payrail/runtime';
+import { type SimulatedClock, simulatedClock, systemClock } from '@payrail/time';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const TEST_INTERNAL_SECRET = 'test-internal-secret-0123456789';
@@ -25,20 +26,9 @@ export function aMerchant(overrides: Partial<MerchantContext> = {}): MerchantCon
   };
 }
 
-/** A clock tests can set and move. */
-export function testClock(
-  start = new Date('2026-11-22T12:00:00Z'),
-): Clock & { set(date: Date): void; advance(ms: number): void } {
-  let current = new Date(start);
-  return {
-    now: () => new Date(current),
-    set(date) {
-      current = new Date(date);
-    },
-    advance(ms) {
-      current = new Date(current.getTime() + ms);
-    },
-  };
+/** A clock tests can set and move: the simulated clock of libs/time, from a fixed default start. */
+export function testClock(start = new Date('2026-11-22T12:00:00Z')): SimulatedClock {
+  return simulatedClock(start);
 }
 
 export interface ServiceUnderTest {
@@ -85,7 +75,7 @@ export async function startService(
     database,
     bus,
     logger: createLogger(definition.name, process.env.TEST_LOG_LEVEL ?? 'silent'),
-    clock: options.clock ?? { now: () => new Date() },
+    clock: options.clock ?? systemClock,
     internalSecret: TEST_INTERNAL_SECRET,
     env: { PUBLIC_BASE_URL: 'http://pay.test', ...options.env },
     upstream: (name) =>
