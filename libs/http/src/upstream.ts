@@ -9,6 +9,8 @@ export type Upstream = (request: Request) => Promise<Response>;
 /** Long enough for a 200 × 60 bulk under load, short enough that a hung service does not pile up callers. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
 
+const WIRE_HEADERS = ['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive'];
+
 export class UpstreamTimeout extends Error {
   constructor(readonly timeoutMs: number) {
     super(`no complete answer within ${timeoutMs} ms`);
@@ -50,10 +52,10 @@ export async function callWithDeadline(
   const call = (async () => {
     const response = await upstream(new Request(request, { signal: controller.signal }));
     const body = await response.arrayBuffer();
-    return new Response(body.byteLength > 0 ? body : null, {
-      status: response.status,
-      headers: response.headers,
-    });
+    const headers = new Headers(response.headers);
+    // They described the bytes on the wire; fetch has already decoded and de-chunked what we hold.
+    for (const name of WIRE_HEADERS) headers.delete(name);
+    return new Response(body.byteLength > 0 ? body : null, { status: response.status, headers });
   })();
   // The loser of the race must not surface as an unhandled rejection.
   call.catch(() => undefined);

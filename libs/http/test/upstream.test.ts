@@ -41,6 +41,7 @@ describe('callWithDeadline', () => {
     });
     const response = await callWithDeadline(httpUpstream(service.url), request(), 2_000);
     expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.json()).toEqual({ path: '/api/payrequests/7?x=1' });
   });
 
@@ -87,5 +88,24 @@ describe('httpUpstream', () => {
     }
     // The pool may open a second socket while the first is being released; never one per call.
     expect(service.connections()).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('callWithDeadline with a compressed answer', () => {
+  it('hands back the decoded body without the headers that described the encoded one', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const service = await fakeService((_req, res) => {
+      const body = gzipSync(JSON.stringify({ compressed: true }));
+      res.writeHead(201, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': body.length,
+      });
+      res.end(body);
+    });
+    const response = await callWithDeadline(httpUpstream(service.url), request(), 2_000);
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(await response.json()).toEqual({ compressed: true });
   });
 });
