@@ -3,9 +3,13 @@ import { isCalendarDate } from '@payrail/time';
 import { z } from 'zod';
 import { CURRENCIES, PROCESSORS } from './merchant-context';
 import { dayOfMonthSchema, moneyString } from './rules';
+import { MAX_LENGTH } from './text';
 
 export { moneyString };
 const isoDate = z.string().refine(isCalendarDate, 'must be a calendar date yyyy-MM-dd');
+/** The API refuses longer identifiers, so an event carrying one is a contract violation, not a value to store. */
+const identifier = z.string().max(MAX_LENGTH.customIdentifier).nullable();
+const invoiceNumber = z.string().max(MAX_LENGTH.invoiceNumber).nullable();
 
 export const recurrenceSchema = z.discriminatedUnion('type', [
   z.object({
@@ -28,8 +32,8 @@ const subscriptionSnapshot = z.object({
   linkId: z.number().int().positive(),
   type: z.enum(['STATIC', 'DYNAMIC']),
   status: z.enum(SUBSCRIPTION_STATUSES),
-  customIdentifier: z.string().nullable(),
-  customIdentifier2: z.string().nullable(),
+  customIdentifier: identifier,
+  customIdentifier2: identifier,
   currency: z.enum(CURRENCIES),
   timezone: z.string(),
 });
@@ -41,7 +45,7 @@ const installmentItem = z.object({
   paymentDate: isoDate,
   amount: moneyString,
   status: z.enum(INSTALLMENT_STATUSES),
-  invoiceNumber: z.string().nullable(),
+  invoiceNumber,
 });
 
 /**
@@ -57,7 +61,7 @@ const installmentSnapshot = z.object({
   amount: moneyString,
   currency: z.enum(CURRENCIES),
   status: z.enum(INSTALLMENT_STATUSES),
-  invoiceNumber: z.string().nullable(),
+  invoiceNumber,
   timezone: z.string(),
 });
 
@@ -68,11 +72,11 @@ export const eventSchemas = {
       linkId: z.number().int().positive(),
       merchantId: z.string().uuid(),
       slug: z.string(),
-      label: z.string(),
+      label: z.string().max(MAX_LENGTH.label),
       amount: moneyString,
       currency: z.enum(CURRENCIES),
-      customIdentifier: z.string().nullable(),
-      customIdentifier2: z.string().nullable(),
+      customIdentifier: identifier,
+      customIdentifier2: identifier,
       paymentMethods: z.array(z.enum(PROCESSORS)),
       timezone: z.string(),
       /** Creation instant (ISO 8601, UTC) and the same day in the merchant's time zone. */
@@ -100,8 +104,8 @@ export const eventSchemas = {
       linkId: z.number().int().positive(),
       type: z.enum(['STATIC', 'DYNAMIC']),
       status: z.literal('pending'),
-      customIdentifier: z.string().nullable(),
-      customIdentifier2: z.string().nullable(),
+      customIdentifier: identifier,
+      customIdentifier2: identifier,
       currency: z.enum(CURRENCIES),
       /** The merchant's time zone: payment dates are calendar days there. */
       timezone: z.string(),

@@ -27,6 +27,7 @@ export {
 } from './api/payment-links';
 export type { ApiOperation } from './api/operation';
 export { DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
+export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
 export {
   MAX_PAY_WAIT_HOURS,
@@ -56,7 +57,6 @@ export {
   type BulkModifyInstallmentsRequest,
   bulkModifyInstallmentsRequest,
   bulkModifyInstallmentsResponse,
-  calendarDate,
   cancelAllRequest,
   cancelByAmountRequest,
   cancelByInvoiceRequest,

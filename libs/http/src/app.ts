@@ -1,8 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { contextFromHeaders, type Logger, SpanKind, SpanStatusCode, tracer } from '@payrail/observability';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
 import { HTTPException } from 'hono/http-exception';
-import { HttpProblem, problemResponse } from './problem';
+import { HttpProblem, problemResponse, problems } from './problem';
+
+/** Enough for the largest legitimate request, a bulk of 200 subscriptions × 60 updates (about 600 KB). */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+const maxBodyBytesSetting = z.coerce
+  .number()
+  .int()
+  .min(1024)
+  .max(1024 ** 3)
+  .default(DEFAULT_MAX_BODY_BYTES);
+
+/**
+ * `MAX_BODY_BYTES` (an integer, 1 KiB to 1 GiB; default 1 MiB): the gateway and every service behind it
+ * read the same setting, so a body the gateway lets through is not refused by the service it goes to.
+ */
+export function maxBodyBytesFrom(env: Record<string, string | undefined>): number {
+  const parsed = maxBodyBytesSetting.safeParse(env.MAX_BODY_BYTES || undefined);
+  if (!parsed.success) {
+    throw new Error(`MAX_BODY_BYTES must be a whole number of bytes from 1024 to ${1024 ** 3}`);
+  }
+  return parsed.data;
+}
 
 export type ReadinessCheck = () => Promise<void> | void;
 
@@ -16,6 +40,8 @@ export interface AppOptions {
   logger: Logger;
   /** Named readiness checks for `/readyz` (database, broker). Each throws when not ready. */
   readiness?: Record<string, ReadinessCheck>;
+  /** Larger request bodies are refused with 413 before they are read (default `DEFAULT_MAX_BODY_BYTES`). */
+  maxBodyBytes?: number;
 }
 
 export interface ServiceApp {
@@ -64,6 +90,16 @@ export function createApp(options: AppOptions): ServiceApp {
     );
     c.header('x-request-id', requestId);
   });
+
+  // A declared length over the limit is refused at once; a chunked body is read only up to the limit.
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) => problemResponse(c, problems.tooLarge(`The request body exceeds ${maxBodyBytes} bytes`)),
+    }),
+  );
 
   app.onError((error, c) => {
     if (error instanceof HttpProblem) return problemResponse(c, error);

@@ -1,4 +1,12 @@
-export { type AppOptions, type AppVariables, createApp, type ReadinessCheck, type ServiceApp } from './app';
+export {
+  type AppOptions,
+  type AppVariables,
+  createApp,
+  DEFAULT_MAX_BODY_BYTES,
+  maxBodyBytesFrom,
+  type ReadinessCheck,
+  type ServiceApp,
+} from './app';
 export {
   callWithDeadline,
   DEFAULT_UPSTREAM_TIMEOUT_MS,

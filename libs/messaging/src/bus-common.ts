@@ -2,6 +2,7 @@
  * Pieces both bus adapters share, so that the in-process bus and the RabbitMQ bus apply the same
  * defaults, validation and header rules.
  */
+import { safeErrorText } from '@payrail/observability';
 import type { Subscription } from './bus';
 
 /**
@@ -78,8 +79,9 @@ export function applicationHeaders(headers: Record<string, string> | undefined):
   return result;
 }
 
+/** Safe to log and to keep in a dead-letter header: no query parameters or other values (see safeError). */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return safeErrorText(error);
 }
 
 /**

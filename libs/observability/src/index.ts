@@ -1,4 +1,5 @@
-export { createLogger, type Logger } from './logger';
+export { capLogLine, createLogger, type Logger, MAX_LOG_LINE_LENGTH } from './logger';
+export { type SafeError, safeError, safeErrorText } from './safe-error';
 export {
   context,
   contextFromHeaders,

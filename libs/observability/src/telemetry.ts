@@ -7,6 +7,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
+import { safeError, safeErrorText } from './safe-error';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -89,8 +90,10 @@ export async function inSpan<T>(
       try {
         return await work(span);
       } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        // Traces leave the process like logs do: the same safe description, never the query's values.
+        const described = safeError(error);
+        span.recordException({ name: described.type, message: safeErrorText(error), stack: described.stack });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: safeErrorText(error) });
         throw error;
       } finally {
         span.end();

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createApp } from '@payrail/http';
+import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { outbox } from './adapters/postgres/schema';
@@ -9,10 +9,11 @@ export const billingSchedulerService: ServiceDefinition = {
   name: 'billing-scheduler',
   defaultPort: 3003,
   database: { schema: 'billing_scheduler', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  async create({ database, bus, logger }) {
+  async create({ database, bus, logger, env }) {
     const { app, markNotReady } = createApp({
       service: 'billing-scheduler',
       logger,
+      maxBodyBytes: maxBodyBytesFrom(env),
       readiness: readinessChecks({ database, bus }),
     });
     const relay = createOutboxRelay({ database, outbox, schemaName: 'billing_scheduler', bus, logger });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
 import { parseConfig } from '@payrail/config';
-import { createApp, DEFAULT_UPSTREAM_TIMEOUT_MS, problems } from '@payrail/http';
+import { createApp, DEFAULT_UPSTREAM_TIMEOUT_MS, maxBodyBytesFrom, problems } from '@payrail/http';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { z } from 'zod';
 import { hashToken, looksLikeToken } from './application/api-tokens';
@@ -51,6 +51,7 @@ export const gatewayService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'gateway',
       logger,
+      maxBodyBytes: maxBodyBytesFrom(env),
       readiness: readinessChecks({ database, bus }),
     });
     app.route('/', docsRoutes());

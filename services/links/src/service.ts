@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createApp } from '@payrail/http';
+import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { linksRoutes } from './adapters/http/routes';
@@ -21,6 +21,7 @@ export const linksService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'links',
       logger,
+      maxBodyBytes: maxBodyBytesFrom(env),
       readiness: readinessChecks({ database, bus }),
     });
     app.route(

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createApp } from '@payrail/http';
+import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { outbox } from './adapters/postgres/schema';
@@ -9,10 +9,11 @@ export const processorGatewayService: ServiceDefinition = {
   name: 'processor-gateway',
   defaultPort: 3004,
   database: { schema: 'processor_gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  async create({ database, bus, logger }) {
+  async create({ database, bus, logger, env }) {
     const { app, markNotReady } = createApp({
       service: 'processor-gateway',
       logger,
+      maxBodyBytes: maxBodyBytesFrom(env),
       readiness: readinessChecks({ database, bus }),
     });
     const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createApp } from '@payrail/http';
+import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { subscriptionsRoutes } from './adapters/http/routes';
@@ -13,10 +13,11 @@ export const subscriptionsService: ServiceDefinition = {
   name: 'subscriptions',
   defaultPort: 3002,
   database: { schema: 'subscriptions', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  async create({ database, bus, logger, clock, internalSecret }) {
+  async create({ database, bus, logger, clock, internalSecret, env }) {
     const { app, markNotReady } = createApp({
       service: 'subscriptions',
       logger,
+      maxBodyBytes: maxBodyBytesFrom(env),
       readiness: readinessChecks({ database, bus }),
     });
     app.route(

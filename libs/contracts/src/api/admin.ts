@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
+import { MAX_LENGTH, text, textRules } from '../text';
 import type { ApiOperation } from './operation';
 
 /** Spec 2.5: what each instance offers, its default first. */
@@ -19,14 +20,14 @@ function isTimeZone(value: string): boolean {
   }
 }
 
-const timezone = z
-  .string()
+const timezone = text(MAX_LENGTH.timezone)
   .refine(isTimeZone, 'must be an IANA time zone such as America/Asuncion')
   .meta({ description: 'IANA time zone: link expiry and installment dates are in it.' });
 
-const callbackUrl = z
-  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
-  .meta({ description: "Enables `redirectUrl` on links; a link's `redirectUrl` must share its origin." });
+const callbackUrl = textRules(
+  z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+  MAX_LENGTH.url,
+).meta({ description: "Enables `redirectUrl` on links; a link's `redirectUrl` must share its origin." });
 
 const processors = z
   .array(z.enum(PROCESSORS))
@@ -35,7 +36,7 @@ const processors = z
 
 /** The settings an operator sets; `instance` fixes which currencies are possible. */
 const settingsFields = {
-  name: z.string().trim().min(1),
+  name: text(MAX_LENGTH.merchantName).trim().min(1),
   instance: z.enum(INSTANCES),
   currency: z.enum(CURRENCIES),
   saasContract: z.boolean(),

@@ -3,6 +3,7 @@ import { isAmount, parseAmount } from '@payrail/money';
 import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 import { dayOfMonthSchema, moneyString } from '../rules';
+import { MAX_LENGTH, text, textRules } from '../text';
 
 /** The largest amount a `numeric(18, 2)` column holds, in minor units. */
 const MAX_AMOUNT_MINOR = 10n ** 18n - 1n;
@@ -39,7 +40,7 @@ const statusId = z.number().int().meta({
 });
 
 /** Amounts arrive as JSON numbers (integers from many clients) or decimal strings; at most two decimals. */
-export const amountInput = z.union([z.number(), z.string()]).superRefine((value, ctx) => {
+export const amountInput = z.union([z.number(), text(MAX_LENGTH.amountText)]).superRefine((value, ctx) => {
   if (!isAmount(value))
     ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
   else if (parseAmount(value) <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
@@ -60,9 +61,9 @@ export const paymentMethodsInput = z
   );
 
 /** Merchant identifiers are text, but clients in the field send digits, sometimes as a JSON number. */
-const identifierInput = z.union([z.string(), z.number().int().transform(String)]).nullish();
+const identifierInput = (max: number) => z.union([text(max), z.number().int().transform(String)]).nullish();
 
-const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
+const httpUrl = textRules(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }), MAX_LENGTH.url);
 
 const STATIC_FIELDS = [
   'installmentAmount',
@@ -73,16 +74,15 @@ const STATIC_FIELDS = [
 
 /** The fields of spec 2.1 shared by both link-creating endpoints (2.3 takes all of them but `paymentMethods`). */
 const linkFields = {
-  label: z.string().trim().min(1),
+  label: text(MAX_LENGTH.label).trim().min(1),
   amount: amountInput,
-  handleValue: z
-    .string()
+  handleValue: text(MAX_LENGTH.handleValue)
     .trim()
     .min(1)
     .meta({ description: 'Customer e-mail or telephone number (free text is accepted).' }),
-  handleLabel: z.string().trim().min(1),
-  customIdentifier: identifierInput,
-  customIdentifier2: identifierInput,
+  handleLabel: text(MAX_LENGTH.handleLabel).trim().min(1),
+  customIdentifier: identifierInput(MAX_LENGTH.customIdentifier),
+  customIdentifier2: identifierInput(MAX_LENGTH.customIdentifier),
   singlePayment: z.boolean(),
   creditAndDebitCard: z.boolean(),
   // The spec marks it required, but one-off clients in production omit it: absent means false.
@@ -112,10 +112,9 @@ const linkFields = {
       description: 'Must share the origin of the merchant\'s configured callback URL; `""` means none.',
     }),
   noLoginRequired: z.boolean().nullish(),
-  documentNumber: identifierInput,
+  documentNumber: identifierInput(MAX_LENGTH.documentNumber),
   /** Not in the spec; real clients send it. Must be a currency the merchant's instance offers (else 422). */
-  currency: z
-    .string()
+  currency: text(MAX_LENGTH.currency)
     .nullish()
     .meta({ description: "Optional; must be offered by the merchant's instance." }),
 };
@@ -165,9 +164,9 @@ export const signedInUserLinkRequest = z
   .object({
     ...linkFields,
     signedInUser: z.object({
-      email: z.email({ message: 'must be a valid e-mail address' }),
-      firstName: z.string().trim().min(1),
-      lastName: z.string().trim().min(1),
+      email: textRules(z.email({ message: 'must be a valid e-mail address' }), MAX_LENGTH.email),
+      firstName: text(MAX_LENGTH.personName).trim().min(1),
+      lastName: text(MAX_LENGTH.personName).trim().min(1),
     }),
   })
   .superRefine(linkRules, runOnObjects);
@@ -215,11 +214,11 @@ export const paymentLinkDetails = z.object({
   paid: z.boolean(),
   currency: z.string(),
   amount: moneyOut,
-  label: z.string(),
-  handleValue: z.string(),
-  handleLabel: z.string(),
-  customIdentifier: z.string().nullable(),
-  customIdentifier2: z.string().nullable(),
+  label: z.string().max(MAX_LENGTH.label),
+  handleValue: z.string().max(MAX_LENGTH.handleValue),
+  handleLabel: z.string().max(MAX_LENGTH.handleLabel),
+  customIdentifier: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
+  customIdentifier2: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
   createTime: localDateTime,
   expireTime: localDateTime.nullable(),
   slug: z.string(),
@@ -242,6 +241,7 @@ export type PaymentLinkDetails = z.infer<typeof paymentLinkDetails>;
 export const paymentLinkIdParams = z.object({
   id: z
     .string()
+    .max(15)
     .regex(/^\d+$/)
     .meta({ description: 'Payment ticket number (`id` of the creation response).' }),
 });

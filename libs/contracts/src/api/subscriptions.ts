@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { INSTALLMENT_STATUSES } from '../events';
 import { BULK_LIMITS, dayOfMonthSchema, moneyString } from '../rules';
 import type { ApiOperation } from './operation';
+import { calendarDate, MAX_LENGTH, text } from '../text';
 import { amountInput } from './payment-links';
+
+export { calendarDate };
 
 /**
  * The v1 (identifier-based, camelCase) and v2 (by installment, snake_case) installment endpoints, spec 4.3
@@ -11,32 +14,16 @@ import { amountInput } from './payment-links';
 
 export { BULK_LIMITS };
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** Integer arithmetic only: a bulk request checks 12 000 of these. */
-function isCalendarDate(text: string): boolean {
-  const year = Number(text.slice(0, 4));
-  const month = Number(text.slice(5, 7));
-  const day = Number(text.slice(8, 10));
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
-}
-
-/** `yyyy-MM-dd`, a day that exists. */
-export const calendarDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date in the form yyyy-MM-dd', abort: true })
-  .refine(isCalendarDate, 'is not a calendar date');
-
 const dayOfMonth = dayOfMonthSchema;
 
 // ---------------------------------------------------------------------------------------------------
 // v1: identifiers in the body, camelCase.
 
-const customIdentifier = z.string().min(1, 'is required');
+const identifierText = text(MAX_LENGTH.customIdentifier);
+const customIdentifier = identifierText.min(1, 'is required');
 /** Optional; an empty string counts as absent, as it does when links store it. */
-const customIdentifier2 = z.string().nullish();
+const customIdentifier2 = identifierText.nullish();
+const invoiceNumber = text(MAX_LENGTH.invoiceNumber).min(1);
 
 export const cancelByAmountRequest = z.object({
   customIdentifier,
@@ -49,7 +36,7 @@ export const cancelByAmountRequest = z.object({
 export const cancelByInvoiceRequest = z.object({
   customIdentifier,
   customIdentifier2,
-  invoiceNumber: z.string().min(1),
+  invoiceNumber,
 });
 
 export const cancelAllRequest = z.object({ customIdentifier, customIdentifier2 });
@@ -79,8 +66,8 @@ export const changedInstallmentsResponse = z.object({ installments: z.array(inst
 // v2: installments by id, snake_case as the spec's bulk endpoint.
 
 export const listInstallmentsQuery = z.object({
-  custom_identifier: z.string().min(1, 'is required'),
-  custom_identifier2: z.string().optional(),
+  custom_identifier: customIdentifier,
+  custom_identifier2: identifierText.optional(),
 });
 
 export const installmentIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
@@ -93,15 +80,15 @@ export const modifyInstallmentRequest = z
 
 export const addInstallmentsRequest = z
   .object({
-    custom_identifier: z.string().min(1, 'is required'),
-    custom_identifier2: z.string().nullish(),
+    custom_identifier: customIdentifier,
+    custom_identifier2: customIdentifier2,
     installments: z
       .array(
         z.object({
           payment_date: calendarDate,
           amount: amountInput,
           /** Required for DYNAMIC subscriptions, unique within the subscription. */
-          invoice_number: z.string().min(1).nullish(),
+          invoice_number: invoiceNumber.nullish(),
         }),
       )
       .min(1)
@@ -126,8 +113,8 @@ export const bulkModifyInstallmentsRequest = z.object({
   operations: z
     .array(
       z.object({
-        custom_identifier: z.string().nullish(),
-        custom_identifier2: z.string().nullish(),
+        custom_identifier: identifierText.nullish(),
+        custom_identifier2: customIdentifier2,
         updates: z
           .array(z.object({ payment_date: calendarDate, amount: amountInput }))
           .max(BULK_LIMITS.updatesPerSubscription),

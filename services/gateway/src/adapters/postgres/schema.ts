@@ -1,3 +1,4 @@
+import { MAX_LENGTH } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import {
   boolean,
@@ -9,6 +10,7 @@ import {
   text,
   timestamp,
   uuid,
+  varchar,
 } from 'drizzle-orm/pg-core';
 
 /** The gateway owns merchants, their settings, their API tokens (hashes only) and idempotency records. */
@@ -16,12 +18,12 @@ export const gatewaySchema = pgSchema('gateway');
 
 export const merchants = gatewaySchema.table('merchants', {
   id: uuid('id').primaryKey(),
-  name: text('name').notNull(),
+  name: varchar('name', { length: MAX_LENGTH.merchantName }).notNull(),
   instance: text('instance', { enum: ['NATIONAL', 'INTERNATIONAL'] }).notNull(),
   currency: text('currency', { enum: ['PYG', 'USD', 'EUR'] }).notNull(),
   saasContract: boolean('saas_contract').notNull().default(false),
   noLoginEnabled: boolean('no_login_enabled').notNull().default(false),
-  callbackUrl: text('callback_url'),
+  callbackUrl: varchar('callback_url', { length: MAX_LENGTH.url }),
   timezone: text('timezone').notNull().default('America/Asuncion'),
   processors: jsonb('processors').$type<string[]>().notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

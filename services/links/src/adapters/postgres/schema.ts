@@ -1,3 +1,4 @@
+import { MAX_LENGTH } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import {
   bigint,
@@ -11,6 +12,7 @@ import {
   timestamp,
   unique,
   uuid,
+  varchar,
 } from 'drizzle-orm/pg-core';
 
 /** The links service owns this schema; no other service reads it. */
@@ -22,11 +24,11 @@ export const customers = linksSchema.table(
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     merchantId: uuid('merchant_id').notNull(),
-    email: text('email').notNull(),
+    email: varchar('email', { length: MAX_LENGTH.email }).notNull(),
     /** Lower-cased e-mail: the unique key, so `Ana@x.com` and `ana@x.com` are one user. */
-    emailKey: text('email_key').notNull(),
-    firstName: text('first_name').notNull(),
-    lastName: text('last_name').notNull(),
+    emailKey: varchar('email_key', { length: MAX_LENGTH.email }).notNull(),
+    firstName: varchar('first_name', { length: MAX_LENGTH.personName }).notNull(),
+    lastName: varchar('last_name', { length: MAX_LENGTH.personName }).notNull(),
     status: text('status', { enum: ['active', 'inactive'] }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     activatedAt: timestamp('activated_at', { withTimezone: true }),
@@ -41,22 +43,22 @@ export const paymentLinks = linksSchema.table(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     merchantId: uuid('merchant_id').notNull(),
     slug: text('slug').notNull().unique(),
-    label: text('label').notNull(),
+    label: varchar('label', { length: MAX_LENGTH.label }).notNull(),
     amount: numeric('amount', { precision: 18, scale: 2 }).notNull(),
     currency: text('currency').notNull(),
-    handleValue: text('handle_value').notNull(),
-    handleLabel: text('handle_label').notNull(),
-    customIdentifier: text('custom_identifier'),
-    customIdentifier2: text('custom_identifier2'),
+    handleValue: varchar('handle_value', { length: MAX_LENGTH.handleValue }).notNull(),
+    handleLabel: varchar('handle_label', { length: MAX_LENGTH.handleLabel }).notNull(),
+    customIdentifier: varchar('custom_identifier', { length: MAX_LENGTH.customIdentifier }),
+    customIdentifier2: varchar('custom_identifier2', { length: MAX_LENGTH.customIdentifier }),
     singlePayment: boolean('single_payment').notNull(),
     creditAndDebitCard: boolean('credit_and_debit_card').notNull(),
     /** STATIC or DYNAMIC terms when the link starts a subscription. */
     recurrence: jsonb('recurrence').$type<Record<string, unknown> | null>(),
     payWaitHours: integer('pay_wait_hours').notNull().default(0),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
-    redirectUrl: text('redirect_url'),
+    redirectUrl: varchar('redirect_url', { length: MAX_LENGTH.url }),
     noLoginRequired: boolean('no_login_required').notNull().default(false),
-    documentNumber: text('document_number'),
+    documentNumber: varchar('document_number', { length: MAX_LENGTH.documentNumber }),
     paymentMethods: jsonb('payment_methods').$type<string[]>().notNull(),
     statusId: integer('status_id').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

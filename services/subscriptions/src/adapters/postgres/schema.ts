@@ -1,4 +1,4 @@
-import { INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from '@payrail/contracts';
+import { INSTALLMENT_STATUSES, MAX_LENGTH, SUBSCRIPTION_STATUSES } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import { sql } from 'drizzle-orm';
 import {
@@ -14,6 +14,7 @@ import {
   unique,
   uniqueIndex,
   uuid,
+  varchar,
 } from 'drizzle-orm/pg-core';
 
 /** The subscriptions service owns this schema: the only authority on installment state. */
@@ -28,8 +29,8 @@ export const subscriptions = subscriptionsSchema.table(
     linkId: bigint('link_id', { mode: 'number' }).notNull().unique(),
     type: text('type', { enum: ['STATIC', 'DYNAMIC'] }).notNull(),
     status: text('status', { enum: SUBSCRIPTION_STATUSES }).notNull(),
-    customIdentifier: text('custom_identifier'),
-    customIdentifier2: text('custom_identifier2'),
+    customIdentifier: varchar('custom_identifier', { length: MAX_LENGTH.customIdentifier }),
+    customIdentifier2: varchar('custom_identifier2', { length: MAX_LENGTH.customIdentifier }),
     currency: text('currency').notNull(),
     firstAmount: numeric('first_amount', { precision: 18, scale: 2 }).notNull(),
     installmentAmount: numeric('installment_amount', { precision: 18, scale: 2 }),
@@ -71,7 +72,7 @@ export const installments = subscriptionsSchema.table(
     amount: numeric('amount', { precision: 18, scale: 2, mode: 'string' }).notNull(),
     status: text('status', { enum: INSTALLMENT_STATUSES }).notNull(),
     /** DYNAMIC subscriptions: the merchant's invoice the installment collects. */
-    invoiceNumber: text('invoice_number'),
+    invoiceNumber: varchar('invoice_number', { length: MAX_LENGTH.invoiceNumber }),
     paidAt: timestamp('paid_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),

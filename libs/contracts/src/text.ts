@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * The longest value each text field may hold, wherever it travels: the API refuses longer values with
+ * 400, events carry no longer ones, and the columns that keep them are sized to exactly this (a value the
+ * subscriptions service could not store must be refused when the link is created, not dead-lettered later).
+ * Identifiers are part of a b-tree index key (merchant, identifier, identifier 2): two 255-character values
+ * stay under PostgreSQL's index-row limit even at four bytes per character.
+ */
+export const MAX_LENGTH = {
+  label: 255,
+  /** E-mail (at most 254 by RFC 5321) or telephone number. */
+  handleValue: 255,
+  handleLabel: 255,
+  customIdentifier: 255,
+  documentNumber: 64,
+  invoiceNumber: 100,
+  url: 2048,
+  email: 254,
+  personName: 100,
+  merchantName: 200,
+  currency: 3,
+  timezone: 64,
+  /** An amount written as a string: far more digits than `numeric(18, 2)` holds, so the amount rule decides. */
+  amountText: 40,
+} as const;
+
+/** Lone UTF-16 surrogates cannot be encoded as UTF-8 (PostgreSQL and JSONB refuse them). */
+function isWellFormedText(value: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value);
+}
+
+/**
+ * The rules every string of a request obeys: at most `max` characters, never a NUL character (PostgreSQL
+ * cannot store one) and never a lone surrogate. Applied to formats (URL, e-mail) as well as free text.
+ */
+export function textRules<S extends z.ZodString | z.ZodStringFormat>(schema: S, max: number): S {
+  return schema
+    .max(max, { message: `must be at most ${max} characters` })
+    .refine((value) => !value.includes('\u0000'), { message: 'must not contain NUL characters', abort: true })
+    .refine(isWellFormedText, {
+      message: 'must be valid Unicode text (no lone surrogates)',
+      abort: true,
+    }) as S;
+}
+
+/** A free-text field of the API; every such string of a request goes through this, so the rules have one home. */
+export function text(max: number) {
+  return textRules(z.string(), max);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/**
+ * Dates before 1900 are mistakes in a payment schedule, and years below 100 are misread by date
+ * arithmetic (and year 0 does not exist at all).
+ */
+export const MIN_CALENDAR_YEAR = 1900;
+
+/** Integer arithmetic only: a bulk request checks 12 000 of these. */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  if (year < MIN_CALENDAR_YEAR || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
+}
+
+/** `yyyy-MM-dd`, a day that exists (from 1900 on). */
+export const calendarDate = z
+  .string()
+  .max(10, { message: 'must be a date in the form yyyy-MM-dd', abort: true })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date in the form yyyy-MM-dd', abort: true })
+  .refine(isCalendarDate, `is not a calendar date (from ${MIN_CALENDAR_YEAR}-01-01 on)`)
+  .meta({ format: 'date' });
