@@ -1,0 +1,797 @@
+import { apiOperations, MAX_LENGTH } from '@payrail/contracts';
+import { rowsOf } from '@payrail/db';
+import { gatewayService } from '@payrail/gateway';
+import { linksService } from '@payrail/links';
+import { createInProcessBus } from '@payrail/messaging';
+import { subscriptionsService } from '@payrail/subscriptions';
+import { aMerchant, type ServiceUnderTest, startService, waitFor } from '@payrail/testing';
+import { sql } from 'drizzle-orm';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The project's own hostile-input run: for every operation of the OpenAPI document the gateway serves,
+// otherwise valid requests with hostile values mixed in (NUL, lone surrogates, huge strings, wrong
+// types, deep nesting, 1e309, -0, impossible dates, broken percent-encoding), through the real routes of
+// the gateway, links and subscriptions on their real databases. Never a 5xx; every error is
+// problem+json of the documented shape; and a refused request changes nothing in any database.
+
+const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const RUNS_PER_OPERATION = 200;
+const CALLBACK = 'https://shop.example.com/payments/callback';
+
+const bus = createInProcessBus();
+let gateway: ServiceUnderTest;
+let links: ServiceUnderTest;
+let subscriptions: ServiceUnderTest;
+
+type Json = Record<string, unknown>;
+interface Fixtures {
+  apiToken: string;
+  adminMerchantId: string;
+  adminTokenId: string;
+  linkId: number;
+  installmentId: number;
+}
+let fixtures: Fixtures;
+let document: { paths: Record<string, Record<string, Json>> };
+
+// ---------------------------------------------------------------------------------------------------
+// Hostile values.
+
+/** JSON text that `JSON.stringify` cannot write (1e309, -0 as written, a 30-digit integer). */
+class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** A long string, kept as unit × count so that a failing case prints in one line. */
+class Repeated {
+  constructor(
+    readonly unit: string,
+    readonly count: number,
+  ) {}
+  toString(): string {
+    return this.unit.repeat(this.count);
+  }
+}
+
+function toJsonText(value: unknown): string {
+  const raws: string[] = [];
+  const text = JSON.stringify(value, (_key, item) => {
+    if (item instanceof Repeated) return item.toString();
+    if (item instanceof RawJson) {
+      raws.push(item.text);
+      return `\u0001RAW${raws.length - 1}\u0001`;
+    }
+    return item;
+  });
+  return text.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_match, index) => raws[Number(index)] as string);
+}
+
+const nested = (depth: number): unknown => (depth === 0 ? 'bottom' : { a: nested(depth - 1) });
+
+const hostileString = fc.oneof(
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff',
+    'x\ud800y',
+    '\udc00\ud800',
+    '\ufeff',
+    '',
+    ' ',
+    '\u202eevil',
+    '😀',
+    '0000-01-01',
+    '2026-02-30',
+    '2026-13-01',
+    '2026-00-10',
+    '0099-05-05',
+    '99999-01-01',
+    '-0',
+    '1e309',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '1_000',
+    '150000.001',
+    ' 150000 ',
+    'null',
+    'true',
+    '<script>alert(1)</script>',
+    "' OR 1=1 --",
+    '%00',
+    '../../etc/passwd',
+    'javascript:alert(1)',
+    'https://evil.example.net/',
+    'http://[::1]/',
+    '00000000-0000-0000-0000-000000000000',
+    'PARAGUAY.PROCESSOR_A',
+    'DYNAMIC',
+  ),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+  fc.string({ maxLength: 6 }).map((text) => `${text}\u0000`),
+  fc
+    .tuple(fc.integer({ min: 250, max: 3000 }), fc.constantFrom('x', 'é', '😀', '\u0000', ' '))
+    .map(([count, unit]) => new Repeated(unit, count)),
+);
+
+const hostileNumber = fc.oneof(
+  fc.constantFrom(
+    new RawJson('1e309'),
+    new RawJson('-1e309'),
+    new RawJson('-0'),
+    new RawJson('1e-400'),
+    new RawJson('123456789012345678901234567890'),
+    new RawJson('1.0000000000000000001'),
+    0,
+    -1,
+    2 ** 31,
+    2 ** 53 + 2,
+    1.005,
+    0.1,
+    1e21,
+    -0.01,
+    new RawJson('99999999999999999.99'),
+  ),
+  fc.double(),
+  fc.integer(),
+);
+
+const hostileStructure = fc.oneof(
+  fc.constantFrom(null, true, false, [], {}, [null], { '': '' }),
+  fc.constant(nested(200)),
+  fc.constant(Array.from({ length: 2000 }, () => 'x')),
+  fc.constant(JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}}')),
+  fc.anything({ maxDepth: 3, maxKeys: 4, withNullPrototype: true }),
+);
+
+const hostileValue = fc.oneof(
+  { weight: 5, arbitrary: hostileString },
+  { weight: 3, arbitrary: hostileNumber },
+  { weight: 2, arbitrary: hostileStructure },
+);
+
+/** Raw bodies no serializer writes: broken JSON, NUL bytes, deep nesting, the wrong document type. */
+const hostileRawBody = fc.constantFrom(
+  '',
+  ' ',
+  'null',
+  '[]',
+  '"text"',
+  '1e309',
+  '{',
+  '{"label":',
+  '{"a":1}{"b":2}',
+  '\u0000',
+  '{"label":"a\u0000"}',
+  '{"label":"\\ud800"}',
+  '\ufeff{}',
+  `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+  `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`,
+  `{"operations":[${Array.from({ length: 201 }, () => '{}').join(',')}]}`,
+  'x'.repeat(1_100_000),
+);
+
+/** Path and query text, already percent-encoded (a lone surrogate cannot be encoded, only its bytes). */
+const hostileUrlText = fc.oneof(
+  fc.constantFrom(
+    '%00',
+    'a%00b',
+    '%ED%A0%80',
+    '%F0%9F%98%80',
+    '%',
+    '%zz',
+    '%FF',
+    '%C0%AF',
+    '99999999999999999999',
+    '9007199254740993',
+    '2147483648',
+    '-1',
+    '0',
+    '1.5',
+    '1e3',
+    '0x1F',
+    '%20',
+    '..%2F..%2Fadmin',
+    'null',
+    '00000000-0000-0000-0000-000000000000',
+    'x'.repeat(5000),
+  ),
+  fc.string({ maxLength: 12 }).map((text) => encodeURIComponent(text)),
+);
+
+// ---------------------------------------------------------------------------------------------------
+// Requests.
+
+interface HostileRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  description: string;
+}
+
+type Segment = string | number;
+
+function pathsOf(value: unknown, prefix: Segment[] = []): Segment[][] {
+  const found: Segment[][] = prefix.length > 0 ? [prefix] : [];
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.slice(0, 2).entries()) found.push(...pathsOf(item, [...prefix, index]));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) found.push(...pathsOf(item, [...prefix, key]));
+  }
+  return found;
+}
+
+function setAt(target: unknown, path: Segment[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path as [Segment, ...Segment[]];
+  const copy: Json | unknown[] = Array.isArray(target)
+    ? [...target]
+    : target !== null && typeof target === 'object'
+      ? { ...(target as Json) }
+      : {};
+  (copy as Record<Segment, unknown>)[head] = setAt((copy as Record<Segment, unknown>)[head], rest, value);
+  return copy;
+}
+
+function deleteAt(target: unknown, path: Segment[]): unknown {
+  if (target === null || typeof target !== 'object') return target;
+  if (path.length === 1 && target !== null && typeof target === 'object' && !Array.isArray(target)) {
+    const { [String(path[0])]: _removed, ...rest } = target as Json;
+    return rest;
+  }
+  if (path.length <= 1) return target;
+  const [head, ...rest] = path as [Segment, ...Segment[]];
+  return setAt(target, [head], deleteAt((target as Record<Segment, unknown>)[head], rest));
+}
+
+interface OperationShape {
+  method: string;
+  template: string;
+  security: 'apiToken' | 'adminToken' | 'none';
+  example: unknown;
+  bodyProperties: string[];
+  pathParams: string[];
+  queryParams: string[];
+}
+
+function shapeOf(template: string, method: string): OperationShape {
+  const operation = document.paths[template]?.[method] as Json;
+  const security = ((operation.security as Array<Json> | undefined)?.[0] ?? {}) as Json;
+  const content = (operation.requestBody as Json | undefined)?.content as Json | undefined;
+  const json = content?.['application/json'] as Json | undefined;
+  const schema = (json?.schema ?? {}) as Json;
+  const parameters = ((operation.parameters ?? []) as Json[]).filter((parameter) => 'in' in parameter);
+  const examples = Object.values((json?.examples ?? {}) as Record<string, { value: unknown }>);
+  return {
+    method,
+    template,
+    security: 'apiToken' in security ? 'apiToken' : 'adminToken' in security ? 'adminToken' : 'none',
+    example: json?.example ?? examples[0]?.value,
+    bodyProperties: Object.keys((schema.properties ?? {}) as Json),
+    pathParams: parameters.filter((p) => p.in === 'path').map((p) => String(p.name)),
+    queryParams: parameters.filter((p) => p.in === 'query').map((p) => String(p.name)),
+  };
+}
+
+/** A valid value for each path parameter: an existing link, installment, merchant or token. */
+function validPathValue(template: string, name: string): string {
+  if (name === 'tokenId') return fixtures.adminTokenId;
+  if (template.startsWith('/admin/')) return fixtures.adminMerchantId;
+  if (template.startsWith('/api/payrequests/')) return String(fixtures.linkId);
+  return String(fixtures.installmentId);
+}
+
+function validQuery(name: string): string | undefined {
+  if (name === 'custom_identifier') return 'CI-4567890';
+  if (name === 'custom_identifier2') return 'CONTRACT-12';
+  return undefined;
+}
+
+function authHeaders(shape: OperationShape): Record<string, string> {
+  if (shape.security === 'apiToken') return { 'api-token': fixtures.apiToken };
+  if (shape.security === 'adminToken') return { authorization: `Bearer ${ADMIN_TOKEN}` };
+  return {};
+}
+
+/** Removing a field is one change in five: most changes put a hostile value in. */
+const rarely = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(false) },
+  { weight: 1, arbitrary: fc.constant(true) },
+);
+
+type Mutation =
+  | { kind: 'body-fields'; changes: Array<{ pick: number; value: unknown; remove: boolean }> }
+  | { kind: 'raw-body'; text: string }
+  | { kind: 'path'; pick: number; text: string }
+  | { kind: 'query'; pick: number; text: string; repeat: boolean };
+
+function mutationFor(shape: OperationShape): fc.Arbitrary<Mutation> {
+  const options: Array<fc.WeightedArbitrary<Mutation>> = [];
+  if (shape.example !== undefined) {
+    options.push({
+      weight: 6,
+      arbitrary: fc
+        .array(fc.record({ pick: fc.nat(), value: hostileValue, remove: rarely }), {
+          minLength: 1,
+          maxLength: 3,
+        })
+        .map((changes) => ({ kind: 'body-fields' as const, changes })),
+    });
+    options.push({
+      weight: 1,
+      arbitrary: hostileRawBody.map((text) => ({ kind: 'raw-body' as const, text })),
+    });
+  }
+  if (shape.pathParams.length > 0) {
+    options.push({
+      weight: 2,
+      arbitrary: fc
+        .record({ pick: fc.nat(), text: hostileUrlText })
+        .map((m) => ({ kind: 'path' as const, ...m })),
+    });
+  }
+  if (shape.queryParams.length > 0) {
+    options.push({
+      weight: 4,
+      arbitrary: fc
+        .record({ pick: fc.nat(), text: hostileUrlText, repeat: fc.boolean() })
+        .map((m) => ({ kind: 'query' as const, ...m })),
+    });
+  }
+  if (options.length === 0) {
+    // An operation without body or parameters still gets hostile bodies it should ignore or refuse.
+    options.push({
+      weight: 1,
+      arbitrary: hostileRawBody.map((text) => ({ kind: 'raw-body' as const, text })),
+    });
+  }
+  return fc.oneof(...options);
+}
+
+function buildRequest(shape: OperationShape, mutation: Mutation): HostileRequest {
+  const pathValues = Object.fromEntries(
+    shape.pathParams.map((name) => [name, encodeURIComponent(validPathValue(shape.template, name))]),
+  );
+  const query: Array<[string, string]> = shape.queryParams
+    .map((name) => [name, validQuery(name)] as [string, string | undefined])
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => [name, encodeURIComponent(value)]);
+  let body = shape.example === undefined ? undefined : toJsonText(shape.example);
+  let description: string = mutation.kind;
+
+  if (mutation.kind === 'body-fields') {
+    const targets = [...pathsOf(shape.example), ...shape.bodyProperties.map((name) => [name])];
+    let value: unknown = shape.example;
+    const parts: string[] = [];
+    for (const change of mutation.changes) {
+      const target = targets[change.pick % targets.length] ?? [];
+      value =
+        change.remove && target.length > 0 ? deleteAt(value, target) : setAt(value, target, change.value);
+      parts.push(`${change.remove ? 'remove' : 'set'} ${target.join('.') || '(body)'}`);
+    }
+    body = toJsonText(value);
+    description = parts.join(', ');
+  } else if (mutation.kind === 'raw-body') {
+    body = mutation.text;
+    description = `raw body of ${mutation.text.length} characters`;
+  } else if (mutation.kind === 'path') {
+    const name = shape.pathParams[mutation.pick % shape.pathParams.length] as string;
+    pathValues[name] = mutation.text;
+    description = `path ${name}=${mutation.text.slice(0, 40)}`;
+  } else {
+    const name = shape.queryParams[mutation.pick % shape.queryParams.length] as string;
+    const others = query.filter(([key]) => key !== name);
+    const repeated: Array<[string, string]> = mutation.repeat
+      ? [
+          [name, mutation.text],
+          [name, 'CI-4567890'],
+        ]
+      : [[name, mutation.text]];
+    query.splice(0, query.length, ...others, ...repeated);
+    description = `query ${name}=${mutation.text.slice(0, 40)}${mutation.repeat ? ' (twice)' : ''}`;
+  }
+
+  const path =
+    shape.template.replace(/\{(\w+)\}/g, (_match, name) => pathValues[name] as string) +
+    (query.length > 0 ? `?${query.map(([key, value]) => `${key}=${value}`).join('&')}` : '');
+  const sendsBody = shape.method !== 'get' && shape.method !== 'delete';
+  return {
+    method: shape.method.toUpperCase(),
+    path,
+    headers: { 'content-type': 'application/json', ...authHeaders(shape) },
+    body: sendsBody ? body : undefined,
+    description,
+  };
+}
+
+async function send(request: HostileRequest): Promise<Response> {
+  return gateway.instance.app.fetch(
+    new Request(`http://gateway.test${request.path}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What is stored: a digest of every business table and of every event written, per database.
+
+const digestQueries = new Map<string, string>();
+
+async function digestQueryOf(service: ServiceUnderTest, schema: string): Promise<string> {
+  const known = digestQueries.get(schema);
+  if (known) return known;
+  const tables = rowsOf<{ table_name: string }>(
+    await service.database.db.execute(
+      sql`select table_name from information_schema.tables where table_schema = ${schema} order by 1`,
+    ),
+  )
+    .map((row) => row.table_name)
+    // Idempotency records are the gateway's memory of answers, refusals included, by design.
+    .filter((name) => name !== 'idempotency_records');
+  const parts = tables.map((table) =>
+    table === 'outbox'
+      ? `select 'outbox:' || id || type || md5(body) as row from "${schema}"."outbox"`
+      : `select '${table}:' || t::text as row from "${schema}"."${table}" t`,
+  );
+  const query = `select md5(string_agg(row, '|' order by row)) as digest from (${parts.join(' union all ')}) s`;
+  digestQueries.set(schema, query);
+  return query;
+}
+
+async function digestOf(service: ServiceUnderTest, schema: string): Promise<string> {
+  const query = await digestQueryOf(service, schema);
+  const rows = rowsOf<{ digest: string | null }>(await service.database.db.execute(sql.raw(query)));
+  return `${schema}:${rows[0]?.digest ?? 'empty'}`;
+}
+
+async function storedState(): Promise<string> {
+  const digests = await Promise.all([
+    digestOf(gateway, 'gateway'),
+    digestOf(links, 'links'),
+    digestOf(subscriptions, 'subscriptions'),
+  ]);
+  return digests.join(' ');
+}
+
+/**
+ * After an accepted request, events travel on (link.created makes a subscription): the whole system is
+ * still when three digests in a row, 20 ms apart, agree.
+ */
+async function settledState(): Promise<string> {
+  let previous = await storedState();
+  let unchanged = 0;
+  for (let attempt = 0; attempt < 150 && unchanged < 2; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const current = await storedState();
+    unchanged = current === previous ? unchanged + 1 : 0;
+    previous = current;
+  }
+  return previous;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The checks every answer passes.
+
+async function expectWellBehaved(request: HostileRequest, response: Response): Promise<void> {
+  const context = `${request.method} ${request.path.slice(0, 120)} (${request.description})`;
+  expect(response.status, context).toBeLessThan(500);
+  if (response.status < 400) {
+    await response.arrayBuffer();
+    return;
+  }
+  expect(response.headers.get('content-type'), context).toBe('application/problem+json');
+  const problem = (await response.json()) as Json;
+  expect(problem, context).toMatchObject({
+    type: expect.any(String),
+    title: expect.any(String),
+    status: response.status,
+    code: expect.stringMatching(/^[A-Z][A-Z0-9_]*$/),
+    detail: expect.any(String),
+    errors: expect.any(Array),
+    requestId: expect.any(String),
+  });
+  for (const error of problem.errors as Json[]) {
+    expect(error, context).toEqual({ path: expect.any(String), message: expect.any(String) });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  await bus.start();
+  subscriptions = await startService(subscriptionsService, { bus });
+  links = await startService(linksService, { bus });
+  gateway = await startService(gatewayService, {
+    env: { ADMIN_TOKEN },
+    upstreams: {
+      links: (request) => Promise.resolve(links.instance.app.fetch(request)),
+      subscriptions: (request) => Promise.resolve(subscriptions.instance.app.fetch(request)),
+    },
+  });
+  const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  // Every merchant-configuration rule enabled, so that hostile values meet validation, not a 422.
+  const merchant = await gateway.request('POST', '/admin/merchants', {
+    body: {
+      name: 'Gym',
+      instance: 'NATIONAL',
+      saasContract: true,
+      noLoginEnabled: true,
+      callbackUrl: CALLBACK,
+    },
+    headers: asAdmin,
+  });
+  const { apiToken } = (await merchant.json()) as { apiToken: string };
+  // The admin operations work on a merchant of their own: a hostile PATCH that is accepted must not
+  // change the merchant the API requests use.
+  const target = (await (
+    await gateway.request('POST', '/admin/merchants', {
+      body: { name: 'Target', instance: 'NATIONAL' },
+      headers: asAdmin,
+    })
+  ).json()) as { id: string; tokenId: string };
+  const link = await gateway.request('POST', '/api/saleitems/add', {
+    headers: { 'api-token': apiToken },
+    body: {
+      label: 'Monthly membership',
+      amount: 200000,
+      handleValue: 'ana@example.com',
+      handleLabel: 'Ana Gómez',
+      customIdentifier: 'CI-4567890',
+      customIdentifier2: 'CONTRACT-12',
+      singlePayment: false,
+      creditAndDebitCard: true,
+      recurrentPayment: true,
+      installmentAmount: 150000,
+      totalPeriods: 12,
+      dayOfMonth: 5,
+      monthForSecondInstallment: 1,
+    },
+  });
+  expect(link.status).toBe(200);
+  const { id: linkId } = (await link.json()) as { id: number };
+  const installmentId = await waitFor(async () => {
+    const rows = rowsOf<{ id: number }>(
+      await subscriptions.database.db.execute(sql`select min(id)::int as id from subscriptions.installments`),
+    );
+    return rows[0]?.id ?? undefined;
+  });
+  fixtures = { apiToken, adminMerchantId: target.id, adminTokenId: target.tokenId, linkId, installmentId };
+  document = (await (await gateway.request('GET', '/openapi.json')).json()) as typeof document;
+});
+
+afterAll(async () => {
+  for (const service of [gateway, links, subscriptions]) await service?.stop();
+  await bus.close();
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The cases the issue names, as fixed examples: status, the field's path, and nothing stored.
+
+const STATIC_LINK = {
+  label: 'Monthly membership',
+  amount: 200000,
+  handleValue: 'ana@example.com',
+  handleLabel: 'Ana Gómez',
+  singlePayment: false,
+  creditAndDebitCard: true,
+  recurrentPayment: true,
+  installmentAmount: 150000,
+  totalPeriods: 12,
+  dayOfMonth: 5,
+  monthForSecondInstallment: 1,
+};
+
+async function expectRefused(
+  request: { method: string; path: string; body?: string; admin?: boolean },
+  status: number,
+  paths: string[],
+): Promise<void> {
+  const before = await settledState();
+  const hostile: HostileRequest = {
+    method: request.method,
+    path: request.path,
+    headers: {
+      'content-type': 'application/json',
+      ...(request.admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'api-token': fixtures.apiToken }),
+    },
+    body: request.body,
+    description: 'fixed example',
+  };
+  const response = await send(hostile);
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/problem+json');
+  const problem = (await response.json()) as { errors: Array<{ path: string }> };
+  expect(problem.errors.map((error) => error.path)).toEqual(paths);
+  expect(await settledState()).toBe(before);
+}
+
+describe('the named cases', () => {
+  const bulk = (operation: Json) => toJsonText({ operations: [operation] });
+
+  it('a NUL in a body field is 400 with its path (link, signed-in user, admin), nothing stored', async () => {
+    await expectRefused(
+      {
+        method: 'POST',
+        path: '/api/saleitems/add',
+        body: toJsonText({ ...STATIC_LINK, label: 'Gym\u0000' }),
+      },
+      400,
+      ['label'],
+    );
+    await expectRefused(
+      {
+        method: 'POST',
+        path: '/api/ext-app/payrequests/signed-in-user',
+        body: toJsonText({
+          ...STATIC_LINK,
+          signedInUser: { email: 'ana@example.com', firstName: 'A\u0000na', lastName: 'Gómez' },
+        }),
+      },
+      400,
+      ['signedInUser.firstName'],
+    );
+    await expectRefused(
+      {
+        method: 'POST',
+        path: '/admin/merchants',
+        body: toJsonText({ name: 'Gym\u0000', instance: 'NATIONAL' }),
+        admin: true,
+      },
+      400,
+      ['name'],
+    );
+  });
+
+  it('a NUL in a query parameter is 400 with its name', async () => {
+    await expectRefused(
+      { method: 'GET', path: '/api/subscriptions/installments?custom_identifier=CI%00x' },
+      400,
+      ['custom_identifier'],
+    );
+  });
+
+  it('a lone surrogate in a bulk identifier is 400 with its path, nothing changed', async () => {
+    await expectRefused(
+      {
+        method: 'PATCH',
+        path: '/api/subscriptions/installments/bulk',
+        body: bulk({ custom_identifier: 'CI-\ud800', updates: [{ payment_date: '2027-01-05', amount: 1 }] }),
+      },
+      400,
+      ['operations.0.custom_identifier'],
+    );
+  });
+
+  it('impossible dates (0000-01-01, 2026-02-30) are 400 with their path, in bulk and elsewhere', async () => {
+    for (const date of ['0000-01-01', '2026-02-30']) {
+      await expectRefused(
+        {
+          method: 'PATCH',
+          path: '/api/subscriptions/installments/bulk',
+          body: bulk({ custom_identifier: 'CI-4567890', updates: [{ payment_date: date, amount: 1 }] }),
+        },
+        400,
+        ['operations.0.updates.0.payment_date'],
+      );
+      await expectRefused(
+        {
+          method: 'PATCH',
+          path: `/api/subscriptions/installments/${fixtures.installmentId}`,
+          body: toJsonText({ payment_date: date }),
+        },
+        400,
+        ['payment_date'],
+      );
+    }
+  });
+
+  it('a customIdentifier longer than a subscription holds is refused when the link is created', async () => {
+    await expectRefused(
+      {
+        method: 'POST',
+        path: '/api/saleitems/add',
+        body: toJsonText({ ...STATIC_LINK, customIdentifier: 'x'.repeat(4000) }),
+      },
+      400,
+      ['customIdentifier'],
+    );
+  });
+
+  it('identifiers of exactly the maximum length, multi-byte, travel from the link to its subscription', async () => {
+    const customIdentifier = 'é'.repeat(MAX_LENGTH.customIdentifier - 1) + '1';
+    const customIdentifier2 = '😀'.repeat((MAX_LENGTH.customIdentifier - 1) / 2) + '2';
+    expect(customIdentifier2.length).toBeLessThanOrEqual(MAX_LENGTH.customIdentifier);
+    const created = await send({
+      method: 'POST',
+      path: '/api/saleitems/add',
+      headers: { 'content-type': 'application/json', 'api-token': fixtures.apiToken },
+      body: toJsonText({ ...STATIC_LINK, customIdentifier, customIdentifier2 }),
+      description: 'longest identifiers',
+    });
+    expect(created.status).toBe(200);
+    const query = `custom_identifier=${encodeURIComponent(customIdentifier)}&custom_identifier2=${encodeURIComponent(customIdentifier2)}`;
+    const listed = await waitFor(async () => {
+      const response = await gateway.request('GET', `/api/subscriptions/installments?${query}`, {
+        headers: { 'api-token': fixtures.apiToken },
+      });
+      return response.status === 200 ? ((await response.json()) as { installments: unknown[] }) : undefined;
+    });
+    expect(listed.installments).toHaveLength(12);
+  });
+
+  it('the services refuse an oversized body on their internal ports too (413, nothing stored)', async () => {
+    const before = await settledState();
+    const oversized = toJsonText({ ...STATIC_LINK, label: 'x'.repeat(2 * 1024 * 1024) });
+    const merchant = aMerchant();
+    for (const [service, path] of [
+      [links, '/api/saleitems/add'],
+      [subscriptions, '/api/subscriptions/cancel-all'],
+    ] as const) {
+      const response = await service.request('POST', path, { rawBody: oversized, merchant });
+      expect(response.status).toBe(413);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+    }
+    expect(await settledState()).toBe(before);
+  });
+});
+
+describe('hostile input', () => {
+  it('covers every operation of the served /openapi.json', () => {
+    const served = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method} ${path}`),
+    );
+    expect(served.sort()).toEqual(
+      apiOperations.map((operation) => `${operation.method} ${operation.path}`).sort(),
+    );
+  });
+
+  it('documents a maximum length for every string a request carries', () => {
+    const unbounded: string[] = [];
+    const walk = (schema: unknown, where: string): void => {
+      if (schema === null || typeof schema !== 'object') return;
+      const node = schema as Json;
+      const types = ([] as unknown[]).concat(node.type ?? []);
+      const closed = 'enum' in node || 'const' in node || 'pattern' in node;
+      if (types.includes('string') && !('maxLength' in node) && !closed) unbounded.push(where);
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'examples' || key === 'example') continue;
+        if (Array.isArray(child)) {
+          for (const [index, item] of child.entries()) walk(item, `${where}.${key}[${index}]`);
+        } else walk(child, `${where}.${key}`);
+      }
+    };
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        walk(operation.requestBody, `${method} ${path} body`);
+        walk(operation.parameters, `${method} ${path} parameters`);
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
+  for (const operation of apiOperations) {
+    it(`${operation.method.toUpperCase()} ${operation.path}: ${RUNS_PER_OPERATION} hostile requests, never a 5xx, problem+json, nothing stored on refusal`, async () => {
+      const shape = shapeOf(operation.path, operation.method);
+      let before = await settledState();
+      await fc.assert(
+        fc.asyncProperty(mutationFor(shape), async (mutation) => {
+          const request = buildRequest(shape, mutation);
+          const response = await send(request);
+          await expectWellBehaved(request, response);
+          if (response.status >= 400) {
+            const context = `${request.method} ${request.path.slice(0, 120)} (${request.description})`;
+            expect(await storedState(), context).toBe(before);
+          } else {
+            before = await settledState();
+          }
+        }),
+        { numRuns: RUNS_PER_OPERATION, endOnFailure: true },
+      );
+    });
+  }
+});
