@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { safeError, safeErrorField } from './safe-error';
+import { safeErrorField } from './safe-error';
 
 export type { Logger };
 
@@ -79,7 +79,7 @@ export function createLogger(
       censor: '[redacted]',
     },
     // Errors are logged as their type, code and names, never with the values they carry (see safeError).
-    serializers: { err: safeError, error: safeErrorField },
+    serializers: { err: safeErrorField, error: safeErrorField },
     hooks: { streamWrite: (line) => capLogLine(line) },
     mixin() {
       const span = trace.getActiveSpan();
