@@ -458,17 +458,42 @@ async function storedState(): Promise<string> {
   return digests.join(' ');
 }
 
+async function countOf(service: ServiceUnderTest, query: string): Promise<number> {
+  return rowsOf<{ count: number }>(await service.database.db.execute(sql.raw(query)))[0]?.count ?? 0;
+}
+
 /**
- * After an accepted request, events travel on (link.created makes a subscription): the whole system is
- * still when three digests in a row, 20 ms apart, agree.
+ * Whether what an accepted request set going has finished: every event published, and every
+ * `link.created` taken in by subscriptions (its inbox holds one row per event handled).
  */
+async function quiet(): Promise<boolean> {
+  const [unpublished, linksCreated, taken] = await Promise.all([
+    Promise.all(
+      (['gateway', 'links', 'subscriptions'] as const).map((schema) =>
+        countOf(
+          { gateway, links, subscriptions }[schema],
+          `select count(*)::int as count from "${schema}".outbox where published_at is null`,
+        ),
+      ),
+    ),
+    countOf(links, `select count(*)::int as count from links.outbox where type = 'link.created'`),
+    countOf(
+      subscriptions,
+      `select count(*)::int as count from subscriptions.inbox where consumer = 'subscriptions.create-subscription-on-link-created'`,
+    ),
+  ]);
+  return unpublished.every((count) => count === 0) && taken >= linksCreated;
+}
+
+/** After an accepted request, events travel on (link.created makes a subscription): wait until still. */
 async function settledState(): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (!(await quiet()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   let previous = await storedState();
-  let unchanged = 0;
-  for (let attempt = 0; attempt < 150 && unchanged < 2; attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
     const current = await storedState();
-    unchanged = current === previous ? unchanged + 1 : 0;
+    if (current === previous) return current;
     previous = current;
   }
   return previous;
