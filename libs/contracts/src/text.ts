@@ -1,3 +1,4 @@
+import { isCalendarDate } from '@payrail/time';
 import { z } from 'zod';
 
 /**
@@ -49,22 +50,15 @@ export function text(max: number) {
   return textRules(z.string(), max);
 }
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /**
  * Dates before 1900 are mistakes in a payment schedule, and years below 100 are misread by date
  * arithmetic (and year 0 does not exist at all).
  */
 export const MIN_CALENDAR_YEAR = 1900;
 
-/** Integer arithmetic only: a bulk request checks 12 000 of these. */
-export function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const year = Number(value.slice(0, 4));
-  const month = Number(value.slice(5, 7));
-  const day = Number(value.slice(8, 10));
-  if (year < MIN_CALENDAR_YEAR || month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
+/** A real day (the calendar's own rule, libs/time) from `MIN_CALENDAR_YEAR` on. */
+function isAcceptedDate(value: string): boolean {
+  return isCalendarDate(value) && Number(value.slice(0, 4)) >= MIN_CALENDAR_YEAR;
 }
 
 /** `yyyy-MM-dd`, a day that exists (from 1900 on). */
@@ -72,5 +66,5 @@ export const calendarDate = z
   .string()
   .max(10, { message: 'must be a date in the form yyyy-MM-dd', abort: true })
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date in the form yyyy-MM-dd', abort: true })
-  .refine(isCalendarDate, `is not a calendar date (from ${MIN_CALENDAR_YEAR}-01-01 on)`)
+  .refine(isAcceptedDate, `is not a calendar date (from ${MIN_CALENDAR_YEAR}-01-01 on)`)
   .meta({ format: 'date' });
