@@ -65,6 +65,37 @@ const installmentSnapshot = z.object({
   timezone: z.string(),
 });
 
+export const DECLINE_CATEGORIES = ['soft', 'hard', 'card-blocked', 'processor-down'] as const;
+
+/** What a charge was for: an installment of a subscription (automatic debit) or a link on the pay page. */
+const chargePurpose = z.object({
+  /** `installment:<id>:attempt:<n>` or `link:<id>:payment:<n>`: one per charge attempt. */
+  idempotencyKey: z.string().min(1),
+  chargeId: z.string().uuid(),
+  merchantId: z.string().uuid(),
+  processor: z.enum(PROCESSORS),
+  amount: moneyString,
+  currency: z.enum(CURRENCIES),
+  installmentId: z.number().int().positive().nullable(),
+  attempt: z.number().int().min(1).nullable(),
+  linkId: z.number().int().positive().nullable(),
+  paymentMethodId: z.string().uuid().nullable(),
+});
+
+/** A card in the vault as events show it: never a number, only what the processor shows masked. */
+const paymentMethodSnapshot = z.object({
+  paymentMethodId: z.string().uuid(),
+  merchantId: z.string().uuid(),
+  /** The links service's customer id. */
+  customerId: z.number().int().positive(),
+  processor: z.enum(PROCESSORS),
+  maskedNumber: z.string(),
+  last4: z.string().regex(/^\d{4}$/),
+  brand: z.string(),
+  expiryMonth: z.number().int().min(1).max(12),
+  expiryYear: z.number().int(),
+});
+
 /** Every integration event, by type and version. Validated when published and when consumed. */
 export const eventSchemas = {
   'link.created': {
@@ -143,6 +174,40 @@ export const eventSchemas = {
   },
   /** Settled without a charge by us: installment 1 by the link payment. */
   'installment.paid': { 1: installmentSnapshot.extend({ paidAt: z.string() }) },
+  /**
+   * Automatic debit: charge this installment now with this stored card. `idempotencyKey` is
+   * `installment:<id>:attempt:<n>`; processor-gateway charges each key at most once.
+   */
+  'charge.requested': {
+    1: z.object({
+      idempotencyKey: z.string().min(1),
+      merchantId: z.string().uuid(),
+      subscriptionId: z.number().int().positive().optional(),
+      installmentId: z.number().int().positive(),
+      attempt: z.number().int().min(1),
+      paymentMethodId: z.string().uuid(),
+      amount: moneyString,
+      currency: z.enum(CURRENCIES),
+    }),
+  },
+  /** The processor took the money (confirmed by a status query where the processor confirms by webhook). */
+  'payment.succeeded': {
+    1: chargePurpose.extend({ paidAt: z.string(), authorizationCode: z.string().nullable() }),
+  },
+  /**
+   * The processor did not take the money. `retryable` false means do not charge this card again for this
+   * debt (hard decline); `card-blocked` means not before the block ends.
+   */
+  'payment.failed': {
+    1: chargePurpose.extend({
+      failedAt: z.string(),
+      retryable: z.boolean(),
+      declineCode: z.string(),
+      category: z.enum(DECLINE_CATEGORIES),
+    }),
+  },
+  'payment-method.saved': { 1: paymentMethodSnapshot.extend({ savedAt: z.string() }) },
+  'payment-method.removed': { 1: paymentMethodSnapshot.extend({ removedAt: z.string() }) },
 } as const;
 
 export type EventType = keyof typeof eventSchemas;

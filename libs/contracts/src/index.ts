@@ -50,7 +50,7 @@ export {
   type UpdateMerchantRequest,
   updateMerchantRequest,
 } from './api/admin';
-export { INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from './events';
+export { DECLINE_CATEGORIES, INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from './events';
 export {
   addInstallmentsRequest,
   BULK_LIMITS,

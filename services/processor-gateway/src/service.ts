@@ -2,21 +2,62 @@ import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
+import { postgresGatewayStore } from './adapters/postgres/gateway-store';
 import { outbox } from './adapters/postgres/schema';
+import { createCardProcessors } from './adapters/processors';
+import { type ChargeJanitor, createChargeJanitor } from './application/charge-janitor';
+import type { ChargeDeps } from './application/settle-charge';
+import { type ProcessorGatewayConfig, processorGatewayConfig } from './config';
+import type { CardProcessors } from './ports/card-processor';
 
-/** Starts, connects to its database and the broker, and consumes nothing yet (walking skeleton). */
-export const processorGatewayService: ServiceDefinition = {
-  name: 'processor-gateway',
-  defaultPort: 3004,
-  database: { schema: 'processor_gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  async create({ database, bus, logger, env }) {
-    const { app, markNotReady } = createApp({
-      service: 'processor-gateway',
-      logger,
-      maxBodyBytes: maxBodyBytesFrom(env),
-      readiness: readinessChecks({ database, bus }),
-    });
-    const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
-    return { app, markNotReady, start: () => relay.start(), stop: () => relay.stop() };
-  },
-};
+export interface ProcessorGatewayOptions {
+  /** The processors to talk to; default: the adapters, configured from the environment. */
+  cardProcessors?: (config: ProcessorGatewayConfig) => CardProcessors;
+  /** Hands the running parts to a test or an operator tool (the janitor can then be run on demand). */
+  onCreated?: (parts: { janitor: ChargeJanitor; deps: ChargeDeps; config: ProcessorGatewayConfig }) => void;
+}
+
+export function createProcessorGatewayService(options: ProcessorGatewayOptions = {}): ServiceDefinition {
+  return {
+    name: 'processor-gateway',
+    defaultPort: 3004,
+    database: { schema: 'processor_gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+    async create({ database, bus, logger, clock, env }) {
+      const config = processorGatewayConfig(env);
+      const processors =
+        options.cardProcessors?.(config) ?? createCardProcessors(config.processors, { logger });
+      const deps: ChargeDeps = {
+        store: postgresGatewayStore(database.db),
+        processors,
+        clock,
+        timings: config.timings,
+      };
+      const janitor = createChargeJanitor(deps, config.janitorIntervalMs, logger);
+      const { app, markNotReady } = createApp({
+        service: 'processor-gateway',
+        logger,
+        maxBodyBytes: maxBodyBytesFrom(env),
+        readiness: readinessChecks({ database, bus }),
+      });
+      const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
+      options.onCreated?.({ janitor, deps, config });
+      return {
+        app,
+        markNotReady,
+        async start() {
+          await bus.subscribe(chargeOnChargeRequested(deps, logger));
+          await relay.start();
+          janitor.start();
+        },
+        async stop() {
+          await janitor.stop();
+          await relay.stop();
+        },
+      };
+    },
+  };
+}
+
+/** Charges, the card vault and processor confirmations (README). */
+export const processorGatewayService = createProcessorGatewayService();

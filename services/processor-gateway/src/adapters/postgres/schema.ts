@@ -1,8 +1,140 @@
 import { inboxTable, outboxTable } from '@payrail/messaging';
-import { pgSchema } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgSchema,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
-/** The processor-gateway service owns this schema; its own tables arrive with the capabilities that need them. */
+/**
+ * The processor-gateway service owns this schema. By design no column here can hold a card number or a
+ * CVV: cards are known only by the processor's durable references and what the processor shows masked.
+ */
 export const processorGatewaySchema = pgSchema('processor_gateway');
 
 export const outbox = outboxTable(processorGatewaySchema);
 export const inbox = inboxTable(processorGatewaySchema);
+
+/**
+ * Who a customer of a merchant is at one processor (A's `user_id`, B's `identificador`). The reference is
+ * random rather than a sequence so that it stays unique at the processor across databases (staging,
+ * restored backups, test runs against one sandbox).
+ */
+export const processorCustomers = processorGatewaySchema.table(
+  'processor_customers',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id').notNull(),
+    /** The links service's customer id. */
+    customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+    processor: text('processor').notNull(),
+    customerRef: text('customer_ref').notNull().unique(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    uniqueIndex('processor_customers_identity_key').on(table.merchantId, table.customerId, table.processor),
+  ],
+);
+
+/** The vault: one row per card a customer saved at one processor. */
+export const paymentMethods = processorGatewaySchema.table(
+  'payment_methods',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id').notNull(),
+    customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+    processor: text('processor').notNull(),
+    customerRef: text('customer_ref').notNull(),
+    /** The processor's durable card id; never the short-lived alias token. */
+    cardRef: text('card_ref').notNull(),
+    maskedNumber: text('masked_number').notNull(),
+    last4: text('last4').notNull(),
+    brand: text('brand').notNull(),
+    expiryMonth: smallint('expiry_month').notNull(),
+    expiryYear: smallint('expiry_year').notNull(),
+    /** Set by the card lock (7 declines in 24 h) or by the processor's own block: no charge before this. */
+    blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    removedAt: timestamp('removed_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('payment_methods_card_key')
+      .on(table.processor, table.customerRef, table.cardRef)
+      .where(sql`removed_at is null`),
+    index('payment_methods_customer_idx').on(table.merchantId, table.customerId),
+  ],
+);
+
+/** A hosted card-registration form opened for a customer; completed when the browser comes back. */
+export const cardRegistrations = processorGatewaySchema.table('card_registrations', {
+  id: uuid('id').primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+  processor: text('processor').notNull(),
+  customerRef: text('customer_ref').notNull(),
+  /** A's `card_id` for `cards/new`: 12 random digits. */
+  registrationRef: text('registration_ref').notNull().unique(),
+  linkId: bigint('link_id', { mode: 'number' }),
+  status: text('status', { enum: ['open', 'completed'] }).notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  completedAt: timestamp('completed_at', { withTimezone: true }),
+});
+
+export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'unknown'] as const;
+
+/**
+ * One row per charge attempt, written `pending` before the processor is called. The idempotency key is
+ * the exactly-once guard: a redelivered command or a second replica finds the row and does nothing.
+ */
+export const charges = processorGatewaySchema.table(
+  'charges',
+  {
+    id: uuid('id').primaryKey(),
+    idempotencyKey: text('idempotency_key').notNull().unique(),
+    merchantId: uuid('merchant_id').notNull(),
+    /** `stored-card`: we charge a vaulted card; `hosted`: the person pays on the processor's form. */
+    kind: text('kind', { enum: ['stored-card', 'hosted'] }).notNull(),
+    installmentId: bigint('installment_id', { mode: 'number' }),
+    attempt: integer('attempt'),
+    linkId: bigint('link_id', { mode: 'number' }),
+    paymentMethodId: uuid('payment_method_id').references(() => paymentMethods.id),
+    processor: text('processor').notNull(),
+    /** Ours, sent to the processor as its id for the operation (12 random digits). */
+    reference: text('reference').notNull().unique(),
+    /** The processor's own id when it gives one (A's `process_id`, B's hash). */
+    processorReference: text('processor_reference'),
+    amount: numeric('amount', { precision: 18, scale: 2 }).notNull(),
+    currency: text('currency').notNull(),
+    status: text('status', { enum: CHARGE_STATUSES }).notNull(),
+    declineCode: text('decline_code'),
+    declineCategory: text('decline_category'),
+    retryable: boolean('retryable'),
+    authorizationCode: text('authorization_code'),
+    /** What the pay page needs to show the hosted form again (URLs only). */
+    hostedForm: jsonb('hosted_form').$type<Record<string, unknown>>(),
+    /** How many times we sent the charge to the processor: the exactly-once tests read it. */
+    processorCalls: integer('processor_calls').notNull().default(0),
+    /** How many times the janitor asked the processor about it. */
+    statusChecks: integer('status_checks').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    /** When the janitor may look at it next (unknown and pending rows). */
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (table) => [
+    index('charges_unsettled_idx').on(table.nextCheckAt).where(sql`status in ('pending', 'unknown')`),
+    index('charges_declines_idx').on(table.paymentMethodId, table.settledAt).where(sql`status = 'failed'`),
+    index('charges_merchant_idx').on(table.merchantId, table.createdAt),
+  ],
+);

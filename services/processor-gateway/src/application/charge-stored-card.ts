@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { normalizeAmount } from '@payrail/money';
+import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
+import { type Charge, settlementOfCharge } from '../domain/charge';
+import { NotAllowed, NotFound } from '../domain/errors';
+import { newProcessorReference } from '../domain/references';
+import type { ChargeResult } from '../ports/card-processor';
+import { applySettlement, type ChargeDeps } from './settle-charge';
+
+export interface StoredCardChargeRequest {
+  idempotencyKey: string;
+  merchantId: string;
+  paymentMethodId: string;
+  amount: string;
+  currency: string;
+  installmentId?: number | null;
+  attempt?: number | null;
+  linkId?: number | null;
+  description: string;
+}
+
+export type StoredCardChargeOutcome =
+  /** This call made (or refused) the charge; `charge` is its state afterwards. */
+  | { kind: 'charged'; charge: Charge }
+  /** The key was charged before (a redelivery, another replica): nothing was done. */
+  | { kind: 'duplicate'; charge: Charge };
+
+/**
+ * Charges a saved card exactly once per idempotency key. The row is committed `pending` before the
+ * processor hears of it, so that a crash, a lost reply or a second replica never leads to a second charge:
+ * the unique key stops the replica, and the janitor settles what the processor did with the first.
+ */
+export async function chargeStoredCard(
+  deps: ChargeDeps,
+  request: StoredCardChargeRequest,
+): Promise<StoredCardChargeOutcome> {
+  const amount = normalizeAmount(request.amount);
+  const opened = await deps.store.transaction(async (store) => {
+    const existing = await store.findChargeByKey(request.idempotencyKey);
+    if (existing) return { kind: 'duplicate' as const, charge: existing };
+    const method = await store.findPaymentMethod(request.merchantId, request.paymentMethodId);
+    if (!method) throw new NotFound('Payment method');
+    const now = deps.clock.now();
+    const blocked = isBlocked(method.blockedUntil, now);
+    const charge: Charge = {
+      id: randomUUID(),
+      idempotencyKey: request.idempotencyKey,
+      merchantId: request.merchantId,
+      kind: 'stored-card',
+      installmentId: request.installmentId ?? null,
+      attempt: request.attempt ?? null,
+      linkId: request.linkId ?? null,
+      paymentMethodId: method.id,
+      processor: method.processor,
+      reference: newProcessorReference(),
+      processorReference: null,
+      amount,
+      currency: request.currency,
+      status: 'pending',
+      declineCode: null,
+      declineCategory: null,
+      retryable: null,
+      authorizationCode: null,
+      hostedForm: null,
+      processorCalls: blocked || method.removedAt ? 0 : 1,
+      statusChecks: 0,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+      nextCheckAt: new Date(now.getTime() + deps.timings.staleAfterMs),
+      settledAt: null,
+    };
+    if (!(await store.insertCharge(charge))) {
+      const winner = await store.findChargeByKey(request.idempotencyKey);
+      return { kind: 'duplicate' as const, charge: winner as Charge };
+    }
+    if (method.removedAt) {
+      const settled = await applySettlement(
+        store,
+        charge,
+        {
+          status: 'failed',
+          declineCode: 'PAYMENT_METHOD_REMOVED',
+          category: 'hard',
+          retryable: false,
+          processorReference: null,
+        },
+        now,
+        deps.timings,
+      );
+      return { kind: 'settled' as const, charge: settled };
+    }
+    if (blocked) {
+      // Our own counter answers for the processor: calling it again would only add a decline.
+      const settled = await applySettlement(
+        store,
+        charge,
+        {
+          status: 'failed',
+          declineCode: CARD_BLOCKED_CODE,
+          category: 'card-blocked',
+          retryable: false,
+          processorReference: null,
+        },
+        now,
+        deps.timings,
+      );
+      return { kind: 'settled' as const, charge: settled };
+    }
+    return { kind: 'call' as const, charge, method };
+  });
+  if (opened.kind === 'duplicate') return opened;
+  if (opened.kind === 'settled') return { kind: 'charged', charge: opened.charge };
+
+  const { charge, method } = opened;
+  let result: ChargeResult;
+  try {
+    result = await deps.processors(charge.processor).chargeStoredCard({
+      reference: charge.reference,
+      customerRef: method.customerRef,
+      cardRef: method.cardRef,
+      amount: charge.amount,
+      currency: charge.currency,
+      description: request.description,
+    });
+  } catch (error) {
+    // A bug or an unexpected answer after the request may have left: the janitor asks the processor.
+    result = { kind: 'unknown', reason: `adapter error: ${(error as Error).message}` };
+  }
+  const settlement = settlementOfCharge(result);
+  const after = await deps.store.transaction(async (store) => {
+    const locked = await store.lockCharge(charge.id);
+    if (!locked) throw new Error(`charge ${charge.id} vanished`);
+    return applySettlement(store, locked, settlement, deps.clock.now(), deps.timings);
+  });
+  return { kind: 'charged', charge: after };
+}
+
+/** Refuses a charge in another currency than the card's merchant works in; kept apart for the HTTP route. */
+export function assertCurrency(requested: string, allowed: readonly string[]): void {
+  if (!allowed.includes(requested))
+    throw new NotAllowed('CURRENCY_NOT_ALLOWED', `Currency ${requested} is not enabled`);
+}

@@ -1,0 +1,111 @@
+import { blockAfterDecline, CARD_LOCK, countsTowardsCardLock } from '../domain/card-lock';
+import { type Charge, isSettled, type Settlement } from '../domain/charge';
+import type { CardProcessors } from '../ports/card-processor';
+import type { Clock } from '../ports/clock';
+import type { GatewayStore } from '../ports/gateway-store';
+import { chargeSettled } from './events';
+
+export interface ChargeTimings {
+  /** A `pending` row untouched this long is presumed orphaned (a crash between write and call). */
+  staleAfterMs: number;
+  /** First status query after a lost reply. */
+  unknownCheckAfterMs: number;
+  /** Between status queries of a charge the processor still calls pending, or could not be asked. */
+  recheckAfterMs: number;
+  /** An unpaid hosted payment is abandoned after this long. */
+  hostedPaymentTtlMs: number;
+}
+
+export const DEFAULT_TIMINGS: ChargeTimings = {
+  staleAfterMs: 2 * 60 * 1000,
+  unknownCheckAfterMs: 15 * 1000,
+  recheckAfterMs: 60 * 1000,
+  hostedPaymentTtlMs: 2 * 60 * 60 * 1000,
+};
+
+export interface ChargeDeps {
+  store: GatewayStore;
+  processors: CardProcessors;
+  clock: Clock;
+  timings: ChargeTimings;
+}
+
+/**
+ * Applies what we learnt about an unsettled charge, inside the caller's transaction with the charge row
+ * locked. A settled charge never changes again: whoever settles first (the charging call, the webhook or the
+ * janitor) wins, and only the winner announces it.
+ */
+export async function applySettlement(
+  store: GatewayStore,
+  locked: Charge,
+  settlement: Settlement,
+  now: Date,
+  timings: ChargeTimings,
+): Promise<Charge> {
+  if (isSettled(locked.status)) return locked;
+  let next: Charge;
+  switch (settlement.status) {
+    case 'succeeded':
+      next = {
+        ...locked,
+        status: 'succeeded',
+        authorizationCode: settlement.authorizationCode,
+        processorReference: settlement.processorReference ?? locked.processorReference,
+        settledAt: now,
+      };
+      break;
+    case 'failed':
+      next = {
+        ...locked,
+        status: 'failed',
+        declineCode: settlement.declineCode,
+        declineCategory: settlement.category,
+        retryable: settlement.retryable,
+        processorReference: settlement.processorReference ?? locked.processorReference,
+        settledAt: now,
+      };
+      break;
+    case 'pending':
+      next = {
+        ...locked,
+        processorReference: settlement.processorReference ?? locked.processorReference,
+        nextCheckAt: new Date(now.getTime() + timings.recheckAfterMs),
+      };
+      break;
+    case 'unknown':
+      // Never `failed`: the processor may have taken the money. Only a status query may settle it.
+      next = {
+        ...locked,
+        status: 'unknown',
+        lastError: settlement.reason,
+        nextCheckAt: new Date(now.getTime() + timings.unknownCheckAfterMs),
+      };
+      break;
+  }
+  next.updatedAt = now;
+  await store.saveCharge(next);
+  if (isSettled(next.status)) {
+    await store.publish(chargeSettled(next, now));
+    if (next.status === 'failed') await applyCardLock(store, next, now);
+  }
+  return next;
+}
+
+/** After a decline: the 7th in 24 h blocks the card for 30 days; the processor's own block is taken as is. */
+async function applyCardLock(store: GatewayStore, charge: Charge, now: Date): Promise<void> {
+  if (!charge.paymentMethodId) return;
+  const category = charge.declineCategory;
+  if (category !== 'card-blocked' && !countsTowardsCardLock(category)) return;
+  const method = await store.lockPaymentMethod(charge.paymentMethodId);
+  if (!method) return;
+  let until: Date | undefined;
+  if (category === 'card-blocked') {
+    // A block our own counter answered needs no extension; one the processor announced starts now.
+    if (method.blockedUntil && method.blockedUntil > now) return;
+    until = new Date(now.getTime() + CARD_LOCK.blockMs);
+  } else {
+    const declines = await store.countCardDeclines(method.id, new Date(now.getTime() - CARD_LOCK.windowMs));
+    until = blockAfterDecline(declines, now);
+  }
+  if (until) await store.savePaymentMethod({ ...method, blockedUntil: until });
+}

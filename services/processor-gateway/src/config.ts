@@ -1,0 +1,74 @@
+import { parseConfig } from '@payrail/config';
+import { DEFAULT_PORTS } from '@payrail/runtime';
+import { z } from 'zod';
+import { type ChargeTimings, DEFAULT_TIMINGS } from './application/settle-charge';
+import type { ProcessorId } from './ports/card-processor';
+
+/** What an adapter needs to reach its processor. */
+export interface ProcessorSettings {
+  id: ProcessorId;
+  baseUrl: string;
+  publicKey: string;
+  privateKey: string;
+  /** Longer than the slowest honest answer (the sandbox's slow card answers after 8 s). */
+  timeoutMs: number;
+}
+
+export interface ProcessorGatewayConfig {
+  processors: Record<ProcessorId, ProcessorSettings>;
+  timings: ChargeTimings;
+  /** How often the janitor looks for charges to settle; 0 turns the loop off (tests call it directly). */
+  janitorIntervalMs: number;
+}
+
+const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+const schema = z.object({
+  PROCESSOR_SANDBOX_URL: z.url().optional(),
+  PROCESSOR_A_URL: z.url().optional(),
+  PROCESSOR_A_PUBLIC_KEY: z.string().default('sandbox-a-public'),
+  PROCESSOR_A_PRIVATE_KEY: z.string().default('sandbox-a-private'),
+  PROCESSOR_B_URL: z.url().optional(),
+  PROCESSOR_B_PUBLIC_KEY: z.string().default('sandbox-b-public'),
+  PROCESSOR_B_PRIVATE_KEY: z.string().default('sandbox-b-private'),
+  PROCESSOR_TIMEOUT_MS: ms(20_000),
+  CHARGE_JANITOR_INTERVAL_MS: ms(30_000),
+  CHARGE_STALE_AFTER_MS: ms(DEFAULT_TIMINGS.staleAfterMs),
+  CHARGE_UNKNOWN_CHECK_AFTER_MS: ms(DEFAULT_TIMINGS.unknownCheckAfterMs),
+  CHARGE_RECHECK_AFTER_MS: ms(DEFAULT_TIMINGS.recheckAfterMs),
+  HOSTED_PAYMENT_TTL_MS: ms(DEFAULT_TIMINGS.hostedPaymentTtlMs),
+});
+
+/**
+ * Keys and base URL per processor. Without a URL, both processors are the sandbox (its own origin, gateway
+ * port + 5 unless `PROCESSOR_SANDBOX_URL` says otherwise); the default keys are the sandbox's demo keys.
+ */
+export function processorGatewayConfig(env: Record<string, string | undefined>): ProcessorGatewayConfig {
+  const parsed = parseConfig(schema, env);
+  const sandbox = parsed.PROCESSOR_SANDBOX_URL ?? `http://127.0.0.1:${DEFAULT_PORTS['processor-sandbox']}`;
+  return {
+    processors: {
+      'PARAGUAY.PROCESSOR_A': {
+        id: 'PARAGUAY.PROCESSOR_A',
+        baseUrl: parsed.PROCESSOR_A_URL ?? sandbox,
+        publicKey: parsed.PROCESSOR_A_PUBLIC_KEY,
+        privateKey: parsed.PROCESSOR_A_PRIVATE_KEY,
+        timeoutMs: parsed.PROCESSOR_TIMEOUT_MS,
+      },
+      'PARAGUAY.PROCESSOR_B': {
+        id: 'PARAGUAY.PROCESSOR_B',
+        baseUrl: parsed.PROCESSOR_B_URL ?? sandbox,
+        publicKey: parsed.PROCESSOR_B_PUBLIC_KEY,
+        privateKey: parsed.PROCESSOR_B_PRIVATE_KEY,
+        timeoutMs: parsed.PROCESSOR_TIMEOUT_MS,
+      },
+    },
+    timings: {
+      staleAfterMs: parsed.CHARGE_STALE_AFTER_MS,
+      unknownCheckAfterMs: parsed.CHARGE_UNKNOWN_CHECK_AFTER_MS,
+      recheckAfterMs: parsed.CHARGE_RECHECK_AFTER_MS,
+      hostedPaymentTtlMs: parsed.HOSTED_PAYMENT_TTL_MS,
+    },
+    janitorIntervalMs: parsed.CHARGE_JANITOR_INTERVAL_MS,
+  };
+}

@@ -1,0 +1,64 @@
+import type { EventEnvelope } from '@payrail/contracts';
+import type { Charge } from '../domain/charge';
+import type { PaymentMethod } from '../domain/payment-method';
+import type { ProcessorId } from './card-processor';
+
+export interface CardRegistration {
+  id: string;
+  merchantId: string;
+  customerId: number;
+  processor: ProcessorId;
+  customerRef: string;
+  registrationRef: string;
+  linkId: number | null;
+  status: 'open' | 'completed';
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/**
+ * Where charges, the vault and registrations live. Every method runs on the store's connection or, inside
+ * `transaction`, on that transaction; events given to `publish` are committed with the state change
+ * (transactional outbox). Methods named `lock...` lock the row until the transaction ends.
+ */
+export interface GatewayStore {
+  transaction<T>(work: (store: GatewayStore) => Promise<T>): Promise<T>;
+
+  /** False when a charge with this idempotency key exists already (nothing written). */
+  insertCharge(charge: Charge): Promise<boolean>;
+  findChargeByKey(idempotencyKey: string): Promise<Charge | undefined>;
+  findCharge(merchantId: string, chargeId: string): Promise<Charge | undefined>;
+  lockCharge(chargeId: string): Promise<Charge | undefined>;
+  lockChargeByReference(processor: ProcessorId, reference: string): Promise<Charge | undefined>;
+  saveCharge(charge: Charge): Promise<void>;
+  /**
+   * Unsettled charges whose next check is due, oldest first. Each is leased until `leaseUntil` (its next
+   * check moves there) so that another janitor replica skips it meanwhile.
+   */
+  claimDueCharges(now: Date, leaseUntil: Date, limit: number): Promise<Charge[]>;
+  /** Failed charges of the card since `since` whose category counts toward the card lock. */
+  countCardDeclines(paymentMethodId: string, since: Date): Promise<number>;
+
+  findPaymentMethod(merchantId: string, paymentMethodId: string): Promise<PaymentMethod | undefined>;
+  lockPaymentMethod(paymentMethodId: string): Promise<PaymentMethod | undefined>;
+  /** The merchant's customer's cards that are not removed, across processors, oldest first. */
+  listPaymentMethods(merchantId: string, customerId: number): Promise<PaymentMethod[]>;
+  /** Inserts the card unless the same processor card is already saved; returns the stored one either way. */
+  saveNewPaymentMethod(method: PaymentMethod): Promise<{ method: PaymentMethod; created: boolean }>;
+  savePaymentMethod(method: PaymentMethod): Promise<void>;
+
+  /** The customer's id at the processor, created on first use. */
+  processorCustomerRef(
+    merchantId: string,
+    customerId: number,
+    processor: ProcessorId,
+    at: Date,
+  ): Promise<string>;
+
+  insertRegistration(registration: CardRegistration): Promise<void>;
+  lockRegistration(merchantId: string, registrationId: string): Promise<CardRegistration | undefined>;
+  saveRegistration(registration: CardRegistration): Promise<void>;
+
+  /** Outbox, in the current transaction. */
+  publish(events: EventEnvelope[]): Promise<void>;
+}

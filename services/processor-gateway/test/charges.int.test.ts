@@ -1,0 +1,287 @@
+import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
+import {
+  aMerchant,
+  deleteBrokerTopology,
+  type ServiceUnderTest,
+  startService,
+  testAmqpUrl,
+  testClock,
+  uniqueName,
+  waitFor,
+} from '@payrail/testing';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
+import { charges, paymentMethods } from '../src/adapters/postgres/schema';
+import { FakeCardProcessor } from './fake-card-processor';
+import {
+  chargeByKey,
+  chargeRequested,
+  newInstallmentId,
+  paymentObserver,
+  publish,
+  serviceWithFakes,
+  TEST_ENV,
+  vaultCard,
+} from './support';
+
+/**
+ * The automatic-debit charge core on real PostgreSQL and RabbitMQ, against an in-memory processor whose
+ * ledger says what was really charged.
+ */
+const exchange = uniqueName('pgw_charges');
+const queuePrefix = `${uniqueName('pgw_charges')}.`;
+const fake = new FakeCardProcessor('PARAGUAY.PROCESSOR_A');
+const clock = testClock(new Date('2026-11-23T12:00:00Z'));
+const observer = paymentObserver();
+const { definition, janitor } = serviceWithFakes({ a: fake });
+let bus: MessageBus;
+let svc: ServiceUnderTest;
+
+beforeAll(async () => {
+  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+  svc = await startService(definition, { bus, clock, env: TEST_ENV });
+  await bus.subscribe(observer.subscription);
+});
+afterAll(async () => {
+  await svc?.stop();
+  await bus?.close();
+  await deleteBrokerTopology(
+    testAmqpUrl(),
+    exchange,
+    [CHARGE_CONSUMER, 'observer'].map((c) => `${queuePrefix}${c}`),
+  );
+});
+beforeEach(() => {
+  fake.onCharge = undefined;
+  fake.asynchronous = false;
+});
+
+const merchant = aMerchant();
+
+async function settled(key: string) {
+  return waitFor(async () => {
+    const row = await chargeByKey(svc, key);
+    return row && (row.status === 'succeeded' || row.status === 'failed') ? row : undefined;
+  });
+}
+
+/** Waits for this key's payment event, then a little longer so that a second one would show up. */
+async function eventsOf(key: string, count = 1) {
+  await waitFor(() => observer.of(key).length >= count, 15_000);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return observer.of(key);
+}
+
+describe('charge.requested → payment.succeeded / payment.failed', () => {
+  it('writes the charge pending before the processor is called, then settles it and announces it once', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    const seenAtCall: Array<string | undefined> = [];
+    fake.onCharge = async (input) => {
+      const [row] = await svc.database.db
+        .select()
+        .from(charges)
+        .where(eq(charges.reference, input.reference));
+      seenAtCall.push(row?.status);
+    };
+    await publish(bus, request);
+
+    const row = await settled(request.data.idempotencyKey);
+    expect(seenAtCall).toEqual(['pending']);
+    expect(row).toMatchObject({
+      status: 'succeeded',
+      processorCalls: 1,
+      amount: '150000.00',
+      installmentId: request.data.installmentId,
+    });
+    expect(fake.chargesOf(row.reference)).toHaveLength(1);
+    const events = await eventsOf(request.data.idempotencyKey);
+    expect(events.map((e) => e.type)).toEqual(['payment.succeeded']);
+    expect(events[0]?.data).toMatchObject({
+      installmentId: request.data.installmentId,
+      attempt: 1,
+      paymentMethodId: card.id,
+      amount: '150000.00',
+      currency: 'PYG',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+  });
+
+  it('a lost reply makes the charge unknown (never failed) until the janitor finds it at the processor', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    fake.inject('lose-reply');
+    await publish(bus, request);
+
+    const unknown = await waitFor(async () => {
+      const row = await chargeByKey(svc, request.data.idempotencyKey);
+      return row?.status === 'unknown' ? row : undefined;
+    });
+    // Nothing announced yet: nobody may retry a charge that may have happened.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(observer.of(request.data.idempotencyKey)).toEqual([]);
+
+    const report = await janitor().runOnce();
+    expect(report.settled).toBeGreaterThanOrEqual(1);
+    const row = await chargeByKey(svc, request.data.idempotencyKey);
+    expect(row).toMatchObject({ status: 'succeeded', processorCalls: 1, statusChecks: 1 });
+    expect(fake.chargesOf(unknown.reference)).toHaveLength(1);
+    expect(fake.chargeCalls.filter((call) => call.reference === unknown.reference)).toHaveLength(1);
+    expect((await eventsOf(request.data.idempotencyKey)).map((e) => e.type)).toEqual(['payment.succeeded']);
+
+    // A second pass finds nothing left to do and charges nothing.
+    await janitor().runOnce();
+    expect(fake.chargesOf(unknown.reference)).toHaveLength(1);
+  });
+
+  it('an adapter that throws after the request went out is unknown too, and settled by the janitor', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    fake.inject('throw-after-charge');
+    await publish(bus, request);
+    await waitFor(async () => (await chargeByKey(svc, request.data.idempotencyKey))?.status === 'unknown');
+    await janitor().runOnce();
+    const row = await settled(request.data.idempotencyKey);
+    expect(row.status).toBe('succeeded');
+    expect(fake.chargesOf(row.reference)).toHaveLength(1);
+  });
+
+  it('a request that never reached the processor is settled by the janitor as a retryable failure, nothing charged', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    fake.inject('lose-request');
+    await publish(bus, request);
+    await waitFor(async () => (await chargeByKey(svc, request.data.idempotencyKey))?.status === 'unknown');
+    await janitor().runOnce();
+    const row = await settled(request.data.idempotencyKey);
+    expect(row).toMatchObject({ status: 'failed', declineCode: 'NOT_PROCESSED', retryable: true });
+    expect(fake.chargesOf(row.reference)).toHaveLength(0);
+    const [event] = await eventsOf(request.data.idempotencyKey);
+    expect(event).toMatchObject({
+      type: 'payment.failed',
+      data: { retryable: true, category: 'processor-down' },
+    });
+  });
+
+  it('an outage is a retryable failure and nothing is charged', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    fake.inject('outage');
+    await publish(bus, request);
+    const row = await settled(request.data.idempotencyKey);
+    expect(row).toMatchObject({ status: 'failed', declineCategory: 'processor-down', retryable: true });
+    expect(fake.chargesOf(row.reference)).toHaveLength(0);
+    const [event] = await eventsOf(request.data.idempotencyKey);
+    expect(event).toMatchObject({
+      type: 'payment.failed',
+      data: { retryable: true, category: 'processor-down', declineCode: '503' },
+    });
+  });
+
+  it('declines carry their code and category; a hard decline is not retryable', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    fake.script(card.cardRef, ['51', '54']);
+    const soft = chargeRequested(card);
+    await publish(bus, soft);
+    expect(await settled(soft.data.idempotencyKey)).toMatchObject({
+      status: 'failed',
+      declineCode: '51',
+      declineCategory: 'soft',
+      retryable: true,
+    });
+    const hard = chargeRequested(card);
+    await publish(bus, hard);
+    expect(await settled(hard.data.idempotencyKey)).toMatchObject({
+      status: 'failed',
+      declineCode: '54',
+      declineCategory: 'hard',
+      retryable: false,
+    });
+    const [event] = await eventsOf(hard.data.idempotencyKey);
+    expect(event).toMatchObject({
+      type: 'payment.failed',
+      data: { retryable: false, category: 'hard', declineCode: '54' },
+    });
+  });
+
+  it('a redelivered charge.requested, and the same key in a new message, change nothing', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    await publish(bus, request);
+    const first = await settled(request.data.idempotencyKey);
+    await publish(bus, request);
+    await publish(bus, request, crypto.randomUUID());
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = await chargeByKey(svc, request.data.idempotencyKey);
+    expect(after).toEqual(first);
+    expect(fake.chargeCalls.filter((call) => call.reference === first.reference)).toHaveLength(1);
+    expect((await eventsOf(request.data.idempotencyKey)).map((e) => e.type)).toEqual(['payment.succeeded']);
+  });
+
+  it('an asynchronous charge stays pending until the processor decides; the janitor then settles it', async () => {
+    fake.asynchronous = true;
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    await publish(bus, request);
+    const pending = await waitFor(async () => {
+      const row = await chargeByKey(svc, request.data.idempotencyKey);
+      return row?.processorReference ? row : undefined;
+    });
+    expect(pending.status).toBe('pending');
+    await janitor().runOnce();
+    expect((await chargeByKey(svc, request.data.idempotencyKey))?.status).toBe('pending');
+    fake.decidePending(pending.reference, '00');
+    await janitor().runOnce();
+    expect(await settled(request.data.idempotencyKey)).toMatchObject({
+      status: 'succeeded',
+      processorCalls: 1,
+    });
+    expect(fake.chargesOf(pending.reference)).toHaveLength(1);
+  });
+});
+
+describe('card lock', () => {
+  it('after 7 declines of one card in 24 h, answers card-blocked without calling the processor', async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const installmentId = newInstallmentId();
+    const decline = async (attempt: number) => {
+      const request = chargeRequested(card, { installmentId, attempt });
+      await publish(bus, request);
+      return settled(request.data.idempotencyKey);
+    };
+    // Six declines, then a day passes: they no longer count.
+    fake.script(card.cardRef, Array(13).fill('51'));
+    for (let attempt = 1; attempt <= 6; attempt += 1) expect((await decline(attempt)).declineCode).toBe('51');
+    clock.advance(25 * 60 * 60 * 1000);
+    for (let attempt = 7; attempt <= 12; attempt += 1)
+      expect((await decline(attempt)).declineCode).toBe('51');
+    const [notYet] = await svc.database.db
+      .select()
+      .from(paymentMethods)
+      .where(eq(paymentMethods.id, card.id));
+    expect(notYet?.blockedUntil).toBeNull();
+
+    // The seventh decline within 24 h blocks the card.
+    expect((await decline(13)).declineCode).toBe('51');
+    const callsBefore = fake.chargeCalls.length;
+    const blocked = await decline(14);
+    expect(blocked).toMatchObject({
+      status: 'failed',
+      declineCategory: 'card-blocked',
+      retryable: false,
+      processorCalls: 0,
+    });
+    expect(fake.chargeCalls.length).toBe(callsBefore);
+    const [event] = await eventsOf(`installment:${installmentId}:attempt:14`);
+    expect(event).toMatchObject({
+      type: 'payment.failed',
+      data: { category: 'card-blocked', retryable: false },
+    });
+
+    // 30 days later the block is over and the processor is asked again.
+    clock.advance(30 * 24 * 60 * 60 * 1000 + 1000);
+    expect((await decline(15)).status).toBe('succeeded');
+    expect(fake.chargeCalls.length).toBe(callsBefore + 1);
+  });
+});

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { createEvent, type EventEnvelope } from '@payrail/contracts';
+import type { DeliveredMessage, MessageBus } from '@payrail/messaging';
+import type { ServiceUnderTest } from '@payrail/testing';
+import { eq } from 'drizzle-orm';
+import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
+import { charges } from '../src/adapters/postgres/schema';
+import type { ChargeJanitor } from '../src/application/charge-janitor';
+import type { PaymentMethod } from '../src/domain/payment-method';
+import { createProcessorGatewayService } from '../src/service';
+import type { FakeCardProcessor } from './fake-card-processor';
+
+let nextInstallmentId = 10_000 + Math.floor(Math.random() * 1_000_000) * 100;
+let nextCustomerId = 5_000 + Math.floor(Math.random() * 1_000_000) * 100;
+
+export function newInstallmentId(): number {
+  nextInstallmentId += 1;
+  return nextInstallmentId;
+}
+
+export function newCustomerId(): number {
+  nextCustomerId += 1;
+  return nextCustomerId;
+}
+
+/** Environment for tests: the janitor only runs when a test calls it, with short waits between checks. */
+export const TEST_ENV = {
+  CHARGE_JANITOR_INTERVAL_MS: '0',
+  CHARGE_STALE_AFTER_MS: '0',
+  CHARGE_UNKNOWN_CHECK_AFTER_MS: '0',
+  CHARGE_RECHECK_AFTER_MS: '0',
+};
+
+/** A service definition that talks to the fake processors and hands out its janitor. */
+export function serviceWithFakes(fakes: { a: FakeCardProcessor; b?: FakeCardProcessor }) {
+  const handles: { janitor?: ChargeJanitor } = {};
+  const definition = createProcessorGatewayService({
+    cardProcessors: () => (processor) =>
+      processor === 'PARAGUAY.PROCESSOR_B' && fakes.b ? fakes.b : fakes.a,
+    onCreated: ({ janitor }) => {
+      handles.janitor = janitor;
+    },
+  });
+  return {
+    definition,
+    janitor: () => {
+      if (!handles.janitor) throw new Error('service not created yet');
+      return handles.janitor;
+    },
+  };
+}
+
+/** Puts a card in the vault as a completed registration would (the customer exists at the fake). */
+export async function vaultCard(
+  svc: ServiceUnderTest,
+  fake: FakeCardProcessor,
+  merchantId: string,
+  number = '4242424242424242',
+): Promise<PaymentMethod> {
+  const store = postgresGatewayStore(svc.database.db);
+  const customerId = newCustomerId();
+  const customerRef = await store.processorCustomerRef(merchantId, customerId, fake.id, new Date());
+  const cardRef = fake.addCard(customerRef, number);
+  const [card] = (await fake.listCards(customerRef)).filter((c) => c.cardRef === cardRef);
+  if (!card) throw new Error('card not at the fake');
+  const { method } = await store.saveNewPaymentMethod({
+    id: randomUUID(),
+    merchantId,
+    customerId,
+    processor: fake.id,
+    customerRef,
+    cardRef,
+    maskedNumber: card.maskedNumber,
+    last4: card.last4,
+    brand: card.brand,
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+    blockedUntil: null,
+    createdAt: new Date(),
+    removedAt: null,
+  });
+  return method;
+}
+
+export function chargeRequested(
+  method: PaymentMethod,
+  options: { installmentId?: number; attempt?: number; amount?: string } = {},
+): EventEnvelope<'charge.requested'> {
+  const installmentId = options.installmentId ?? newInstallmentId();
+  const attempt = options.attempt ?? 1;
+  return createEvent(
+    'charge.requested',
+    {
+      idempotencyKey: `installment:${installmentId}:attempt:${attempt}`,
+      merchantId: method.merchantId,
+      subscriptionId: 77,
+      installmentId,
+      attempt,
+      paymentMethodId: method.id,
+      amount: options.amount ?? '150000.00',
+      currency: 'PYG',
+    },
+    new Date(),
+  );
+}
+
+export async function publish(bus: MessageBus, event: EventEnvelope, messageId = event.id): Promise<void> {
+  await bus.publish({ id: messageId, type: event.type, body: JSON.stringify(event) });
+}
+
+export async function chargeByKey(svc: { database: ServiceUnderTest['database'] }, key: string) {
+  const [row] = await svc.database.db.select().from(charges).where(eq(charges.idempotencyKey, key));
+  return row;
+}
+
+/** Collects the payment events this service publishes. */
+export function paymentObserver() {
+  const seen: DeliveredMessage[] = [];
+  return {
+    seen,
+    subscription: {
+      consumer: 'observer',
+      eventTypes: ['payment.succeeded', 'payment.failed', 'payment-method.saved', 'payment-method.removed'],
+      handler: async (message: DeliveredMessage) => {
+        seen.push(message);
+      },
+    },
+    of(key: string) {
+      return seen
+        .map((message) => JSON.parse(message.body) as { type: string; data: Record<string, unknown> })
+        .filter((event) => event.data.idempotencyKey === key);
+    },
+  };
+}
