@@ -2,6 +2,8 @@ import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { internalRoutes } from './adapters/http/routes';
+import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
 import { postgresGatewayStore } from './adapters/postgres/gateway-store';
 import { outbox } from './adapters/postgres/schema';
@@ -23,7 +25,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
     name: 'processor-gateway',
     defaultPort: 3004,
     database: { schema: 'processor_gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-    async create({ database, bus, logger, clock, env }) {
+    async create({ database, bus, logger, clock, env, internalSecret }) {
       const config = processorGatewayConfig(env);
       const processors =
         options.cardProcessors?.(config) ?? createCardProcessors(config.processors, { logger });
@@ -40,6 +42,8 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         maxBodyBytes: maxBodyBytesFrom(env),
         readiness: readinessChecks({ database, bus }),
       });
+      app.route('/internal', internalRoutes({ ...deps, internalSecret }));
+      app.route('/webhooks', webhookRoutes(deps, logger));
       const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
       options.onCreated?.({ janitor, deps, config });
       return {

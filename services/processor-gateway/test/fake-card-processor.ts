@@ -160,6 +160,16 @@ export class FakeCardProcessor implements CardProcessor {
     if (this.hosted.has(input.reference))
       return { kind: 'refused', decline: { code: 'InvalidOperationError', category: 'hard' } };
     this.hosted.set(input.reference, { amount: input.amount, currency: input.currency });
+    if (this.id === 'PARAGUAY.PROCESSOR_B') {
+      return {
+        kind: 'opened',
+        form: {
+          kind: 'redirect',
+          url: `http://fake-processor.test/pagos/h${input.reference}`,
+          hash: `h${input.reference}`,
+        },
+      };
+    }
     return {
       kind: 'opened',
       form: {

@@ -113,6 +113,12 @@ export async function chargeByKey(svc: { database: ServiceUnderTest['database'] 
   return row;
 }
 
+export async function existingCharge(svc: { database: ServiceUnderTest['database'] }, key: string) {
+  const row = await chargeByKey(svc, key);
+  if (!row) throw new Error(`no charge ${key}`);
+  return row;
+}
+
 /** Collects the payment events this service publishes. */
 export function paymentObserver() {
   const seen: DeliveredMessage[] = [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { normalizeAmount } from '@payrail/money';
 import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
 import { type Charge, settlementOfCharge } from '../domain/charge';
-import { NotAllowed, NotFound } from '../domain/errors';
+import { NotFound } from '../domain/errors';
 import { newProcessorReference } from '../domain/references';
 import type { ChargeResult } from '../ports/card-processor';
 import { applySettlement, type ChargeDeps } from './settle-charge';
@@ -134,10 +134,4 @@ export async function chargeStoredCard(
     return applySettlement(store, locked, settlement, deps.clock.now(), deps.timings);
   });
   return { kind: 'charged', charge: after };
-}
-
-/** Refuses a charge in another currency than the card's merchant works in; kept apart for the HTTP route. */
-export function assertCurrency(requested: string, allowed: readonly string[]): void {
-  if (!allowed.includes(requested))
-    throw new NotAllowed('CURRENCY_NOT_ALLOWED', `Currency ${requested} is not enabled`);
 }
