@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NotFound, ProcessorRefused } from '../domain/errors';
 import { type PaymentMethod, safeMask } from '../domain/payment-method';
-import { newProcessorReference } from '../domain/references';
+import { newProcessorReference } from './processor-references';
 import type {
   CardProcessors,
   HostedForm,

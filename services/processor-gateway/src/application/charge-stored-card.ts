@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { normalizeAmount } from '@payrail/money';
 import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
-import { type Charge, settlementOfCharge } from '../domain/charge';
+import type { Charge } from '../domain/charge';
+import { settlementOfCharge } from './settlements';
 import { NotFound } from '../domain/errors';
-import { newProcessorReference } from '../domain/references';
+import { newProcessorReference } from './processor-references';
 import type { ChargeResult } from '../ports/card-processor';
 import { applySettlement, type ChargeDeps } from './settle-charge';
 

@@ -1,4 +1,4 @@
-import { settlementOfStatus } from '../domain/charge';
+import { settlementOfStatus } from './settlements';
 import type { ProcessorId, RawWebhook, WebhookReply } from '../ports/card-processor';
 import { applySettlement, type ChargeDeps } from './settle-charge';
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { normalizeAmount } from '@payrail/money';
 import type { Charge } from '../domain/charge';
 import { Conflict, ProcessorRefused } from '../domain/errors';
-import { linkPaymentKey, newProcessorReference } from '../domain/references';
+import { linkPaymentKey } from '../domain/references';
+import { newProcessorReference } from './processor-references';
 import type { HostedForm, OpenPaymentInput, OpenResult, ProcessorId } from '../ports/card-processor';
 import type { ChargeDeps } from './settle-charge';
 

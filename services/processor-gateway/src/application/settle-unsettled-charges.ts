@@ -1,4 +1,5 @@
-import { type Charge, settlementOfStatus } from '../domain/charge';
+import type { Charge } from '../domain/charge';
+import { settlementOfStatus } from './settlements';
 import type { ProcessorStatus } from '../ports/card-processor';
 import { applySettlement, type ChargeDeps } from './settle-charge';
 

@@ -1,4 +1,4 @@
-import type { ProcessorId } from '../ports/card-processor';
+import type { ProcessorId } from './charge';
 
 /** A saved card. Only what the processor shows: never a number beyond its mask, never a CVV. */
 export interface PaymentMethod {

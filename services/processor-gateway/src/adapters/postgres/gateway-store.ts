@@ -4,7 +4,7 @@ import { enqueueEvent } from '@payrail/messaging';
 import { and, asc, eq, gte, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Charge } from '../../domain/charge';
 import type { PaymentMethod } from '../../domain/payment-method';
-import { newProcessorReference } from '../../domain/references';
+import { newProcessorReference } from '../../application/processor-references';
 import type { DeclineCategory, ProcessorId } from '../../ports/card-processor';
 import type { CardRegistration, GatewayStore } from '../../ports/gateway-store';
 import { cardRegistrations, charges, outbox, paymentMethods, processorCustomers } from './schema';
