@@ -9,7 +9,7 @@ import type {
   ProcessorId,
   StoredCard,
 } from '../ports/card-processor';
-import type { Clock } from '../ports/clock';
+import type { Clock } from '@payrail/time';
 import type { CardRegistration, GatewayStore } from '../ports/gateway-store';
 import { paymentMethodSaved } from './events';
 

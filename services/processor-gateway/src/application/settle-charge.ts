@@ -1,7 +1,7 @@
 import { blockAfterDecline, CARD_LOCK, countsTowardsCardLock } from '../domain/card-lock';
 import { type Charge, isSettled, type Settlement } from '../domain/charge';
 import type { CardProcessors } from '../ports/card-processor';
-import type { Clock } from '../ports/clock';
+import type { Clock } from '@payrail/time';
 import type { GatewayStore } from '../ports/gateway-store';
 import { chargeSettled } from './events';
 
