@@ -28,7 +28,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
     async create({ database, bus, logger, clock, env, internalSecret }) {
       const config = processorGatewayConfig(env);
       const processors =
-        options.cardProcessors?.(config) ?? createCardProcessors(config.processors, { logger });
+        options.cardProcessors?.(config) ?? createCardProcessors(config.processors, { logger, clock });
       const deps: ChargeDeps = {
         store: postgresGatewayStore(database.db),
         processors,

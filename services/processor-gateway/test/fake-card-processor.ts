@@ -143,8 +143,12 @@ export class FakeCardProcessor implements CardProcessor {
   }
 
   /** A confirmation as this processor would POST it to us. */
-  webhookFor(reference: string, signature?: string): { body: string; headers: Record<string, string> } {
-    const body = JSON.stringify({ reference });
+  webhookFor(
+    reference: string,
+    signature?: string,
+    named: 'reference' | 'hash' = 'reference',
+  ): { body: string; headers: Record<string, string> } {
+    const body = JSON.stringify(named === 'hash' ? { hash: `h${reference}` } : { reference });
     return { body, headers: { 'x-fake-signature': signature ?? signFakeWebhook(body) } };
   }
 
@@ -265,9 +269,17 @@ export class FakeCardProcessor implements CardProcessor {
     const expected = Buffer.from(signFakeWebhook(raw.body));
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
       return { kind: 'rejected', reason: 'bad signature', reply: { status: 401, body: { status: 'error' } } };
-    const { reference } = JSON.parse(raw.body) as { reference: string };
+    // Like PROCESSOR_B, a confirmation may name the order only by the processor's own hash.
+    const named = JSON.parse(raw.body) as { reference?: string; hash?: string };
+    const reference = named.reference ?? named.hash?.replace(/^h/, '') ?? '';
     const outcome = await this.queryStatus({ reference });
-    return { kind: 'verified', reference, outcome, reply: { status: 200, body: { status: 'success' } } };
+    return {
+      kind: 'verified',
+      reference: named.reference ?? '',
+      processorReference: named.hash,
+      outcome,
+      reply: { status: 200, body: { status: 'success' } },
+    };
   }
 
   async reverse(input: { reference: string }) {
@@ -278,6 +290,8 @@ export class FakeCardProcessor implements CardProcessor {
   }
 
   async removeCard(input: { customerRef: string; cardRef: string }): Promise<boolean> {
+    // The port has no value for "could not ask" here: the adapters throw.
+    if (this.takeFault('outage')) throw new Error('processor unavailable');
     const card = this.cards.get(input.cardRef);
     if (!card || card.customerRef !== input.customerRef) return false;
     this.cards.delete(input.cardRef);

@@ -156,6 +156,37 @@ describe('hosted payment and its confirmation', () => {
     expect((await settledEvents(opened.idempotencyKey)).map((e) => e.type)).toEqual(['payment.succeeded']);
   });
 
+  it('a confirmation naming the order only by the processor hash settles it, and the page finds it by that hash', async () => {
+    const body = hostedBody({ processor: 'PARAGUAY.PROCESSOR_B' });
+    const opened = await json(await svc.request('POST', '/internal/payments/hosted', { merchant, body }));
+    const row = await existingCharge(svc, opened.idempotencyKey);
+    expect(row.processorReference).toBe(opened.form.hash);
+    b.payHosted(row.reference);
+    const hook = b.webhookFor(row.reference, undefined, 'hash');
+    const answered = await svc.request('POST', '/webhooks/processor-b', {
+      rawBody: hook.body,
+      headers: hook.headers,
+    });
+    expect(answered.status).toBe(200);
+    expect((await existingCharge(svc, opened.idempotencyKey)).status).toBe('succeeded');
+    const found = await svc.request(
+      'GET',
+      `/internal/processors/PARAGUAY.PROCESSOR_B/payments/${opened.form.hash}`,
+      {
+        merchant,
+      },
+    );
+    expect(await json(found)).toMatchObject({ chargeId: opened.chargeId, status: 'succeeded' });
+    const foreign = await svc.request(
+      'GET',
+      `/internal/processors/PARAGUAY.PROCESSOR_B/payments/${opened.form.hash}`,
+      {
+        merchant: otherMerchant,
+      },
+    );
+    expect(foreign.status).toBe(404);
+  });
+
   it('a declined hosted payment is a failed payment with the decline code', async () => {
     const body = hostedBody();
     const opened = await json(await svc.request('POST', '/internal/payments/hosted', { merchant, body }));
@@ -195,7 +226,7 @@ describe('hosted payment and its confirmation', () => {
     a.inject('outage');
     const down = hostedBody();
     const unavailable = await svc.request('POST', '/internal/payments/hosted', { merchant, body: down });
-    expect(unavailable.status).toBe(502);
+    expect(unavailable.status).toBe(503);
     expect(await json(unavailable)).toMatchObject({ code: 'PROCESSOR_UNAVAILABLE' });
   });
 });
@@ -236,6 +267,21 @@ describe('the vault', () => {
 
     const customerRefA = await customerRefOf(cardA);
     expect(await a.listCards(customerRefA)).toHaveLength(1);
+    // The processor cannot be asked: 503, and the card is still saved on both sides.
+    a.inject('outage');
+    const unavailable = await svc.request(
+      'DELETE',
+      `/internal/customers/${customerId}/payment-methods/${cardA}`,
+      {
+        merchant,
+      },
+    );
+    expect(unavailable.status).toBe(503);
+    expect(await a.listCards(customerRefA)).toHaveLength(1);
+    const still = await json(
+      await svc.request('GET', `/internal/customers/${customerId}/payment-methods`, { merchant }),
+    );
+    expect(still.paymentMethods).toHaveLength(2);
     const removed = await svc.request(
       'DELETE',
       `/internal/customers/${customerId}/payment-methods/${cardA}`,

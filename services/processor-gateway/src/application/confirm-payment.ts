@@ -20,7 +20,11 @@ export async function confirmPayment(
   if (verified.kind === 'rejected')
     return { kind: 'rejected', reason: verified.reason, reply: verified.reply };
   return deps.store.transaction(async (store) => {
-    const charge = await store.lockChargeByReference(processor, verified.reference);
+    const charge =
+      (await store.lockChargeByReference(processor, verified.reference)) ??
+      (verified.processorReference
+        ? await store.lockChargeByProcessorReference(processor, verified.processorReference)
+        : undefined);
     if (!charge)
       return { kind: 'unknown-reference' as const, reason: verified.reference, reply: verified.reply };
     // A confirmation the processor then does not know proves nothing either way: the janitor keeps asking.

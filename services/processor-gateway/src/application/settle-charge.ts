@@ -78,6 +78,7 @@ export async function applySettlement(
         ...locked,
         status: 'unknown',
         lastError: settlement.reason,
+        processorReference: settlement.processorReference ?? locked.processorReference,
         nextCheckAt: new Date(now.getTime() + timings.unknownCheckAfterMs),
       };
       break;

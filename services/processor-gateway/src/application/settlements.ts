@@ -33,7 +33,11 @@ export function settlementOfCharge(result: ChargeResult): Settlement {
     case 'pending':
       return { status: 'pending', processorReference: result.processorReference ?? null };
     case 'unknown':
-      return { status: 'unknown', reason: result.reason };
+      return {
+        status: 'unknown',
+        reason: result.reason,
+        processorReference: result.processorReference ?? null,
+      };
   }
 }
 

@@ -49,7 +49,7 @@ export type Settlement =
   /** The processor accepted and will decide later (B's asynchronous charge, A's 3DS). */
   | { status: 'pending'; processorReference: string | null }
   /** We do not know whether the processor charged: only a status query may settle it. */
-  | { status: 'unknown'; reason: string };
+  | { status: 'unknown'; reason: string; processorReference: string | null };
 
 /**
  * Whether a failed charge may be tried again for the same debt. A hard decline will not pass with this

@@ -118,7 +118,7 @@ export type ChargeResult =
    */
   | { kind: 'pending'; processorReference?: string; challenge?: HostedForm }
   /** The request may have reached the processor and we do not know what it did (timeout, lost reply). */
-  | { kind: 'unknown'; reason: string };
+  | { kind: 'unknown'; reason: string; processorReference?: string };
 
 /** What the processor says about one of our references right now. */
 export type ProcessorStatus =
@@ -155,6 +155,11 @@ export type ConfirmationResult =
       /** The signature checked out AND a status query confirmed what the processor says now. */
       kind: 'verified';
       reference: string;
+      /**
+       * The processor's own id (B's hash) when the confirmation names the order by it: the charge is found by
+       * it when `reference` is not ours.
+       */
+      processorReference?: string;
       /** From the status query, not from the webhook body. */
       outcome: ProcessorStatus;
       reply: WebhookReply;

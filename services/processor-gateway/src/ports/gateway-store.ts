@@ -30,6 +30,15 @@ export interface GatewayStore {
   findCharge(merchantId: string, chargeId: string): Promise<Charge | undefined>;
   lockCharge(chargeId: string): Promise<Charge | undefined>;
   lockChargeByReference(processor: ProcessorId, reference: string): Promise<Charge | undefined>;
+  lockChargeByProcessorReference(
+    processor: ProcessorId,
+    processorReference: string,
+  ): Promise<Charge | undefined>;
+  findChargeByProcessorReference(
+    merchantId: string,
+    processor: ProcessorId,
+    processorReference: string,
+  ): Promise<Charge | undefined>;
   saveCharge(charge: Charge): Promise<void>;
   /**
    * Unsettled charges whose next check is due, oldest first. Each is leased until `leaseUntil` (its next

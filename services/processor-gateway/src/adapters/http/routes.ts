@@ -1,4 +1,4 @@
-import type { MerchantContext, Processor } from '@payrail/contracts';
+import { type MerchantContext, PROCESSORS, type Processor } from '@payrail/contracts';
 import { HttpProblem, jsonBody, problems, requireMerchant } from '@payrail/http';
 import { Hono } from 'hono';
 import { completeCardRegistration, openCardRegistration } from '../../application/card-registration';
@@ -27,7 +27,7 @@ function toProblem(error: unknown): never {
   if (error instanceof NotAllowed) throw problems.unprocessable(error.code, error.message);
   if (error instanceof ProcessorRefused) {
     throw new HttpProblem(
-      502,
+      503,
       'PROCESSOR_UNAVAILABLE',
       `The processor did not answer as expected (${error.declineCode}); nothing was charged`,
     );
@@ -102,6 +102,19 @@ export function internalRoutes(deps: InternalRoutesDeps) {
     const chargeId = c.req.param('chargeId');
     if (!UUID.test(chargeId)) throw problems.notFound('Payment not found');
     const charge = await deps.store.findCharge(c.var.merchant.merchantId, chargeId);
+    if (!charge) throw problems.notFound('Payment not found');
+    return c.json(chargeView(charge));
+  });
+
+  // PROCESSOR_B sends the browser back with its own hash only: the page finds the payment by it.
+  api.get('/processors/:processor/payments/:processorReference', async (c) => {
+    const processor = c.req.param('processor');
+    if (!(PROCESSORS as readonly string[]).includes(processor)) throw problems.notFound('Payment not found');
+    const charge = await deps.store.findChargeByProcessorReference(
+      c.var.merchant.merchantId,
+      processor as Processor,
+      c.req.param('processorReference'),
+    );
     if (!charge) throw problems.notFound('Payment not found');
     return c.json(chargeView(charge));
   });

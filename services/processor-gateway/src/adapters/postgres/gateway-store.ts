@@ -74,6 +74,27 @@ export function postgresGatewayStore(db: Executor): GatewayStore {
         .for('update');
       return row && toCharge(row);
     },
+    async lockChargeByProcessorReference(processor, processorReference) {
+      const [row] = await db
+        .select()
+        .from(charges)
+        .where(and(eq(charges.processorReference, processorReference), eq(charges.processor, processor)))
+        .for('update');
+      return row && toCharge(row);
+    },
+    async findChargeByProcessorReference(merchantId, processor, processorReference) {
+      const [row] = await db
+        .select()
+        .from(charges)
+        .where(
+          and(
+            eq(charges.processorReference, processorReference),
+            eq(charges.processor, processor),
+            eq(charges.merchantId, merchantId),
+          ),
+        );
+      return row && toCharge(row);
+    },
     async saveCharge(charge) {
       const { id, idempotencyKey: _key, createdAt: _created, ...changes } = chargeRow(charge);
       await db

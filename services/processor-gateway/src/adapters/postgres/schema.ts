@@ -136,5 +136,6 @@ export const charges = processorGatewaySchema.table(
     index('charges_unsettled_idx').on(table.nextCheckAt).where(sql`status in ('pending', 'unknown')`),
     index('charges_declines_idx').on(table.paymentMethodId, table.settledAt).where(sql`status = 'failed'`),
     index('charges_merchant_idx').on(table.merchantId, table.createdAt),
+    index('charges_processor_reference_idx').on(table.processor, table.processorReference),
   ],
 );

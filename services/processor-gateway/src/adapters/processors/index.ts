@@ -1,4 +1,5 @@
 import type { Logger } from '@payrail/observability';
+import type { Clock } from '@payrail/time';
 import type { ProcessorSettings } from '../../config';
 import type { CardProcessor, CardProcessors, ProcessorId } from '../../ports/card-processor';
 
@@ -8,7 +9,7 @@ import type { CardProcessor, CardProcessors, ProcessorId } from '../../ports/car
  */
 export function createCardProcessors(
   settings: Record<ProcessorId, ProcessorSettings>,
-  _deps: { logger: Logger },
+  _deps: { logger: Logger; clock?: Clock },
 ): CardProcessors {
   const missing = (id: ProcessorId): CardProcessor => {
     const fail = async (): Promise<never> => {

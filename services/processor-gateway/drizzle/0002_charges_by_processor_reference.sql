@@ -1,0 +1,1 @@
+CREATE INDEX "charges_processor_reference_idx" ON "processor_gateway"."charges" USING btree ("processor","processor_reference");
