@@ -37,6 +37,7 @@ const schema = z.object({
   CHARGE_UNKNOWN_CHECK_AFTER_MS: ms(DEFAULT_TIMINGS.unknownCheckAfterMs),
   CHARGE_RECHECK_AFTER_MS: ms(DEFAULT_TIMINGS.recheckAfterMs),
   HOSTED_PAYMENT_TTL_MS: ms(DEFAULT_TIMINGS.hostedPaymentTtlMs),
+  CHARGE_NOT_FOUND_FINAL_AFTER_MS: ms(DEFAULT_TIMINGS.notFoundFinalAfterMs),
 });
 
 /**
@@ -68,6 +69,8 @@ export function processorGatewayConfig(env: Record<string, string | undefined>):
       unknownCheckAfterMs: parsed.CHARGE_UNKNOWN_CHECK_AFTER_MS,
       recheckAfterMs: parsed.CHARGE_RECHECK_AFTER_MS,
       hostedPaymentTtlMs: parsed.HOSTED_PAYMENT_TTL_MS,
+      callDeadlineMs: parsed.PROCESSOR_TIMEOUT_MS + 5_000,
+      notFoundFinalAfterMs: parsed.CHARGE_NOT_FOUND_FINAL_AFTER_MS,
     },
     janitorIntervalMs: parsed.CHARGE_JANITOR_INTERVAL_MS,
   };

@@ -40,7 +40,12 @@ let svc: ServiceUnderTest;
 
 beforeAll(async () => {
   bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
-  svc = await startService(definition, { bus, clock, env: TEST_ENV });
+  // "Not found" is believed 10 minutes after the charge, as in production; the test moves the clock.
+  svc = await startService(definition, {
+    bus,
+    clock,
+    env: { ...TEST_ENV, CHARGE_NOT_FOUND_FINAL_AFTER_MS: '600000' },
+  });
   await bus.subscribe(observer.subscription);
 });
 afterAll(async () => {
@@ -153,6 +158,10 @@ describe('charge.requested → payment.succeeded / payment.failed', () => {
     fake.inject('lose-request');
     await publish(bus, request);
     await waitFor(async () => (await chargeByKey(svc, request.data.idempotencyKey))?.status === 'unknown');
+    // Right away the processor's "not found" proves nothing: the request may still arrive.
+    await janitor().runOnce();
+    expect((await chargeByKey(svc, request.data.idempotencyKey))?.status).toBe('unknown');
+    clock.advance(10 * 60 * 1000);
     await janitor().runOnce();
     const row = await settled(request.data.idempotencyKey);
     expect(row).toMatchObject({ status: 'failed', declineCode: 'NOT_PROCESSED', retryable: true });

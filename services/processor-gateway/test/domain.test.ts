@@ -19,19 +19,41 @@ describe('what a processor answer means for a charge', () => {
     expect(retryable('card-blocked')).toBe(false);
   });
 
+  it('"not found" is not believed while the request may still be on its way', () => {
+    expect(
+      settlementOfStatus(
+        { kind: 'stored-card' },
+        { status: 'not-found' },
+        { hostedExpired: false, notFoundIsFinal: false },
+      ),
+    ).toBeUndefined();
+  });
+
   it('a stored-card charge the processor never saw failed retryably; a hosted one is just unpaid until it expires', () => {
     expect(
-      settlementOfStatus({ kind: 'stored-card' }, { status: 'not-found' }, { hostedExpired: false }),
+      settlementOfStatus(
+        { kind: 'stored-card' },
+        { status: 'not-found' },
+        { hostedExpired: false, notFoundIsFinal: true },
+      ),
     ).toMatchObject({
       status: 'failed',
       declineCode: 'NOT_PROCESSED',
       retryable: true,
     });
     expect(
-      settlementOfStatus({ kind: 'hosted' }, { status: 'not-found' }, { hostedExpired: false }),
+      settlementOfStatus(
+        { kind: 'hosted' },
+        { status: 'not-found' },
+        { hostedExpired: false, notFoundIsFinal: true },
+      ),
     ).toBeUndefined();
     expect(
-      settlementOfStatus({ kind: 'hosted' }, { status: 'pending' }, { hostedExpired: true }),
+      settlementOfStatus(
+        { kind: 'hosted' },
+        { status: 'pending' },
+        { hostedExpired: true, notFoundIsFinal: true },
+      ),
     ).toMatchObject({
       status: 'failed',
       declineCode: 'ABANDONED',
@@ -40,7 +62,7 @@ describe('what a processor answer means for a charge', () => {
       settlementOfStatus(
         { kind: 'stored-card' },
         { status: 'unreachable', reason: '503' },
-        { hostedExpired: true },
+        { hostedExpired: true, notFoundIsFinal: true },
       ),
     ).toBeUndefined();
   });

@@ -29,6 +29,7 @@ export const TEST_ENV = {
   CHARGE_STALE_AFTER_MS: '0',
   CHARGE_UNKNOWN_CHECK_AFTER_MS: '0',
   CHARGE_RECHECK_AFTER_MS: '0',
+  CHARGE_NOT_FOUND_FINAL_AFTER_MS: '0',
 };
 
 /** A service definition that talks to the fake processors and hands out its janitor. */

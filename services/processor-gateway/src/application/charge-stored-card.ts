@@ -68,7 +68,7 @@ export async function chargeStoredCard(
       lastError: null,
       createdAt: now,
       updatedAt: now,
-      nextCheckAt: new Date(now.getTime() + deps.timings.staleAfterMs),
+      nextCheckAt: new Date(now.getTime() + Math.max(deps.timings.staleAfterMs, deps.timings.callDeadlineMs)),
       settledAt: null,
     };
     if (!(await store.insertCharge(charge))) {

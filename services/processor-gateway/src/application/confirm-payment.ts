@@ -31,7 +31,7 @@ export async function confirmPayment(
     const settlement =
       verified.outcome.status === 'not-found'
         ? undefined
-        : settlementOfStatus(charge, verified.outcome, { hostedExpired: false });
+        : settlementOfStatus(charge, verified.outcome, { hostedExpired: false, notFoundIsFinal: false });
     if (!settlement || charge.status === 'succeeded' || charge.status === 'failed') {
       return { kind: 'unchanged' as const, chargeId: charge.id, reply: verified.reply };
     }

@@ -14,6 +14,17 @@ export interface ChargeTimings {
   recheckAfterMs: number;
   /** An unpaid hosted payment is abandoned after this long. */
   hostedPaymentTtlMs: number;
+  /**
+   * The longest a charge request may still be on its way or in work at the processor (our call deadline plus
+   * a margin): a `pending` stored-card row is not asked about before it.
+   */
+  callDeadlineMs: number;
+  /**
+   * "The processor does not know this charge" is believed only this long after the charge was sent: a
+   * request that is slow to arrive or still in work must not be declared never made, or a retry under a
+   * new key could charge twice. (PROCESSOR_A's own advice is to ask after about 10 minutes.)
+   */
+  notFoundFinalAfterMs: number;
 }
 
 export const DEFAULT_TIMINGS: ChargeTimings = {
@@ -21,6 +32,8 @@ export const DEFAULT_TIMINGS: ChargeTimings = {
   unknownCheckAfterMs: 15 * 1000,
   recheckAfterMs: 60 * 1000,
   hostedPaymentTtlMs: 2 * 60 * 60 * 1000,
+  callDeadlineMs: 25 * 1000,
+  notFoundFinalAfterMs: 10 * 60 * 1000,
 };
 
 export interface ChargeDeps {

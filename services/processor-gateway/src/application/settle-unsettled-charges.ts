@@ -46,8 +46,11 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
     const locked = await store.lockCharge(charge.id);
     if (!locked || (locked.status !== 'pending' && locked.status !== 'unknown')) return false;
     const now = deps.clock.now();
-    const hostedExpired = now.getTime() - locked.createdAt.getTime() >= deps.timings.hostedPaymentTtlMs;
-    const settlement = settlementOfStatus(locked, status, { hostedExpired });
+    const age = now.getTime() - locked.createdAt.getTime();
+    const settlement = settlementOfStatus(locked, status, {
+      hostedExpired: age >= deps.timings.hostedPaymentTtlMs,
+      notFoundIsFinal: age >= deps.timings.notFoundFinalAfterMs,
+    });
     if (!settlement) {
       await store.saveCharge({
         ...locked,

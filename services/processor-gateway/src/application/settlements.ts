@@ -49,7 +49,7 @@ export function settlementOfCharge(result: ChargeResult): Settlement {
 export function settlementOfStatus(
   charge: Pick<Charge, 'kind'>,
   status: ProcessorStatus,
-  options: { hostedExpired: boolean },
+  options: { hostedExpired: boolean; notFoundIsFinal: boolean },
 ): Settlement | undefined {
   switch (status.status) {
     case 'paid':
@@ -69,7 +69,9 @@ export function settlementOfStatus(
         processorReference: status.processorReference ?? null,
       };
     case 'not-found':
-      if (charge.kind === 'stored-card') return failed(NOT_PROCESSED, 'processor-down');
+      if (charge.kind === 'stored-card') {
+        return options.notFoundIsFinal ? failed(NOT_PROCESSED, 'processor-down') : undefined;
+      }
       return options.hostedExpired ? failed(ABANDONED, 'soft') : undefined;
     case 'pending':
       if (charge.kind === 'hosted' && options.hostedExpired) return failed(ABANDONED, 'soft');
