@@ -23,12 +23,31 @@ export {
   type CreatePaymentLinkRequest,
   createPaymentLinkRequest,
   createPaymentLinkResponse,
+  identifierInput,
+  identifierText,
+  paymentLinkIdParams,
   paymentMethodsInput,
 } from './api/payment-links';
-export type { ApiOperation } from './api/operation';
+export { type ApiOperation, defineOperation, type ExampleOf } from './api/operation';
+export {
+  COMMON_ERRORS,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorCodeInfo,
+  GATEWAY_ERRORS,
+  type GatewayErrorCode,
+  LINK_ERRORS,
+  type LinkErrorCode,
+  SUBSCRIPTION_ERRORS,
+  type SubscriptionErrorCode,
+} from './api/errors';
+export { offsetDateTime } from './api/time';
 export { DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
+export { adminApi } from './api/admin';
+export { paymentLinkApi } from './api/payment-links';
+export { subscriptionApi } from './api/subscriptions';
 export {
   MAX_PAY_WAIT_HOURS,
   PAYMENT_LINK_STATUSES,
@@ -46,7 +65,9 @@ export {
   DEFAULT_TIMEZONE,
   INSTANCE_CURRENCIES,
   issueTokenResponse,
+  merchantIdParams,
   merchantResponse,
+  merchantTokenParams,
   type UpdateMerchantRequest,
   updateMerchantRequest,
 } from './api/admin';
@@ -65,6 +86,11 @@ export {
   installmentResponse,
   installmentsResponse,
   listInstallmentsQuery,
+  listSubscriptionsQuery,
+  SUBSCRIPTION_PAGE,
+  subscriptionIdParams,
+  subscriptionListResponse,
+  subscriptionResponse,
   modifyAllRequest,
   modifyByAmountRequest,
   modifyDatesRequest,

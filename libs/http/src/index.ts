@@ -38,4 +38,13 @@ export {
   problemResponse,
   problems,
 } from './problem';
-export { fieldErrors, jsonBody, readJson, validate } from './validation';
+export {
+  answerMethodNotAllowed,
+  honoPath,
+  mountOperation,
+  problemFromTable,
+  type RouteInput,
+  type RouteOptions,
+  route,
+} from './route';
+export { describeErrors, fieldErrors, issueMessage, jsonBody, readJson, validate } from './validation';

@@ -17,6 +17,8 @@ export class HttpProblem extends Error {
     readonly code: string,
     readonly detail: string,
     readonly errors: FieldError[] = [],
+    /** Response headers the problem needs (`Allow` with a 405). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
     this.name = 'HttpProblem';
@@ -28,6 +30,7 @@ const titles: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
@@ -64,6 +67,7 @@ export function problemBody(c: Context, problem: HttpProblem): ProblemBody {
 
 export function problemResponse(c: Context, problem: HttpProblem): Response {
   return c.body(JSON.stringify(problemBody(c, problem)), problem.status, {
+    ...problem.headers,
     'content-type': 'application/problem+json',
   });
 }

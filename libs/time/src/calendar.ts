@@ -71,3 +71,11 @@ export function localDate(instant: Date, timezone: string): IsoDate {
 export function localDateTime(instant: Date, timezone: string): string {
   return format(new TZDate(instant, timezone), 'yyyy-MM-dd HH:mm:ss');
 }
+
+/**
+ * Every other instant in a response: ISO 8601 with the offset of the merchant's time zone
+ * (`2026-11-23T09:00:00-03:00`), the merchant's own wall clock that a program can still compare.
+ */
+export function localDateTimeWithOffset(instant: Date, timezone: string): string {
+  return format(new TZDate(instant, timezone), "yyyy-MM-dd'T'HH:mm:ssXXX");
+}

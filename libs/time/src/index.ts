@@ -7,6 +7,7 @@ export {
   isCalendarDate,
   localDate,
   localDateTime,
+  localDateTimeWithOffset,
   monthOf,
   monthsBetween,
 } from './calendar';

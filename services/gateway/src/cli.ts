@@ -5,7 +5,7 @@ import { createMerchantRequest, updateMerchantRequest } from '@payrail/contracts
 import { openDatabase } from '@payrail/db';
 import { systemClock } from '@payrail/runtime';
 import type { z } from 'zod';
-import { merchantView } from './adapters/http/admin-routes';
+import { merchantView } from './adapters/http/routes';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
 import { createMerchant } from './application/create-merchant';
 import type { MerchantAdminDeps } from './application/deps';

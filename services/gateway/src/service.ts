@@ -1,15 +1,19 @@
 import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
 import { parseConfig } from '@payrail/config';
-import { createApp, DEFAULT_UPSTREAM_TIMEOUT_MS, maxBodyBytesFrom, problems } from '@payrail/http';
+import {
+  answerMethodNotAllowed,
+  createApp,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  maxBodyBytesFrom,
+} from '@payrail/http';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { z } from 'zod';
 import { hashToken, looksLikeToken } from './application/api-tokens';
-import { adminRoutes } from './adapters/http/admin-routes';
 import { docsRoutes } from './adapters/http/docs';
-import { forwardToService, ownerOf } from './adapters/http/forward';
 import { idempotency } from './adapters/http/idempotency';
 import { merchantAuth } from './adapters/http/merchant-auth';
+import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
 import { postgresIdempotencyStore } from './adapters/postgres/idempotency-store';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
 
@@ -58,14 +62,11 @@ export const gatewayService: ServiceDefinition = {
     app.route('/admin', adminRoutes({ merchants, clock, adminToken: env.ADMIN_TOKEN || undefined }));
     app.use('/api/*', merchantAuth(merchants));
     app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
-    app.all('/api/*', async (c) => {
-      const owner = ownerOf(c.req.path);
-      if (!owner) throw problems.notFound(`No route for ${c.req.method} ${c.req.path}`);
-      return forwardToService(c, upstream(owner), c.get('merchant' as never), {
-        internalSecret,
-        timeoutMs: settings.UPSTREAM_TIMEOUT_MS,
-      });
+    merchantApiRoutes(app, {
+      upstream,
+      forward: { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS },
     });
+    answerMethodNotAllowed(app);
 
     let purgeTimer: NodeJS.Timeout | undefined;
     const purge = async () => {

@@ -189,11 +189,13 @@ describe('GET and PATCH /admin/merchants/{id}', () => {
     expect(JSON.stringify(body)).not.toContain(created.apiToken);
   });
 
-  it('404 for an unknown or malformed merchant id', async () => {
+  it('404 for an unknown merchant id, 400 on the path parameter for a malformed one', async () => {
     expect((await admin('GET', '/admin/merchants/0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10')).body.code).toBe(
       'MERCHANT_NOT_FOUND',
     );
-    expect((await admin('GET', '/admin/merchants/42')).status).toBe(404);
+    const malformed = await admin('GET', '/admin/merchants/42');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors.map((error: { path: string }) => error.path)).toEqual(['id']);
     expect(
       (await admin('PATCH', '/admin/merchants/0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10', { name: 'X' })).status,
     ).toBe(404);

@@ -33,23 +33,6 @@ describe('/openapi.json', () => {
     expect(listed).toBe(apiOperations.length);
   });
 
-  it('has the endpoints built so far', () => {
-    const expected = [
-      'post /api/saleitems/add',
-      'post /api/ext-app/payrequests/signed-in-user',
-      'get /api/payrequests/{id}',
-      'post /admin/merchants',
-      'get /admin/merchants/{id}',
-      'patch /admin/merchants/{id}',
-      'post /admin/merchants/{id}/tokens',
-      'delete /admin/merchants/{id}/tokens/{tokenId}',
-    ];
-    const listed = Object.entries(paths).flatMap(([path, methods]) =>
-      Object.keys(methods).map((m) => `${m} ${path}`),
-    );
-    expect(listed).toEqual(expect.arrayContaining(expected));
-  });
-
   it('has unique operation ids', () => {
     const ids = apiOperations.map((operation) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -76,7 +59,8 @@ describe('/openapi.json', () => {
       expect(success.length, name).toBeGreaterThan(0);
       for (const [status, response] of success) {
         if (status === '204') continue;
-        expect(response.content?.['application/json']?.example, `${name} ${status}`).toBeDefined();
+        const media = response.content?.['application/json'];
+        expect(media?.example ?? media?.examples, `${name} ${status}`).toBeDefined();
       }
     }
   });

@@ -465,9 +465,9 @@ describe('GET /api/payrequests/{id}', () => {
       handleLabel: 'Ana',
       customIdentifier: 'C-1',
       customIdentifier2: 'K-9',
-      // 12:00 UTC is 07:00 in New York in November (EST, UTC-5).
-      createTime: '2026-11-22 07:00:00',
-      expireTime: '2026-11-24 07:00:00',
+      // 12:00 UTC is 07:00 in New York in November (EST, UTC-5): ISO 8601 with the offset.
+      createTime: '2026-11-22T07:00:00-05:00',
+      expireTime: '2026-11-24T07:00:00-05:00',
       slug: created.slug,
       publicPayUrl: created.publicPayUrl,
       singlePayment: true,
@@ -507,16 +507,35 @@ describe('GET /api/payrequests/{id}', () => {
     }
   });
 
-  it("is 404 for another merchant's link, an unknown id and a malformed id", async () => {
+  it("is 404 PAYMENT_LINK_NOT_FOUND for another merchant's link and an unknown id", async () => {
     const { body: created } = await create(oneOff, merchant);
     for (const [path, who] of [
       [`/api/payrequests/${created.id}`, aMerchant()],
       ['/api/payrequests/999999999', merchant],
-      ['/api/payrequests/abc', merchant],
-      ['/api/payrequests/-1', merchant],
     ] as const) {
       const response = await svc.request('GET', path, { merchant: who });
       expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { code: string }).code).toBe('PAYMENT_LINK_NOT_FOUND');
     }
+  });
+
+  it('is 400 with errors[].path "id" for a malformed id', async () => {
+    for (const path of ['/api/payrequests/abc', '/api/payrequests/-1', '/api/payrequests/0']) {
+      const response = await svc.request('GET', path, { merchant });
+      expect(response.status, path).toBe(400);
+      const problem = (await response.json()) as { code: string; errors: Array<{ path: string }> };
+      expect(problem.code).toBe('VALIDATION_ERROR');
+      expect(problem.errors.map((error) => error.path)).toEqual(['id']);
+    }
+  });
+
+  it('is 405 with Allow for a method the path does not have', async () => {
+    const response = await svc.request('DELETE', '/api/payrequests/1', { merchant });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(((await response.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
+    const onCreate = await svc.request('GET', '/api/saleitems/add', { merchant });
+    expect(onCreate.status).toBe(405);
+    expect(onCreate.headers.get('allow')).toBe('POST');
   });
 });

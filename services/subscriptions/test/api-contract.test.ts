@@ -4,11 +4,14 @@ import { assertWithinBulkLimits } from '../src/adapters/http/bulk-limits';
 import { JsonAmount, stringifyWithAmounts } from '../src/adapters/http/json-amount';
 import { problemFor } from '../src/adapters/http/problems';
 import { SubscriptionError } from '../src/domain/errors';
+import { singleMatch } from '../src/domain/identifiers';
 
 describe('OpenAPI descriptions of the subscription endpoints', () => {
   it('describe every v1 and v2 endpoint once, listed in the gateway document', () => {
     expect(subscriptionOperations.map((op) => `${op.method.toUpperCase()} ${op.path}`).sort()).toEqual(
       [
+        'GET /api/subscriptions',
+        'GET /api/subscriptions/{id}',
         'POST /api/subscriptions/cancel-by-amount',
         'POST /api/subscriptions/cancel-by-invoice',
         'POST /api/subscriptions/cancel-all',
@@ -28,23 +31,42 @@ describe('OpenAPI descriptions of the subscription endpoints', () => {
     );
   });
 
-  it('carry examples that their own schemas accept, and document 401 everywhere', () => {
+  it('carry examples that their own schemas accept', () => {
     for (const operation of subscriptionOperations) {
-      if (operation.requestBody) {
-        expect(
-          operation.requestBody.schema.safeParse(operation.requestBody.example).success,
-          operation.operationId,
-        ).toBe(true);
+      const requests = operation.requestBody?.examples
+        ? Object.values(operation.requestBody.examples).map((example) => example.value)
+        : operation.requestBody
+          ? [operation.requestBody.example]
+          : [];
+      for (const request of requests) {
+        const parsed = operation.requestBody?.schema.safeParse(request);
+        expect(parsed?.success, `${operation.operationId}: ${JSON.stringify(parsed?.error?.issues)}`).toBe(
+          true,
+        );
+      }
+      const parameters = operation.parameterExamples?.default;
+      if (operation.pathParams || operation.query) expect(parameters, operation.operationId).toBeDefined();
+      if (operation.pathParams) {
+        expect(operation.pathParams.safeParse(parameters).success, operation.operationId).toBe(true);
+      }
+      if (operation.query) {
+        const asText = Object.fromEntries(Object.entries(parameters ?? {}).map(([k, v]) => [k, String(v)]));
+        expect(operation.query.safeParse(asText).success, operation.operationId).toBe(true);
       }
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (response.schema && response.example !== undefined) {
+        const examples = [
+          ...(response.example === undefined ? [] : [response.example]),
+          ...Object.values(response.examples ?? {}).map((example) => example.value),
+        ];
+        expect(examples.length, `${operation.operationId} ${status}`).toBeGreaterThan(0);
+        for (const example of examples) {
+          const parsed = response.schema?.safeParse(example);
           expect(
-            response.schema.safeParse(response.example).success,
-            `${operation.operationId} ${status}`,
+            parsed?.success,
+            `${operation.operationId} ${status}: ${JSON.stringify(parsed?.error?.issues)}`,
           ).toBe(true);
         }
       }
-      expect(operation.responses[401], operation.operationId).toBeDefined();
       expect(operation.security).toBe('apiToken');
     }
   });
@@ -82,6 +104,25 @@ describe('HTTP adapter pieces', () => {
     );
     const other = new Error('boom');
     expect(() => problemFor('camel')(other)).toThrow(other);
+  });
+
+  it('names fields in messages as the endpoint spells them: v2 says custom_identifier2, v1 customIdentifier2', () => {
+    let ambiguous: unknown;
+    try {
+      singleMatch([{ id: 1 }, { id: 2 }] as never);
+    } catch (error) {
+      ambiguous = error;
+    }
+    expect(() => problemFor('snake')(ambiguous)).toThrow(
+      expect.objectContaining({
+        detail: expect.stringMatching(/give custom_identifier2 or pay_request_id to choose one$/),
+      }),
+    );
+    expect(() => problemFor('camel')(ambiguous)).toThrow(
+      expect.objectContaining({
+        detail: expect.stringMatching(/give customIdentifier2 or payRequestId to choose one$/),
+      }),
+    );
   });
 
   it('checks the bulk limits on the raw body, leaving shape errors to validation', () => {

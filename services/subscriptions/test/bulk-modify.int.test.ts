@@ -246,7 +246,7 @@ describe('PATCH /api/subscriptions/installments/bulk: outcomes', () => {
           error: {
             code: 'MULTIPLE_SUBSCRIPTIONS_MATCH',
             message:
-              'More than one subscription matches the identifiers; give custom_identifier2 to choose one',
+              'More than one subscription matches the identifiers; give custom_identifier2 or pay_request_id to choose one',
           },
         },
         {
@@ -256,7 +256,7 @@ describe('PATCH /api/subscriptions/installments/bulk: outcomes', () => {
           updates: [{ payment_date: '2026-02-10', status: 'failed' }],
           error: {
             code: 'IDENTIFIER_REQUIRED',
-            message: 'custom_identifier or custom_identifier2 is required',
+            message: 'custom_identifier, custom_identifier2 or pay_request_id is required',
           },
         },
         {

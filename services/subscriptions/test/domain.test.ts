@@ -179,7 +179,7 @@ describe('v1 operations', () => {
 
 describe('lookup by identifiers', () => {
   it('treats empty identifiers as absent; none is not found, two are ambiguous', () => {
-    expect(criteriaOf('', '')).toEqual({ customIdentifier: null, customIdentifier2: null });
+    expect(criteriaOf('', '')).toEqual({ customIdentifier: null, customIdentifier2: null, linkId: null });
     expect(codeOf(() => singleMatch([]))).toBe('SUBSCRIPTION_NOT_FOUND');
     expect(codeOf(() => singleMatch([aSubscription(), aSubscription({ id: 8 })]))).toBe(
       'MULTIPLE_SUBSCRIPTIONS_MATCH',

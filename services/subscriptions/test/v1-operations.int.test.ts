@@ -387,7 +387,7 @@ describe('POST /api/subscriptions/cancel-all', () => {
     await expectRefused(
       svc,
       merchant,
-      () => call('POST', '/api/subscriptions/cancel-all', merchant, { customIdentifier2: 'X' }),
+      () => call('POST', '/api/subscriptions/cancel-all', merchant, { customIdentifier: '' }),
       {
         status: 400,
         code: 'VALIDATION_ERROR',

@@ -91,8 +91,8 @@ describe('GET /api/subscriptions/installments', () => {
     ]);
   });
 
-  it('400 with the parameter path when custom_identifier is missing', async () => {
-    const response = await svc.request('GET', '/api/subscriptions/installments?custom_identifier2=X', {
+  it('400 with the parameter path when no identifier is given', async () => {
+    const response = await svc.request('GET', '/api/subscriptions/installments?other=X', {
       merchant: aMerchant(),
     });
     expect(response.status).toBe(400);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
 import { MAX_LENGTH, text, textRules } from '../text';
-import type { ApiOperation } from './operation';
+import { type ApiOperation, defineOperation } from './operation';
 
 /** Spec 2.5: what each instance offers, its default first. */
 export const INSTANCE_CURRENCIES = {
@@ -125,9 +125,12 @@ const merchantExample = {
   ],
 };
 
+/** The token of the `issueApiToken` example, revoked by the `revokeApiToken` one. */
+const ISSUED_TOKEN_ID = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
+
 /** The operator API on the gateway (`/admin/*`, `Authorization: Bearer <ADMIN_TOKEN>`). */
-export const adminOperations: ApiOperation[] = [
-  {
+export const adminApi = {
+  createMerchant: defineOperation({
     method: 'post',
     path: '/admin/merchants',
     operationId: 'createMerchant',
@@ -157,10 +160,9 @@ export const adminOperations: ApiOperation[] = [
           apiToken: '3f2a9c4e-7b1d-4e8a-9c0f-1d2e3f4a5b6c',
         },
       },
-      400: { description: 'Invalid settings (for example a currency the instance does not offer).' },
     },
-  },
-  {
+  }),
+  getMerchant: defineOperation({
     method: 'get',
     path: '/admin/merchants/{id}',
     operationId: 'getMerchant',
@@ -168,12 +170,13 @@ export const adminOperations: ApiOperation[] = [
     tags: ['Operator'],
     security: 'adminToken',
     pathParams: merchantIdParams,
+    parameterExamples: { default: { id: merchantExample.id } },
+    errors: ['MERCHANT_NOT_FOUND'],
     responses: {
       200: { description: 'The merchant.', schema: merchantResponse, example: merchantExample },
-      404: { description: 'No such merchant.' },
     },
-  },
-  {
+  }),
+  updateMerchant: defineOperation({
     method: 'patch',
     path: '/admin/merchants/{id}',
     operationId: 'updateMerchant',
@@ -182,6 +185,8 @@ export const adminOperations: ApiOperation[] = [
     tags: ['Operator'],
     security: 'adminToken',
     pathParams: merchantIdParams,
+    parameterExamples: { default: { id: merchantExample.id } },
+    errors: ['MERCHANT_NOT_FOUND'],
     requestBody: {
       schema: updateMerchantRequest,
       example: { saasContract: true, callbackUrl: 'https://gym.example.com/payments/callback' },
@@ -192,11 +197,9 @@ export const adminOperations: ApiOperation[] = [
         schema: merchantResponse,
         example: { ...merchantExample, saasContract: true },
       },
-      400: { description: 'Invalid settings.' },
-      404: { description: 'No such merchant.' },
     },
-  },
-  {
+  }),
+  issueApiToken: defineOperation({
     method: 'post',
     path: '/admin/merchants/{id}/tokens',
     operationId: 'issueApiToken',
@@ -204,20 +207,21 @@ export const adminOperations: ApiOperation[] = [
     tags: ['Operator'],
     security: 'adminToken',
     pathParams: merchantIdParams,
+    parameterExamples: { default: { id: merchantExample.id } },
+    errors: ['MERCHANT_NOT_FOUND'],
     responses: {
       201: {
         description: 'The new token, shown this once.',
         schema: issueTokenResponse,
         example: {
-          tokenId: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a',
+          tokenId: ISSUED_TOKEN_ID,
           apiToken: 'c0ffee00-1234-4abc-8def-0123456789ab',
           createdAt: '2026-11-22T12:00:00.000Z',
         },
       },
-      404: { description: 'No such merchant.' },
     },
-  },
-  {
+  }),
+  revokeApiToken: defineOperation({
     method: 'delete',
     path: '/admin/merchants/{id}/tokens/{tokenId}',
     operationId: 'revokeApiToken',
@@ -226,9 +230,13 @@ export const adminOperations: ApiOperation[] = [
     tags: ['Operator'],
     security: 'adminToken',
     pathParams: merchantTokenParams,
+    parameterExamples: { default: { id: merchantExample.id, tokenId: ISSUED_TOKEN_ID } },
+    errors: ['MERCHANT_NOT_FOUND', 'API_TOKEN_NOT_FOUND'],
     responses: {
       204: { description: 'Revoked (also when it already was).' },
-      404: { description: 'No such merchant or token.' },
     },
-  },
-];
+  }),
+};
+
+/** In document order. */
+export const adminOperations: ApiOperation[] = Object.values(adminApi) as ApiOperation[];

@@ -1,10 +1,22 @@
 import type { z } from 'zod';
+import type { ErrorCode } from './errors';
+
+/** A documented example of one request and the outcome it has when the examples are followed in order. */
+export interface ExampleOf<T = unknown> {
+  summary: string;
+  value: T;
+}
 
 /**
  * One endpoint of the public API, described once from its zod schemas. The gateway turns the list of
- * these into the OpenAPI 3.1 document (`/openapi.json`), so the document cannot drift from validation.
+ * these into the OpenAPI 3.1 document (`/openapi.json`), and the services bind their handlers to them
+ * (`route` in `@payrail/http`), so neither the document nor the router can drift from validation.
  */
-export interface ApiOperation {
+export interface ApiOperation<
+  Params extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Query extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Body extends z.ZodType | undefined = z.ZodType | undefined,
+> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path template: `/api/payrequests/{id}`. */
   path: string;
@@ -14,12 +26,48 @@ export interface ApiOperation {
   tags: string[];
   /** `apiToken`: the merchant's `Api-Token` header; `adminToken`: operator bearer token. */
   security: 'apiToken' | 'adminToken' | 'none';
-  pathParams?: z.ZodObject;
-  query?: z.ZodObject;
+  pathParams?: Params;
+  query?: Query;
+  /**
+   * Example values of the path and query parameters, by example name (`default` when only one). They are
+   * the parameters of the request examples of the same name.
+   */
+  parameterExamples?: Record<string, Record<string, string | number>>;
   requestBody?: {
-    schema: z.ZodType;
+    schema: NonNullable<Body>;
     example: unknown;
-    examples?: Record<string, { summary: string; value: unknown }>;
+    examples?: Record<string, ExampleOf>;
   };
-  responses: Record<number, { description: string; schema?: z.ZodType; example?: unknown }>;
+  /**
+   * The error codes the operation answers besides the ones every operation of its kind has (401, 400 on
+   * input, the Idempotency-Key ones); their statuses come from the error tables.
+   */
+  errors?: readonly ErrorCode[];
+  /**
+   * A request example whose step of the story ends in an error (an installment that cannot be added
+   * before the first payment): its name and that error's code.
+   */
+  exampleOutcomes?: Record<string, ErrorCode>;
+  /**
+   * `examples` name the outcome of the request example of the same name (the first success response
+   * otherwise): the documented examples are one story, replayed in document order by the e2e tests.
+   */
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: z.ZodType;
+      example?: unknown;
+      examples?: Record<string, ExampleOf>;
+    }
+  >;
+}
+
+/** Keeps the schemas' types, so a handler bound with `route` gets typed input. */
+export function defineOperation<
+  Params extends z.ZodObject | undefined = undefined,
+  Query extends z.ZodObject | undefined = undefined,
+  Body extends z.ZodType | undefined = undefined,
+>(operation: ApiOperation<Params, Query, Body>): ApiOperation<Params, Query, Body> {
+  return operation;
 }

@@ -1,9 +1,10 @@
-import type { ApiOperation } from './operation';
+import { type ApiOperation, defineOperation } from './operation';
 import { isAmount, parseAmount } from '@payrail/money';
 import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 import { dayOfMonthSchema, moneyString } from '../rules';
 import { MAX_LENGTH, text, textRules } from '../text';
+import { offsetDateTime } from './time';
 
 /** The largest amount a `numeric(18, 2)` column holds, in minor units. */
 const MAX_AMOUNT_MINOR = 10n ** 18n - 1n;
@@ -60,8 +61,15 @@ export const paymentMethodsInput = z
     ),
   );
 
-/** Merchant identifiers are text, but clients in the field send digits, sometimes as a JSON number. */
-const identifierInput = (max: number) => z.union([text(max), z.number().int().transform(String)]).nullish();
+/**
+ * Merchant identifiers are text, but clients in the field send digits, sometimes as a JSON number: a
+ * whole number is taken as its digits, wherever an identifier is accepted.
+ */
+export function identifierOf(max: number) {
+  return z.union([text(max), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).transform(String)]);
+}
+export const identifierText = identifierOf(MAX_LENGTH.customIdentifier);
+export const identifierInput = identifierText.nullish();
 
 const httpUrl = textRules(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }), MAX_LENGTH.url);
 
@@ -81,8 +89,8 @@ const linkFields = {
     .min(1)
     .meta({ description: 'Customer e-mail or telephone number (free text is accepted).' }),
   handleLabel: text(MAX_LENGTH.handleLabel).trim().min(1),
-  customIdentifier: identifierInput(MAX_LENGTH.customIdentifier),
-  customIdentifier2: identifierInput(MAX_LENGTH.customIdentifier),
+  customIdentifier: identifierInput,
+  customIdentifier2: identifierInput,
   singlePayment: z.boolean(),
   creditAndDebitCard: z.boolean(),
   // The spec marks it required, but one-off clients in production omit it: absent means false.
@@ -112,7 +120,7 @@ const linkFields = {
       description: 'Must share the origin of the merchant\'s configured callback URL; `""` means none.',
     }),
   noLoginRequired: z.boolean().nullish(),
-  documentNumber: identifierInput(MAX_LENGTH.documentNumber),
+  documentNumber: identifierOf(MAX_LENGTH.documentNumber).nullish(),
   /** Not in the spec; real clients send it. Must be a currency the merchant's instance offers (else 422). */
   currency: text(MAX_LENGTH.currency)
     .nullish()
@@ -219,8 +227,8 @@ export const paymentLinkDetails = z.object({
   handleLabel: z.string().max(MAX_LENGTH.handleLabel),
   customIdentifier: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
   customIdentifier2: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
-  createTime: localDateTime,
-  expireTime: localDateTime.nullable(),
+  createTime: offsetDateTime,
+  expireTime: offsetDateTime.nullable().meta({ description: 'Null: the link never expires.' }),
   slug: z.string(),
   publicPayUrl: z.url(),
   singlePayment: z.boolean(),
@@ -241,17 +249,21 @@ export type PaymentLinkDetails = z.infer<typeof paymentLinkDetails>;
 export const paymentLinkIdParams = z.object({
   id: z
     .string()
-    .max(15)
-    .regex(/^\d+$/)
+    .regex(/^\d{1,15}$/, 'must be a positive integer')
+    .transform(Number)
+    .pipe(z.number().int().positive('must be a positive integer'))
     .meta({ description: 'Payment ticket number (`id` of the creation response).' }),
 });
+
+// The examples are one story for the demo merchant of `npm start` (SaaS contract, callback URL on
+// https://shop.example.com), on 2026-11-23: the subscription examples continue it with the links made here.
 
 const oneOffExample = {
   label: 'Gym membership',
   amount: 150000,
   handleValue: 'ana@example.com',
   handleLabel: 'Ana Gómez',
-  customIdentifier: '4567890',
+  customIdentifier: 'ORDER-5521',
   singlePayment: true,
   creditAndDebitCard: true,
   recurrentPayment: false,
@@ -278,6 +290,33 @@ const staticSubscriptionExample = {
   paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
 };
 
+const dynamicSubscriptionExample = {
+  label: 'Accounting software',
+  amount: 87500,
+  handleValue: 'billing@ferreteria.example.com',
+  handleLabel: 'Ferretería Central',
+  customIdentifier: 4567891,
+  customIdentifier2: 'CONTRACT-2026-118',
+  singlePayment: false,
+  creditAndDebitCard: true,
+  recurrentPayment: true,
+  recurrentPaymentType: 'DYNAMIC',
+};
+
+const noIdentifierSubscriptionExample = {
+  label: 'Language course',
+  amount: 50000,
+  handleValue: 'luis@example.com',
+  handleLabel: 'Luis Benítez',
+  singlePayment: false,
+  creditAndDebitCard: true,
+  recurrentPayment: true,
+  installmentAmount: 50000,
+  totalPeriods: 3,
+  dayOfMonth: 10,
+  monthForSecondInstallment: 1,
+};
+
 const signedInUserExample = {
   label: 'Invoice 2026-11',
   amount: 99000.5,
@@ -291,23 +330,44 @@ const signedInUserExample = {
   signedInUser: { email: 'ana@example.com', firstName: 'Ana', lastName: 'Gómez' },
 };
 
+const createdLink = (id: number, amount: string, slug: string) => ({
+  id,
+  currency: 'PYG',
+  ammount: amount,
+  statusId: 1,
+  slug,
+  publicPayUrl: `https://pay.example.com/pay/${slug}`,
+});
+
 const statusNote = `\n\nStatus codes (\`statusId\`):\n\n${PAYMENT_LINK_STATUS_TABLE}`;
 
-/** Spec 4.1, 4.2 and `GET /api/payrequests/{id}`. */
-export const paymentLinkOperations: ApiOperation[] = [
-  {
+const LINK_RULE_ERRORS = [
+  'NO_LOGIN_NOT_ENABLED',
+  'SAAS_CONTRACT_REQUIRED',
+  'CALLBACK_URL_NOT_CONFIGURED',
+  'REDIRECT_ORIGIN_MISMATCH',
+  'CURRENCY_NOT_OFFERED',
+] as const;
+
+/** Generating links (single payments and subscriptions) and reading them back. */
+export const paymentLinkApi = {
+  createPaymentLink: defineOperation({
     method: 'post',
     path: '/api/saleitems/add',
     operationId: 'createPaymentLink',
     summary: 'Generate a payment link (single payment or subscription)',
     description:
-      'Spec 4.1. Unknown values inside `paymentMethods` are ignored; when none remains, or the field is absent, ' +
-      'every processor of the merchant is enabled. `recurrentPayment` absent means false. ' +
-      '422 for merchant-configuration rules: `noLoginRequired` not enabled, `DYNAMIC` without a SaaS contract, ' +
-      '`redirectUrl` without a configured callback URL or on another origin, a currency the instance does not offer.' +
+      'A link for one payment, or the first payment of a subscription: a recurrent link makes a subscription, ' +
+      'found afterwards by its identifiers or by the link `id` (`payRequestId`). Unknown values inside ' +
+      '`paymentMethods` are ignored; when none remains, or the field is absent, every processor of the ' +
+      'merchant is enabled. `recurrentPayment` absent means false. `customIdentifier` and ' +
+      '`customIdentifier2` may be sent as JSON numbers. 422 when your account does not allow the request: ' +
+      '`noLoginRequired` not enabled, `DYNAMIC` without a SaaS contract, `redirectUrl` without a configured ' +
+      'callback URL or on another origin, a currency your instance does not offer.' +
       statusNote,
     tags: ['Payment links'],
     security: 'apiToken',
+    errors: LINK_RULE_ERRORS,
     requestBody: {
       schema: createPaymentLinkRequest,
       example: oneOffExample,
@@ -318,13 +378,12 @@ export const paymentLinkOperations: ApiOperation[] = [
           value: staticSubscriptionExample,
         },
         dynamicSubscription: {
-          summary: 'DYNAMIC subscription (SaaS contract only)',
-          value: {
-            ...oneOffExample,
-            singlePayment: false,
-            recurrentPayment: true,
-            recurrentPaymentType: 'DYNAMIC',
-          },
+          summary: 'DYNAMIC subscription (SaaS contract only), identifier sent as a number',
+          value: dynamicSubscriptionExample,
+        },
+        subscriptionWithoutIdentifiers: {
+          summary: 'STATIC subscription without identifiers: found later by the link id',
+          value: noIdentifierSubscriptionExample,
         },
       },
     },
@@ -332,41 +391,49 @@ export const paymentLinkOperations: ApiOperation[] = [
       200: {
         description: 'The link was created.',
         schema: createPaymentLinkResponse,
-        example: {
-          id: 1045,
-          currency: 'PYG',
-          ammount: '150000.00',
-          statusId: 1,
-          slug: 'q3JpVx0b7sX0cM2kTt9hWw',
-          publicPayUrl: 'https://pay.example.com/pay/q3JpVx0b7sX0cM2kTt9hWw',
+        example: createdLink(1044, '150000.00', 'q3JpVx0b7sX0cM2kTt9hWw'),
+        examples: {
+          oneOff: { summary: 'Link 1044', value: createdLink(1044, '150000.00', 'q3JpVx0b7sX0cM2kTt9hWw') },
+          staticSubscription: {
+            summary: 'Link 1045: subscription 311 follows',
+            value: createdLink(1045, '200000.00', 'Zp8rT2mQw4XbK1sLd9VfYg'),
+          },
+          dynamicSubscription: {
+            summary: 'Link 1046: subscription 312 follows',
+            value: createdLink(1046, '87500.00', 'Hc5nE0uJr7WqA3tPz6MkDs'),
+          },
+          subscriptionWithoutIdentifiers: {
+            summary: 'Link 1047: subscription 313 follows',
+            value: createdLink(1047, '50000.00', 'Lm2gY9dFh4NbV8cXq1RsTe'),
+          },
         },
       },
-      400: { description: 'A required field is missing or has the wrong format.' },
-      422: { description: "The request is not allowed by the merchant's configuration." },
     },
-  },
-  {
+  }),
+  createSignedInUserPaymentLink: defineOperation({
     method: 'post',
     path: '/api/ext-app/payrequests/signed-in-user',
     operationId: 'createSignedInUserPaymentLink',
     summary: 'Generate a payment link for a user already signed in at the merchant (SaaS contract only)',
     description:
-      'Spec 4.2. The fields of 4.1 except `paymentMethods`, plus `signedInUser`. The user is found by e-mail ' +
-      '(case-insensitive) or created and activated; `publicPayUrl` carries a single-use login code that expires ' +
-      'with the link (at most 24 hours). 422 for merchants without a SaaS contract.' +
+      'The fields of `POST /api/saleitems/add` except `paymentMethods`, plus `signedInUser`. The user is found ' +
+      'by e-mail (case-insensitive) or created and activated; `publicPayUrl` carries a single-use login code ' +
+      'that expires with the link (at most 24 hours). `expireTime` is `yyyy-MM-dd HH:mm:ss` in your time ' +
+      'zone. 422 SAAS_CONTRACT_REQUIRED without a SaaS contract.' +
       statusNote,
     tags: ['Payment links'],
     security: 'apiToken',
+    errors: LINK_RULE_ERRORS,
     requestBody: { schema: signedInUserLinkRequest, example: signedInUserExample },
     responses: {
       200: {
         description: 'The link was created.',
         schema: signedInUserLinkResponse,
         example: {
-          id: 1046,
+          id: 1048,
           currency: 'PYG',
           amount: '99000.50',
-          expireTime: '2026-11-23 09:00:00',
+          expireTime: '2026-11-24 09:00:00',
           statusId: 1,
           slug: 'Vd2y0nQd8M4lq0cX3JbR9g',
           publicPayUrl:
@@ -374,13 +441,9 @@ export const paymentLinkOperations: ApiOperation[] = [
           userId: 381,
         },
       },
-      400: {
-        description: 'A required field is missing, the e-mail format is invalid, or another format error.',
-      },
-      422: { description: 'The endpoint is not enabled for the merchant, or another configuration rule.' },
     },
-  },
-  {
+  }),
+  getPaymentLink: defineOperation({
     method: 'get',
     path: '/api/payrequests/{id}',
     operationId: 'getPaymentLink',
@@ -389,6 +452,8 @@ export const paymentLinkOperations: ApiOperation[] = [
     tags: ['Payment links'],
     security: 'apiToken',
     pathParams: paymentLinkIdParams,
+    parameterExamples: { default: { id: 1045 } },
+    errors: ['PAYMENT_LINK_NOT_FOUND'],
     responses: {
       200: {
         description: 'The payment link.',
@@ -404,10 +469,10 @@ export const paymentLinkOperations: ApiOperation[] = [
           handleLabel: 'Ana Gómez',
           customIdentifier: '4567890',
           customIdentifier2: 'CONTRACT-2026-117',
-          createTime: '2026-11-22 09:00:00',
+          createTime: '2026-11-23T09:00:00-03:00',
           expireTime: null,
-          slug: 'q3JpVx0b7sX0cM2kTt9hWw',
-          publicPayUrl: 'https://pay.example.com/pay/q3JpVx0b7sX0cM2kTt9hWw',
+          slug: 'Zp8rT2mQw4XbK1sLd9VfYg',
+          publicPayUrl: 'https://pay.example.com/pay/Zp8rT2mQw4XbK1sLd9VfYg',
           singlePayment: false,
           creditAndDebitCard: true,
           paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
@@ -419,7 +484,9 @@ export const paymentLinkOperations: ApiOperation[] = [
           monthForSecondInstallment: 1,
         },
       },
-      404: { description: 'No such link for this merchant.' },
     },
-  },
-];
+  }),
+};
+
+/** In document order. */
+export const paymentLinkOperations: ApiOperation[] = Object.values(paymentLinkApi) as ApiOperation[];

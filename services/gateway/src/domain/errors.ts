@@ -1,3 +1,5 @@
+import type { GatewayErrorCode } from '@payrail/contracts';
+
 /** The operator asked for settings that cannot go together (HTTP 400 on the field). */
 export class InvalidMerchantSettings extends Error {
   constructor(
@@ -10,6 +12,7 @@ export class InvalidMerchantSettings extends Error {
 }
 
 export class MerchantNotFound extends Error {
+  readonly code = 'MERCHANT_NOT_FOUND' satisfies GatewayErrorCode;
   constructor(readonly merchantId: string) {
     super(`Merchant ${merchantId} not found`);
     this.name = 'MerchantNotFound';
@@ -17,6 +20,7 @@ export class MerchantNotFound extends Error {
 }
 
 export class ApiTokenNotFound extends Error {
+  readonly code = 'API_TOKEN_NOT_FOUND' satisfies GatewayErrorCode;
   constructor(readonly tokenId: string) {
     super(`API token ${tokenId} not found`);
     this.name = 'ApiTokenNotFound';

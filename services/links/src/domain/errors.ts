@@ -1,7 +1,9 @@
+import type { LinkErrorCode } from '@payrail/contracts';
+
 /** A request that is well-formed but not allowed by the merchant's configuration (HTTP 422). */
 export class MerchantRuleViolation extends Error {
   constructor(
-    readonly code: string,
+    readonly code: Exclude<LinkErrorCode, 'PAYMENT_LINK_NOT_FOUND'>,
     message: string,
     /** The request field the rule is about; absent when the whole endpoint is refused. */
     readonly field?: string,
@@ -12,6 +14,7 @@ export class MerchantRuleViolation extends Error {
 }
 
 export class PaymentLinkNotFound extends Error {
+  readonly code = 'PAYMENT_LINK_NOT_FOUND' satisfies LinkErrorCode;
   constructor(readonly linkId: number) {
     super(`Payment link ${linkId} not found`);
     this.name = 'PaymentLinkNotFound';

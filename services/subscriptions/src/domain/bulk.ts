@@ -11,6 +11,8 @@ import type { Subscription } from './subscription';
 export interface BulkOperation {
   customIdentifier: string | null;
   customIdentifier2: string | null;
+  /** `pay_request_id`: the link the subscription was made from. */
+  linkId?: number | null;
   updates: Array<{ paymentDate: IsoDate; amount: string }>;
 }
 
@@ -25,10 +27,10 @@ export type BulkUpdateErrorCode =
   | 'DUPLICATE_DATE_IN_REQUEST';
 
 export const BULK_ERROR_MESSAGES: Record<BulkSubscriptionErrorCode | BulkUpdateErrorCode, string> = {
-  IDENTIFIER_REQUIRED: 'custom_identifier or custom_identifier2 is required',
+  IDENTIFIER_REQUIRED: 'custom_identifier, custom_identifier2 or pay_request_id is required',
   SUBSCRIPTION_NOT_FOUND: 'No pending or active subscription matches the identifiers',
   MULTIPLE_SUBSCRIPTIONS_MATCH:
-    'More than one subscription matches the identifiers; give custom_identifier2 to choose one',
+    'More than one subscription matches the identifiers; give custom_identifier2 or pay_request_id to choose one',
   INSTALLMENT_NOT_FOUND: 'No pending installment of the subscription has this payment date',
   INSTALLMENT_NOT_PENDING:
     'The installment on this payment date is not pending (or is installment 1, settled by the link)',
@@ -62,7 +64,7 @@ export interface BulkPlan {
 export function bulkCriteria(operations: BulkOperation[]): Map<number, SubscriptionCriteria> {
   const criteria = new Map<number, SubscriptionCriteria>();
   operations.forEach((operation, index) => {
-    const normalized = criteriaOf(operation.customIdentifier, operation.customIdentifier2);
+    const normalized = criteriaOf(operation.customIdentifier, operation.customIdentifier2, operation.linkId);
     if (hasIdentifier(normalized)) criteria.set(index, normalized);
   });
   return criteria;
@@ -148,6 +150,7 @@ export interface BulkUpdateResult {
 export interface BulkOperationResult {
   customIdentifier: string | null;
   customIdentifier2: string | null;
+  linkId: number | null;
   status: 'success' | 'failed';
   updates: BulkUpdateResult[];
   error?: { code: BulkSubscriptionErrorCode; message: string };
@@ -182,6 +185,7 @@ export function assembleBulkResult(
     const echo = {
       customIdentifier: operation.customIdentifier,
       customIdentifier2: operation.customIdentifier2,
+      linkId: operation.linkId ?? null,
     };
     if (resolution.kind === 'failed') {
       updatesFailed += operation.updates.length;

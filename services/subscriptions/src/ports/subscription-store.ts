@@ -2,10 +2,18 @@ import type { EventEnvelope } from '@payrail/contracts';
 import type { AmountUpdate, DateMatch } from '../domain/bulk';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
+import type { SubscriptionStatus } from '../domain/status';
 import type { Subscription } from '../domain/subscription';
 
 export type NewSubscription = Omit<Subscription, 'id'>;
 export type NewInstallment = Omit<Installment, 'id' | 'subscriptionId'>;
+
+export interface SubscriptionFilter {
+  customIdentifier?: string;
+  customIdentifier2?: string;
+  linkId?: number;
+  status?: SubscriptionStatus;
+}
 
 export interface EarlyLinkPayment {
   linkId: number;
@@ -33,6 +41,14 @@ export interface SubscriptionStore {
     merchantId: string,
     criteria: SubscriptionCriteria,
     options: { lock: boolean },
+  ): Promise<Subscription[]>;
+  /** The merchant's subscription, whatever its status; not locked (for reading). */
+  findSubscription(merchantId: string, subscriptionId: number): Promise<Subscription | undefined>;
+  /** The merchant's subscriptions matching the filter, by id, after `afterId`, at most `limit`. */
+  listSubscriptions(
+    merchantId: string,
+    filter: SubscriptionFilter,
+    page: { afterId: number | null; limit: number },
   ): Promise<Subscription[]>;
   /** The installment and its subscription (locked), only when the subscription is the merchant's. */
   findInstallment(

@@ -1,4 +1,9 @@
-import { type ApiOperation, PAYMENT_LINK_STATUS_TABLE } from '@payrail/contracts';
+import {
+  type ApiOperation,
+  ERROR_CODES,
+  type ErrorCode,
+  PAYMENT_LINK_STATUS_TABLE,
+} from '@payrail/contracts';
 import { z } from 'zod';
 
 type JsonObject = Record<string, unknown>;
@@ -16,11 +21,8 @@ const problemSchema: JsonObject = {
     status: { type: 'integer', examples: [400] },
     code: {
       type: 'string',
-      description:
-        'Stable error code: VALIDATION_ERROR, MALFORMED_JSON, UNAUTHORIZED, NOT_FOUND, IDEMPOTENCY_KEY_REUSED, ' +
-        'IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_RESPONSE_UNAVAILABLE, PAYLOAD_TOO_LARGE, or a merchant-configuration rule such as ' +
-        'NO_LOGIN_NOT_ENABLED, SAAS_CONTRACT_REQUIRED, CALLBACK_URL_NOT_CONFIGURED, REDIRECT_ORIGIN_MISMATCH, ' +
-        'CURRENCY_NOT_OFFERED.',
+      description: 'Stable error code; each operation lists the ones it answers.',
+      enum: Object.keys(ERROR_CODES),
     },
     detail: { type: 'string' },
     errors: {
@@ -37,50 +39,69 @@ const problemSchema: JsonObject = {
   },
 };
 
-const ERROR_TEXT: Record<number, { code: string; title: string; detail: string }> = {
-  400: { code: 'VALIDATION_ERROR', title: 'Bad Request', detail: 'Request body is invalid' },
-  401: { code: 'UNAUTHORIZED', title: 'Unauthorized', detail: 'Api-Token header missing or invalid' },
-  404: { code: 'NOT_FOUND', title: 'Not Found', detail: 'Not found' },
-  409: {
-    code: 'IDEMPOTENCY_IN_PROGRESS',
-    title: 'Conflict',
-    detail: 'A request with this Idempotency-Key is still being processed; retry later',
-  },
-  413: { code: 'PAYLOAD_TOO_LARGE', title: 'Payload Too Large', detail: 'Too many entries' },
-  422: {
-    code: 'VALIDATION_ERROR',
-    title: 'Unprocessable Content',
-    detail: 'Not allowed by the merchant configuration',
-  },
-};
-
-const DEFAULT_ERROR_DESCRIPTION: Record<number, string> = {
-  400: 'A required field is missing or has the wrong format.',
-  401: 'Credentials missing or invalid.',
-  404: 'Not found (also another merchant’s resource).',
-  409: 'A request with the same Idempotency-Key is still being processed.',
-  413: 'Payload too large.',
-  422: 'Not allowed by the merchant’s configuration, or Idempotency-Key reused with another request.',
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Content',
+  502: 'Bad Gateway',
 };
 
 const EXAMPLE_ID = { apiToken: '1045', adminToken: '0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10', none: '1' };
 
-function errorExample(status: number, operation: ApiOperation): JsonObject {
-  const text = ERROR_TEXT[status] ?? { code: 'ERROR', title: 'Error', detail: 'Error' };
-  const detail =
-    status === 401 && operation.security === 'adminToken'
-      ? 'Authorization: Bearer <admin token> missing or invalid'
-      : text.detail;
+/** The field a 400 example names: the first the operation reads. */
+function firstField(operation: ApiOperation): string {
+  for (const schema of [operation.pathParams, operation.query, operation.requestBody?.schema]) {
+    if (!schema) continue;
+    const json = jsonSchemaOf(schema, 'input') as {
+      properties?: Record<string, unknown>;
+      required?: string[];
+    };
+    const name = json.required?.[0] ?? Object.keys(json.properties ?? {})[0];
+    if (name) return name;
+  }
+  return '(body)';
+}
+
+function problemExample(code: ErrorCode, operation: ApiOperation): JsonObject {
+  const info = ERROR_CODES[code];
+  let detail: string = info.detail;
+  let errors: Array<{ path: string; message: string }> = [];
+  if (code === 'VALIDATION_ERROR') {
+    const field = firstField(operation);
+    detail = `${field} is required`;
+    errors = [{ path: field, message: 'is required' }];
+  } else if (code === 'UNAUTHORIZED' && operation.security === 'adminToken') {
+    detail = 'Authorization: Bearer <admin token> missing or invalid';
+  }
   return {
-    type: `about:blank#${text.code}`,
-    title: text.title,
-    status,
-    code: text.code,
+    type: `about:blank#${code}`,
+    title: TITLES[info.status] ?? 'Error',
+    status: info.status,
+    code,
     detail,
-    errors: status === 400 ? [{ path: 'amount', message: 'must be a number with at most two decimals' }] : [],
+    errors,
     requestId: '4b6f2a8e-0c1d-4e3f-9a5b-6c7d8e9f0a1b',
     instance: operation.path.replace(/\{[^}]+\}/g, EXAMPLE_ID[operation.security]),
   };
+}
+
+/** Every code the operation may answer: the ones its kind implies, then its own. */
+export function errorCodesOf(operation: ApiOperation): ErrorCode[] {
+  const codes = new Set<ErrorCode>();
+  if (operation.pathParams || operation.query || operation.requestBody) codes.add('VALIDATION_ERROR');
+  if (operation.requestBody) codes.add('MALFORMED_JSON');
+  if (operation.security !== 'none') codes.add('UNAUTHORIZED');
+  if (takesIdempotencyKey(operation)) {
+    codes.add('IDEMPOTENCY_IN_PROGRESS');
+    codes.add('IDEMPOTENCY_KEY_REUSED');
+    codes.add('IDEMPOTENCY_RESPONSE_UNAVAILABLE');
+  }
+  for (const code of operation.errors ?? []) codes.add(code);
+  return [...codes];
 }
 
 /** A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema object, for requests or responses. */
@@ -103,12 +124,14 @@ function parametersOf(operation: ApiOperation): JsonObject[] {
     };
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
       const { description, ...rest } = schema;
+      const example = operation.parameterExamples?.default?.[name];
       parameters.push({
         name,
         in: where,
         required: where === 'path' || (json.required ?? []).includes(name),
         ...(typeof description === 'string' ? { description } : {}),
         schema: rest,
+        ...(example === undefined ? {} : { example }),
       });
     }
   };
@@ -125,35 +148,40 @@ export function takesIdempotencyKey(operation: ApiOperation): boolean {
 
 function responsesOf(operation: ApiOperation): JsonObject {
   const responses: Record<string, JsonObject> = {};
-  const statuses = new Set(Object.keys(operation.responses).map(Number));
-  if (operation.security !== 'none') statuses.add(401);
-  if (operation.requestBody || operation.query) statuses.add(400);
-  if (takesIdempotencyKey(operation)) {
-    statuses.add(409);
-    statuses.add(422);
-  }
-  for (const status of [...statuses].sort((a, b) => a - b)) {
-    const declared = operation.responses[status];
-    const description = declared?.description ?? DEFAULT_ERROR_DESCRIPTION[status] ?? 'Error';
-    if (status >= 400) {
-      responses[String(status)] = {
-        description,
-        content: {
-          'application/problem+json': {
-            schema: PROBLEM_REF,
-            example: declared?.example ?? errorExample(status, operation),
-          },
-        },
-      };
-    } else if (declared?.schema) {
-      const media: JsonObject = { schema: jsonSchemaOf(declared.schema, 'output') };
-      if (declared.example !== undefined) media.example = declared.example;
-      responses[String(status)] = { description, content: { 'application/json': media } };
-    } else {
-      responses[String(status)] = { description };
+  for (const [status, declared] of Object.entries(operation.responses)) {
+    if (!declared.schema) {
+      responses[status] = { description: declared.description };
+      continue;
     }
+    const media: JsonObject = { schema: jsonSchemaOf(declared.schema, 'output') };
+    if (declared.examples) media.examples = declared.examples;
+    else if (declared.example !== undefined) media.example = declared.example;
+    responses[status] = { description: declared.description, content: { 'application/json': media } };
   }
-  return responses;
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(operation)) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const examples: Record<string, { summary: string; value: JsonObject }> = {};
+    for (const [name, code] of Object.entries(operation.exampleOutcomes ?? {})) {
+      if (ERROR_CODES[code].status === status) {
+        examples[name] = {
+          summary: `The outcome of the "${name}" example`,
+          value: problemExample(code, operation),
+        };
+      }
+    }
+    for (const code of codes) {
+      examples[code] ??= { summary: ERROR_CODES[code].description, value: problemExample(code, operation) };
+    }
+    responses[String(status)] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}`).join('\n\n'),
+      content: { 'application/problem+json': { schema: PROBLEM_REF, examples } },
+    };
+  }
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
 function operationObject(operation: ApiOperation): JsonObject {
@@ -167,14 +195,9 @@ function operationObject(operation: ApiOperation): JsonObject {
   const parameters = parametersOf(operation);
   if (parameters.length > 0) result.parameters = parameters;
   if (operation.requestBody) {
-    const media: JsonObject = {
-      schema: jsonSchemaOf(operation.requestBody.schema, 'input'),
-      example: operation.requestBody.example,
-    };
-    if (operation.requestBody.examples) {
-      delete media.example;
-      media.examples = operation.requestBody.examples;
-    }
+    const media: JsonObject = { schema: jsonSchemaOf(operation.requestBody.schema, 'input') };
+    if (operation.requestBody.examples) media.examples = operation.requestBody.examples;
+    else media.example = operation.requestBody.example;
     result.requestBody = { required: true, content: { 'application/json': media } };
   }
   result.responses = responsesOf(operation);
@@ -187,8 +210,16 @@ const DESCRIPTION = `Payment links (single payments and subscriptions), installm
 operator endpoints (\`/admin/*\`) take \`Authorization: Bearer <admin token>\`. Missing or invalid: 401.
 
 **Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\` and \`errors[{path, message}]\`:
-400 shape or format, 401 credentials, 404 not found (also another merchant's resource), 409 state conflict,
-413 bulk limits, 422 merchant-configuration rules.
+400 shape or format (also a path parameter: \`errors[].path\` is \`id\`), 401 credentials, 404 not found (also
+another merchant's resource), 405 a method the path does not have (with \`Allow\`), 409 state conflict, 413 bulk
+limits, 422 rules of your account's configuration. Each operation lists its codes.
+
+**Times** are ISO 8601 with the offset of your time zone (\`2026-11-23T09:00:00-03:00\`), except \`expireTime\` of
+the signed-in-user link, which is \`yyyy-MM-dd HH:mm:ss\` in your time zone.
+
+**The examples are one story**, for the demo merchant of \`npm start\` on 2026-11-23: paste them in the order of
+this document and each answers as documented (a request example named like a response example has that
+outcome). Ids and dates differ in your account: use the ones your responses give.
 
 **Idempotency.** Every POST, PUT and PATCH under \`/api\` accepts an \`Idempotency-Key\` header. The first
 response to a key is kept for 24 hours per merchant: the same request again returns that response (with

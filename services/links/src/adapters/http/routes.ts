@@ -1,10 +1,5 @@
-import {
-  createPaymentLinkRequest,
-  type MerchantContext,
-  type PaymentLinkDetails,
-  signedInUserLinkRequest,
-} from '@payrail/contracts';
-import { jsonBody, problems, requireMerchant } from '@payrail/http';
+import { type MerchantContext, type PaymentLinkDetails, paymentLinkApi } from '@payrail/contracts';
+import { answerMethodNotAllowed, requireMerchant, route } from '@payrail/http';
 import { Hono } from 'hono';
 import { createPaymentLink } from '../../application/create-payment-link';
 import type { CreatePaymentLinkDeps } from '../../application/deps';
@@ -13,24 +8,14 @@ import {
   createSignedInUserLink,
 } from '../../application/create-signed-in-user-link';
 import { getPaymentLink } from '../../application/get-payment-link';
-import { MerchantRuleViolation, PaymentLinkNotFound } from '../../domain/errors';
-import { localDateTime } from '@payrail/time';
+import { localDateTime, localDateTimeWithOffset } from '@payrail/time';
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
+import { toProblem } from './problems';
 
 export interface LinksRoutesDeps extends CreatePaymentLinkDeps, CreateSignedInUserLinkDeps {
   internalSecret: string;
   publicBaseUrl: string;
-}
-
-/** Domain errors to HTTP, in one place. */
-function toProblem(error: unknown): never {
-  if (error instanceof MerchantRuleViolation) {
-    const errors = error.field ? [{ path: error.field, message: error.message }] : [];
-    throw problems.unprocessable(error.code, error.message, errors);
-  }
-  if (error instanceof PaymentLinkNotFound) throw problems.notFound('Payment link not found');
-  throw error;
 }
 
 /** `/pay/<slug>`, plus the single-use login code for a signed-in-user link. */
@@ -53,8 +38,8 @@ function details(link: PaymentLink, merchant: MerchantContext, baseUrl: string):
     handleLabel: link.handleLabel,
     customIdentifier: link.customIdentifier,
     customIdentifier2: link.customIdentifier2,
-    createTime: localDateTime(link.createdAt, merchant.timezone),
-    expireTime: link.expiresAt ? localDateTime(link.expiresAt, merchant.timezone) : null,
+    createTime: localDateTimeWithOffset(link.createdAt, merchant.timezone),
+    expireTime: link.expiresAt ? localDateTimeWithOffset(link.expiresAt, merchant.timezone) : null,
     slug: link.slug,
     publicPayUrl: publicPayUrl(baseUrl, link),
     singlePayment: link.singlePayment,
@@ -73,50 +58,69 @@ export function linksRoutes(deps: LinksRoutesDeps) {
   const api = new Hono<{ Variables: { merchant: MerchantContext } }>();
   api.use('*', requireMerchant(deps.internalSecret));
 
-  api.post('/saleitems/add', async (c) => {
-    const input = await jsonBody(c, createPaymentLinkRequest);
-    const link = await createPaymentLink(deps, c.var.merchant, input).catch(toProblem);
-    return c.json({
-      id: link.id,
-      currency: link.currency,
-      ammount: link.amount,
-      statusId: link.statusId,
-      slug: link.slug,
-      publicPayUrl: publicPayUrl(deps.publicBaseUrl, link),
-    });
-  });
+  const mountedAt = { mountedAt: '/api' };
 
-  api.post('/ext-app/payrequests/signed-in-user', async (c) => {
-    const merchant = c.var.merchant;
-    // The endpoint itself is not enabled without a SaaS contract, whatever the body says (spec 7: 422).
+  route(
+    api,
+    paymentLinkApi.createPaymentLink,
+    async (c, { body }) => {
+      const link = await createPaymentLink(deps, c.var.merchant, body).catch(toProblem);
+      return c.json({
+        id: link.id,
+        currency: link.currency,
+        ammount: link.amount,
+        statusId: link.statusId,
+        slug: link.slug,
+        publicPayUrl: publicPayUrl(deps.publicBaseUrl, link),
+      });
+    },
+    mountedAt,
+  );
+
+  // The endpoint itself is not enabled without a SaaS contract, whatever the body says (spec 7: 422):
+  // checked before the body is read.
+  api.post('/ext-app/payrequests/signed-in-user', async (c, next) => {
     try {
-      checkSignedInUserAllowed(merchant);
+      checkSignedInUserAllowed(c.var.merchant);
     } catch (error) {
       toProblem(error);
     }
-    const input = await jsonBody(c, signedInUserLinkRequest);
-    const { link, customerId, loginCode } = await createSignedInUserLink(deps, merchant, input).catch(
-      toProblem,
-    );
-    return c.json({
-      id: link.id,
-      currency: link.currency,
-      amount: link.amount,
-      expireTime: link.expiresAt ? localDateTime(link.expiresAt, merchant.timezone) : null,
-      statusId: link.statusId,
-      slug: link.slug,
-      publicPayUrl: publicPayUrl(deps.publicBaseUrl, link, loginCode),
-      userId: customerId,
-    });
+    await next();
   });
 
-  api.get('/payrequests/:id', async (c) => {
-    const raw = c.req.param('id');
-    const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isSafeInteger(id) || id <= 0) throw problems.notFound('Payment link not found');
-    const link = await getPaymentLink(deps, c.var.merchant, id).catch(toProblem);
-    return c.json(details(link, c.var.merchant, deps.publicBaseUrl));
-  });
+  route(
+    api,
+    paymentLinkApi.createSignedInUserPaymentLink,
+    async (c, { body }) => {
+      const merchant = c.var.merchant;
+      const { link, customerId, loginCode } = await createSignedInUserLink(deps, merchant, body).catch(
+        toProblem,
+      );
+      return c.json({
+        id: link.id,
+        currency: link.currency,
+        amount: link.amount,
+        // Spec 2.3 fixes this one format, without a zone: the merchant's wall clock.
+        expireTime: link.expiresAt ? localDateTime(link.expiresAt, merchant.timezone) : null,
+        statusId: link.statusId,
+        slug: link.slug,
+        publicPayUrl: publicPayUrl(deps.publicBaseUrl, link, loginCode),
+        userId: customerId,
+      });
+    },
+    mountedAt,
+  );
 
+  route(
+    api,
+    paymentLinkApi.getPaymentLink,
+    async (c, { params }) => {
+      const link = await getPaymentLink(deps, c.var.merchant, params.id).catch(toProblem);
+      return c.json(details(link, c.var.merchant, deps.publicBaseUrl));
+    },
+    mountedAt,
+  );
+
+  answerMethodNotAllowed(api);
   return api;
 }

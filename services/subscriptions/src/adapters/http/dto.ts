@@ -55,6 +55,7 @@ export function bulkResponse(result: BulkResult) {
     results: result.results.map((entry) => ({
       custom_identifier: entry.customIdentifier,
       custom_identifier2: entry.customIdentifier2,
+      ...(entry.linkId === null ? {} : { pay_request_id: entry.linkId }),
       status: entry.status,
       updates: entry.updates.map(bulkUpdate),
       ...(entry.error ? { error: entry.error } : {}),

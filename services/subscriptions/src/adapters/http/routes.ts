@@ -1,19 +1,7 @@
-import {
-  addInstallmentsRequest,
-  bulkModifyInstallmentsRequest,
-  cancelAllRequest,
-  cancelByAmountRequest,
-  cancelByInvoiceRequest,
-  installmentIdParams,
-  listInstallmentsQuery,
-  type MerchantContext,
-  modifyAllRequest,
-  modifyByAmountRequest,
-  modifyDatesRequest,
-  modifyInstallmentRequest,
-} from '@payrail/contracts';
-import { jsonBody, readJson, requireMerchant, validate } from '@payrail/http';
+import { type MerchantContext, subscriptionApi } from '@payrail/contracts';
+import { answerMethodNotAllowed, HttpProblem, requireMerchant, route } from '@payrail/http';
 import { normalizeAmount } from '@payrail/money';
+import { localDateTimeWithOffset } from '@payrail/time';
 import { Hono } from 'hono';
 import { addInstallments } from '../../application/add-installments';
 import { bulkModifyInstallments } from '../../application/bulk-modify-installments';
@@ -22,12 +10,16 @@ import { cancelInstallmentByInvoice } from '../../application/cancel-installment
 import { cancelInstallmentsByAmount } from '../../application/cancel-installments-by-amount';
 import { cancelSubscription } from '../../application/cancel-subscription';
 import type { UseCaseDeps } from '../../application/deps';
+import { getSubscription } from '../../application/get-subscription';
 import { listPendingInstallments } from '../../application/list-pending-installments';
+import { listSubscriptions } from '../../application/list-subscriptions';
 import { modifyAllInstallments } from '../../application/modify-all-installments';
 import { modifyInstallment } from '../../application/modify-installment';
 import { modifyInstallmentsByAmount } from '../../application/modify-installments-by-amount';
 import { modifyPaymentDay } from '../../application/modify-payment-day';
 import { criteriaOf } from '../../domain/identifiers';
+import type { Installment } from '../../domain/installment';
+import type { Subscription } from '../../domain/subscription';
 import { assertWithinBulkLimits } from './bulk-limits';
 import { bulkResponse, installmentV1, installmentV2 } from './dto';
 import { jsonWithAmounts } from './json-amount';
@@ -39,131 +31,266 @@ export interface SubscriptionsRoutesDeps extends UseCaseDeps {
 
 const v1Problem = problemFor('camel');
 const v2Problem = problemFor('snake');
+const MOUNTED_AT = { mountedAt: '/api' };
+
+function subscriptionView(subscription: Subscription) {
+  const time = (instant: Date | null) =>
+    instant ? localDateTimeWithOffset(instant, subscription.timezone) : null;
+  return {
+    id: subscription.id,
+    payRequestId: subscription.linkId,
+    type: subscription.type,
+    status: subscription.status,
+    customIdentifier: subscription.customIdentifier,
+    customIdentifier2: subscription.customIdentifier2,
+    currency: subscription.currency,
+    firstAmount: subscription.firstAmount,
+    installmentAmount: subscription.installmentAmount,
+    totalPeriods: subscription.totalPeriods,
+    dayOfMonth: subscription.dayOfMonth,
+    monthForSecondInstallment: subscription.monthForSecondInstallment,
+    createTime: time(subscription.createdAt),
+    activateTime: time(subscription.activatedAt),
+    endTime: time(subscription.endedAt),
+  };
+}
+
+function installmentOfSubscription(installment: Installment) {
+  return {
+    installmentId: installment.id,
+    number: installment.number,
+    paymentDate: installment.paymentDate,
+    amount: installment.amount,
+    status: installment.status,
+    invoiceNumber: installment.invoiceNumber,
+  };
+}
+
+/** The cursor is the last id of the page, opaque to clients so that the paging scheme may change. */
+function encodeCursor(afterId: number): string {
+  return Buffer.from(`after:${afterId}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): number | null {
+  if (cursor === undefined) return null;
+  const match = /^after:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const afterId = match ? Number(match[1]) : Number.NaN;
+  if (!Number.isSafeInteger(afterId)) {
+    const message = 'must be a nextCursor of an earlier page';
+    throw new HttpProblem(400, 'VALIDATION_ERROR', `cursor ${message}`, [{ path: 'cursor', message }]);
+  }
+  return afterId;
+}
 
 /** The merchant API of the service, mounted under `/api`; the gateway forwards `/api/subscriptions*`. */
 export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
   const api = new Hono<{ Variables: { merchant: MerchantContext } }>();
   api.use('*', requireMerchant(deps.internalSecret));
 
+  // Subscriptions as resources.
+
+  route(
+    api,
+    subscriptionApi.listSubscriptions,
+    async (c, { query }) => {
+      const page = await listSubscriptions(
+        deps,
+        c.var.merchant.merchantId,
+        {
+          customIdentifier: query.customIdentifier,
+          customIdentifier2: query.customIdentifier2,
+          linkId: query.payRequestId,
+          status: query.status,
+        },
+        { afterId: decodeCursor(query.cursor), limit: query.limit ?? 20 },
+      );
+      return c.json({
+        subscriptions: page.subscriptions.map(subscriptionView),
+        nextCursor: page.nextAfterId === null ? null : encodeCursor(page.nextAfterId),
+      });
+    },
+    MOUNTED_AT,
+  );
+
+  // v2: installments by id; snake_case; amounts as numbers with two decimals. The literal paths are bound
+  // before `/installments/{id}`, which would otherwise take `bulk` for an id.
+
+  route(
+    api,
+    subscriptionApi.listPendingInstallments,
+    async (c, { query }) => {
+      const pending = await listPendingInstallments(
+        deps,
+        c.var.merchant.merchantId,
+        criteriaOf(query.custom_identifier, query.custom_identifier2, query.pay_request_id),
+      ).catch(v2Problem);
+      return jsonWithAmounts(c, { installments: pending.map(installmentV2) });
+    },
+    MOUNTED_AT,
+  );
+
+  route(
+    api,
+    subscriptionApi.addInstallments,
+    async (c, { body }) => {
+      const added = await addInstallments(deps, c.var.merchant.merchantId, {
+        criteria: criteriaOf(body.custom_identifier, body.custom_identifier2, body.pay_request_id),
+        installments: body.installments.map((installment) => ({
+          paymentDate: installment.payment_date,
+          amount: normalizeAmount(installment.amount),
+          invoiceNumber: installment.invoice_number || null,
+        })),
+      }).catch(v2Problem);
+      return jsonWithAmounts(c, { installments: added.map(installmentV2) }, 201);
+    },
+    MOUNTED_AT,
+  );
+
+  route(
+    api,
+    subscriptionApi.bulkModifyInstallments,
+    async (c, { body }) => {
+      const result = await bulkModifyInstallments(
+        deps,
+        c.var.merchant.merchantId,
+        body.operations.map((operation) => ({
+          customIdentifier: operation.custom_identifier ?? null,
+          customIdentifier2: operation.custom_identifier2 ?? null,
+          linkId: operation.pay_request_id ?? null,
+          updates: operation.updates.map((update) => ({
+            paymentDate: update.payment_date,
+            amount: normalizeAmount(update.amount),
+          })),
+        })),
+      ).catch(v2Problem);
+      return jsonWithAmounts(c, bulkResponse(result));
+    },
+    { ...MOUNTED_AT, beforeValidation: assertWithinBulkLimits },
+  );
+
+  route(
+    api,
+    subscriptionApi.modifyInstallment,
+    async (c, { params, body }) => {
+      const changed = await modifyInstallment(deps, c.var.merchant.merchantId, params.id, {
+        amount: body.amount === undefined ? undefined : normalizeAmount(body.amount),
+        paymentDate: body.payment_date,
+      }).catch(v2Problem);
+      return jsonWithAmounts(c, installmentV2(changed));
+    },
+    MOUNTED_AT,
+  );
+
+  route(
+    api,
+    subscriptionApi.cancelInstallment,
+    async (c, { params }) => {
+      const cancelled = await cancelInstallment(deps, c.var.merchant.merchantId, params.id).catch(v2Problem);
+      return jsonWithAmounts(c, installmentV2(cancelled));
+    },
+    MOUNTED_AT,
+  );
+
+  route(
+    api,
+    subscriptionApi.getSubscription,
+    async (c, { params }) => {
+      const { subscription, installments } = await getSubscription(
+        deps,
+        c.var.merchant.merchantId,
+        params.id,
+      ).catch(v1Problem);
+      return c.json({
+        ...subscriptionView(subscription),
+        installments: installments.map(installmentOfSubscription),
+      });
+    },
+    MOUNTED_AT,
+  );
+
   // v1: the subscription named by identifiers in the body; answers the installments changed.
 
-  api.post('/subscriptions/cancel-by-amount', async (c) => {
-    const input = await jsonBody(c, cancelByAmountRequest);
-    const changed = await cancelInstallmentsByAmount(deps, c.var.merchant.merchantId, {
-      criteria: criteriaOf(input.customIdentifier, input.customIdentifier2),
-      amount: normalizeAmount(input.amount),
-      quantity: input.quantity,
-    }).catch(v1Problem);
-    return c.json({ installments: changed.map(installmentV1) });
-  });
+  route(
+    api,
+    subscriptionApi.modifyInstallmentsByAmount,
+    async (c, { body }) => {
+      const changed = await modifyInstallmentsByAmount(deps, c.var.merchant.merchantId, {
+        criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
+        amount: normalizeAmount(body.amount),
+        newAmount: normalizeAmount(body.newAmount),
+      }).catch(v1Problem);
+      return c.json({ installments: changed.map(installmentV1) });
+    },
+    MOUNTED_AT,
+  );
 
-  api.post('/subscriptions/cancel-by-invoice', async (c) => {
-    const input = await jsonBody(c, cancelByInvoiceRequest);
-    const changed = await cancelInstallmentByInvoice(deps, c.var.merchant.merchantId, {
-      criteria: criteriaOf(input.customIdentifier, input.customIdentifier2),
-      invoiceNumber: input.invoiceNumber,
-    }).catch(v1Problem);
-    return c.json({ installments: changed.map(installmentV1) });
-  });
+  route(
+    api,
+    subscriptionApi.modifyAllInstallments,
+    async (c, { body }) => {
+      const changed = await modifyAllInstallments(deps, c.var.merchant.merchantId, {
+        criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
+        newAmount: normalizeAmount(body.newAmount),
+      }).catch(v1Problem);
+      return c.json({ installments: changed.map(installmentV1) });
+    },
+    MOUNTED_AT,
+  );
 
-  api.post('/subscriptions/cancel-all', async (c) => {
-    const input = await jsonBody(c, cancelAllRequest);
-    const changed = await cancelSubscription(
-      deps,
-      c.var.merchant.merchantId,
-      criteriaOf(input.customIdentifier, input.customIdentifier2),
-    ).catch(v1Problem);
-    return c.json({ installments: changed.map(installmentV1) });
-  });
+  route(
+    api,
+    subscriptionApi.modifyPaymentDay,
+    async (c, { body }) => {
+      const changed = await modifyPaymentDay(deps, c.var.merchant.merchantId, {
+        criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
+        dayOfMonth: body.dayOfMonth,
+      }).catch(v1Problem);
+      return c.json({ installments: changed.map(installmentV1) });
+    },
+    MOUNTED_AT,
+  );
 
-  api.put('/subscriptions/modify-by-amount', async (c) => {
-    const input = await jsonBody(c, modifyByAmountRequest);
-    const changed = await modifyInstallmentsByAmount(deps, c.var.merchant.merchantId, {
-      criteria: criteriaOf(input.customIdentifier, input.customIdentifier2),
-      amount: normalizeAmount(input.amount),
-      newAmount: normalizeAmount(input.newAmount),
-    }).catch(v1Problem);
-    return c.json({ installments: changed.map(installmentV1) });
-  });
+  route(
+    api,
+    subscriptionApi.cancelInstallmentsByAmount,
+    async (c, { body }) => {
+      const changed = await cancelInstallmentsByAmount(deps, c.var.merchant.merchantId, {
+        criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
+        amount: normalizeAmount(body.amount),
+        quantity: body.quantity,
+      }).catch(v1Problem);
+      return c.json({ installments: changed.map(installmentV1) });
+    },
+    MOUNTED_AT,
+  );
 
-  api.put('/subscriptions/modify-all', async (c) => {
-    const input = await jsonBody(c, modifyAllRequest);
-    const changed = await modifyAllInstallments(deps, c.var.merchant.merchantId, {
-      criteria: criteriaOf(input.customIdentifier, input.customIdentifier2),
-      newAmount: normalizeAmount(input.newAmount),
-    }).catch(v1Problem);
-    return c.json({ installments: changed.map(installmentV1) });
-  });
+  route(
+    api,
+    subscriptionApi.cancelInstallmentByInvoice,
+    async (c, { body }) => {
+      const changed = await cancelInstallmentByInvoice(deps, c.var.merchant.merchantId, {
+        criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
+        invoiceNumber: body.invoiceNumber,
+      }).catch(v1Problem);
+      return c.json({ installments: changed.map(installmentV1) });
+    },
+    MOUNTED_AT,
+  );
 
-  api.put('/subscriptions/modify-dates', async (c) => {
-    const input = await jsonBody(c, modifyDatesRequest);
-    const changed = await modifyPaymentDay(deps, c.var.merchant.merchantId, {
-      criteria: criteriaOf(input.customIdentifier, input.customIdentifier2),
-      dayOfMonth: input.dayOfMonth,
-    }).catch(v1Problem);
-    return c.json({ installments: changed.map(installmentV1) });
-  });
+  route(
+    api,
+    subscriptionApi.cancelSubscription,
+    async (c, { body }) => {
+      const changed = await cancelSubscription(
+        deps,
+        c.var.merchant.merchantId,
+        criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
+      ).catch(v1Problem);
+      return c.json({ installments: changed.map(installmentV1) });
+    },
+    MOUNTED_AT,
+  );
 
-  // v2: installments by id; snake_case; amounts as numbers with two decimals.
-
-  api.get('/subscriptions/installments', async (c) => {
-    const query = validate(listInstallmentsQuery, c.req.query(), 'Query parameters are invalid');
-    const pending = await listPendingInstallments(
-      deps,
-      c.var.merchant.merchantId,
-      criteriaOf(query.custom_identifier, query.custom_identifier2),
-    ).catch(v2Problem);
-    return jsonWithAmounts(c, { installments: pending.map(installmentV2) });
-  });
-
-  api.post('/subscriptions/installments', async (c) => {
-    const input = await jsonBody(c, addInstallmentsRequest);
-    const added = await addInstallments(deps, c.var.merchant.merchantId, {
-      criteria: criteriaOf(input.custom_identifier, input.custom_identifier2),
-      installments: input.installments.map((installment) => ({
-        paymentDate: installment.payment_date,
-        amount: normalizeAmount(installment.amount),
-        invoiceNumber: installment.invoice_number || null,
-      })),
-    }).catch(v2Problem);
-    return jsonWithAmounts(c, { installments: added.map(installmentV2) }, 201);
-  });
-
-  // Registered before `/installments/:id`, which would otherwise take `bulk` for an id.
-  api.patch('/subscriptions/installments/bulk', async (c) => {
-    const body = await readJson(c);
-    assertWithinBulkLimits(body);
-    const input = validate(bulkModifyInstallmentsRequest, body);
-    const result = await bulkModifyInstallments(
-      deps,
-      c.var.merchant.merchantId,
-      input.operations.map((operation) => ({
-        customIdentifier: operation.custom_identifier ?? null,
-        customIdentifier2: operation.custom_identifier2 ?? null,
-        updates: operation.updates.map((update) => ({
-          paymentDate: update.payment_date,
-          amount: normalizeAmount(update.amount),
-        })),
-      })),
-    ).catch(v2Problem);
-    return jsonWithAmounts(c, bulkResponse(result));
-  });
-
-  api.patch('/subscriptions/installments/:id', async (c) => {
-    const { id } = validate(installmentIdParams, { id: c.req.param('id') }, 'Path parameter is invalid');
-    const input = await jsonBody(c, modifyInstallmentRequest);
-    const changed = await modifyInstallment(deps, c.var.merchant.merchantId, id, {
-      amount: input.amount === undefined ? undefined : normalizeAmount(input.amount),
-      paymentDate: input.payment_date,
-    }).catch(v2Problem);
-    return jsonWithAmounts(c, installmentV2(changed));
-  });
-
-  api.post('/subscriptions/installments/:id/cancel', async (c) => {
-    const { id } = validate(installmentIdParams, { id: c.req.param('id') }, 'Path parameter is invalid');
-    const cancelled = await cancelInstallment(deps, c.var.merchant.merchantId, id).catch(v2Problem);
-    return jsonWithAmounts(c, installmentV2(cancelled));
-  });
-
+  answerMethodNotAllowed(api);
   return api;
 }

@@ -2,7 +2,7 @@ import type { EventEnvelope } from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
 import { outboxChannel } from '@payrail/messaging';
 import { currentTraceHeaders } from '@payrail/observability';
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DateMatch } from '../../domain/bulk';
 import { SubscriptionError } from '../../domain/errors';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
@@ -63,6 +63,7 @@ function criteriaCondition(merchantId: string, criteria: SubscriptionCriteria): 
     criteria.customIdentifier2 === null
       ? undefined
       : eq(subscriptions.customIdentifier2, criteria.customIdentifier2),
+    criteria.linkId === null ? undefined : eq(subscriptions.linkId, criteria.linkId),
   );
 }
 
@@ -141,6 +142,37 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         .where(criteriaCondition(merchantId, criteria))
         .orderBy(asc(subscriptions.id));
       const rows = lock ? await query.for('update') : await query;
+      return rows.map(toSubscription);
+    },
+
+    async findSubscription(merchantId, subscriptionId) {
+      const [row] = await executor
+        .select()
+        .from(subscriptions)
+        .where(and(eq(subscriptions.id, subscriptionId), eq(subscriptions.merchantId, merchantId)));
+      return row ? toSubscription(row) : undefined;
+    },
+
+    async listSubscriptions(merchantId, filter, page) {
+      const rows = await executor
+        .select()
+        .from(subscriptions)
+        .where(
+          and(
+            eq(subscriptions.merchantId, merchantId),
+            filter.customIdentifier === undefined
+              ? undefined
+              : eq(subscriptions.customIdentifier, filter.customIdentifier),
+            filter.customIdentifier2 === undefined
+              ? undefined
+              : eq(subscriptions.customIdentifier2, filter.customIdentifier2),
+            filter.linkId === undefined ? undefined : eq(subscriptions.linkId, filter.linkId),
+            filter.status === undefined ? undefined : eq(subscriptions.status, filter.status),
+            page.afterId === null ? undefined : gt(subscriptions.id, page.afterId),
+          ),
+        )
+        .orderBy(asc(subscriptions.id))
+        .limit(page.limit);
       return rows.map(toSubscription);
     },
 
@@ -246,17 +278,19 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         k: key,
         ci: c.customIdentifier,
         ci2: c.customIdentifier2,
+        li: c.linkId,
       }));
       // One statement for every operation; rows locked in id order, so concurrent bulks cannot deadlock.
       const pairs = rowsOf<{ k: number; id: string }>(
         await executor.execute(sql`
           select r.k, s.id::text as id
-          from json_to_recordset(${json(request)}::json) as r(k int, ci text, ci2 text)
+          from json_to_recordset(${json(request)}::json) as r(k int, ci text, ci2 text, li bigint)
           join ${subscriptions} s
             on s.merchant_id = ${merchantId}
            and s.status in ('pending', 'active')
-           and ((r.ci is not null and s.custom_identifier = r.ci and (r.ci2 is null or s.custom_identifier2 = r.ci2))
-             or (r.ci is null and s.custom_identifier2 = r.ci2))
+           and (r.ci is null or s.custom_identifier = r.ci)
+           and (r.ci2 is null or s.custom_identifier2 = r.ci2)
+           and (r.li is null or s.link_id = r.li)
           order by s.id
           for update of s`),
       );

@@ -1,0 +1,191 @@
+/**
+ * Every error `code` of the API, its HTTP status and what it tells a merchant. One table per service:
+ * the service's HTTP adapter maps its domain errors through its table, and the OpenAPI document lists
+ * the codes of each operation from the same tables, so a code or its status is never typed twice.
+ */
+export interface ErrorCodeInfo {
+  status: 400 | 401 | 404 | 405 | 409 | 413 | 415 | 422 | 500 | 502 | 503;
+  /** For the reference: when the code is answered, in a merchant's terms. */
+  description: string;
+  /** An example `detail`. */
+  detail: string;
+}
+
+/** Answered by every service (`@payrail/http`) and the gateway's edge. */
+export const COMMON_ERRORS = {
+  VALIDATION_ERROR: {
+    status: 400,
+    description: 'A field is missing or has the wrong format; `errors[]` names each one.',
+    detail: 'amount is required',
+  },
+  MALFORMED_JSON: {
+    status: 400,
+    description: 'The body is not valid JSON.',
+    detail: 'Request body is not valid JSON',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    description: 'Credentials missing or invalid.',
+    detail: 'Api-Token header missing or invalid',
+  },
+  NOT_FOUND: { status: 404, description: 'No such path.', detail: 'No route for GET /api/nothing' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    description: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+    detail: 'PUT is not allowed on /api/saleitems/add; allowed: POST',
+  },
+  IDEMPOTENCY_IN_PROGRESS: {
+    status: 409,
+    description: 'A request with the same Idempotency-Key is still being processed.',
+    detail: 'A request with this Idempotency-Key is still being processed; retry later',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    description: 'The Idempotency-Key was already used with another request.',
+    detail: 'This Idempotency-Key was already used with another request',
+  },
+  IDEMPOTENCY_RESPONSE_UNAVAILABLE: {
+    status: 422,
+    description:
+      'The request with this Idempotency-Key was processed, but its response can no longer be replayed.',
+    detail: 'The request with this Idempotency-Key was already processed; read the resource instead',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is too large.', detail: 'Request body too large' },
+  UPSTREAM_UNAVAILABLE: {
+    status: 502,
+    description: 'A service behind the gateway did not answer; retry later.',
+    detail: 'The service behind /api/saleitems/add did not answer',
+  },
+  INTERNAL_ERROR: { status: 500, description: 'An unexpected error.', detail: 'Internal error' },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** The gateway's own (operator API). */
+export const GATEWAY_ERRORS = {
+  MERCHANT_NOT_FOUND: { status: 404, description: 'No such merchant.', detail: 'Merchant not found' },
+  API_TOKEN_NOT_FOUND: {
+    status: 404,
+    description: 'No such token of the merchant.',
+    detail: 'API token not found',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** The links service: payment links and the merchant-configuration rules of spec 2.1 and 5. */
+export const LINK_ERRORS = {
+  PAYMENT_LINK_NOT_FOUND: {
+    status: 404,
+    description: "No such link for this merchant (another merchant's link is not found either).",
+    detail: 'Payment link not found',
+  },
+  NO_LOGIN_NOT_ENABLED: {
+    status: 422,
+    description: '`noLoginRequired` is not enabled for the merchant.',
+    detail: 'noLoginRequired is not enabled for this merchant',
+  },
+  SAAS_CONTRACT_REQUIRED: {
+    status: 422,
+    description: 'DYNAMIC subscriptions and links for signed-in users need a SaaS contract.',
+    detail: 'DYNAMIC subscriptions are only for merchants with a SaaS contract',
+  },
+  CALLBACK_URL_NOT_CONFIGURED: {
+    status: 422,
+    description: '`redirectUrl` needs a callback URL, configured by the operator.',
+    detail: 'redirectUrl needs a callback URL configured by the service operator',
+  },
+  REDIRECT_ORIGIN_MISMATCH: {
+    status: 422,
+    description: '`redirectUrl` must share the origin of the configured callback URL.',
+    detail: 'redirectUrl must share the origin of the configured callback URL',
+  },
+  CURRENCY_NOT_OFFERED: {
+    status: 422,
+    description: "`currency` is not offered by the merchant's instance.",
+    detail: "currency EUR is not offered by this merchant's NATIONAL instance",
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** The subscriptions service: subscriptions and installments. */
+export const SUBSCRIPTION_ERRORS = {
+  SUBSCRIPTION_NOT_FOUND: {
+    status: 404,
+    description:
+      "No subscription of the merchant matches (among pending and active ones where identifiers name it); another merchant's is not found either.",
+    detail: 'No pending or active subscription matches the identifiers',
+  },
+  INSTALLMENT_NOT_FOUND: {
+    status: 404,
+    description: "No such installment of the merchant (another merchant's is not found either).",
+    detail: 'Installment 1203 not found',
+  },
+  MULTIPLE_SUBSCRIPTIONS_MATCH: {
+    status: 409,
+    description: 'More than one subscription matches: give the second identifier or the link id too.',
+    detail: '2 subscriptions match the identifiers; give customIdentifier2 or payRequestId to choose one',
+  },
+  SUBSCRIPTION_NOT_ACTIVE: {
+    status: 409,
+    description: 'The subscription is not active: its first payment is not made yet, or it has ended.',
+    detail: 'The subscription is pending; installments can be added once the first payment is made',
+  },
+  INSTALLMENT_NOT_PENDING: {
+    status: 409,
+    description: 'The installment is not pending (paid, in progress or cancelled).',
+    detail: 'Installment 1203 is paid; only pending installments can be changed or cancelled',
+  },
+  FIRST_INSTALLMENT_SETTLED_BY_LINK: {
+    status: 409,
+    description: 'Installment 1 is the payment of the link itself; change or cancel the link instead.',
+    detail: 'Installment 1 is settled by the payment link',
+  },
+  NO_MATCHING_PENDING_INSTALLMENTS: {
+    status: 409,
+    description: 'No pending installment (from the 2nd on) has that amount.',
+    detail: 'No pending installment has the amount 150000.00',
+  },
+  NOT_ENOUGH_PENDING_INSTALLMENTS: {
+    status: 409,
+    description: '`quantity` is more than the pending installments of that amount.',
+    detail: '3 installments of 150000.00 asked for, 2 pending',
+  },
+  INVOICE_NUMBER_TAKEN: {
+    status: 409,
+    description: 'An installment of the subscription already has this invoice number.',
+    detail: 'An installment of the subscription already has this invoice number',
+  },
+  INVALID_STATE_TRANSITION: {
+    status: 409,
+    description: 'The subscription cannot change that way in its current status.',
+    detail: 'Subscription 311 cannot go from cancelled to active',
+  },
+  CONCURRENT_MODIFICATION: {
+    status: 409,
+    description: 'Another request changed the installments meanwhile; try again.',
+    detail: 'An installment changed meanwhile; try again',
+  },
+  SUBSCRIPTION_NOT_DYNAMIC: {
+    status: 422,
+    description: 'Invoices apply to DYNAMIC subscriptions only.',
+    detail: 'Cancelling by invoice applies to DYNAMIC subscriptions only',
+  },
+  INVOICE_NUMBER_REQUIRED: {
+    status: 422,
+    description: 'DYNAMIC subscriptions need an invoice number per installment.',
+    detail: 'DYNAMIC subscriptions need an invoice number per installment',
+  },
+  PAYMENT_DATE_IN_PAST: {
+    status: 422,
+    description: "The date is before today in the merchant's time zone.",
+    detail: 'The payment date 2026-01-02 is before today (2026-01-10)',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export const ERROR_CODES = {
+  ...COMMON_ERRORS,
+  ...GATEWAY_ERRORS,
+  ...LINK_ERRORS,
+  ...SUBSCRIPTION_ERRORS,
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type LinkErrorCode = keyof typeof LINK_ERRORS;
+export type SubscriptionErrorCode = keyof typeof SUBSCRIPTION_ERRORS;
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

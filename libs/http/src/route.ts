@@ -1,0 +1,164 @@
+import type { ApiOperation, ErrorCode, ErrorCodeInfo } from '@payrail/contracts';
+import type { Context, Env, Hono } from 'hono';
+import type { z } from 'zod';
+import { type FieldError, HttpProblem } from './problem';
+import { readJson, validate } from './validation';
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<
+  Params extends z.ZodObject | undefined,
+  Query extends z.ZodObject | undefined,
+  Body extends z.ZodType | undefined,
+> {
+  params: Output<Params>;
+  query: Output<Query>;
+  body: Output<Body>;
+}
+
+export interface RouteOptions {
+  /** Where the router is mounted: `/api` when the operation's `/api/saleitems/add` is the router's `/saleitems/add`. */
+  mountedAt?: string;
+  /** Runs on the parsed JSON before the schema does (the bulk limits answer 413 whatever the items hold). */
+  beforeValidation?: (body: unknown) => void;
+}
+
+/** The methods bound to each path of a router, for 405 and `Allow`. */
+const boundMethods = new WeakMap<object, Map<string, Set<string>>>();
+
+/** `/api/payrequests/{id}` → `/payrequests/:id` (relative to where the router is mounted). */
+export function honoPath(operation: Pick<ApiOperation, 'path'>, mountedAt = ''): string {
+  if (!operation.path.startsWith(mountedAt)) {
+    throw new Error(`${operation.path} is not under ${mountedAt}`);
+  }
+  return operation.path.slice(mountedAt.length).replace(/\{([^}]+)\}/g, ':$1') || '/';
+}
+
+function remember(app: object, path: string, method: string): void {
+  let paths = boundMethods.get(app);
+  if (!paths) {
+    paths = new Map();
+    boundMethods.set(app, paths);
+  }
+  const methods = paths.get(path) ?? new Set<string>();
+  methods.add(method.toUpperCase());
+  paths.set(path, methods);
+}
+
+/**
+ * Binds a handler to an operation's method and path, without validating anything: for the gateway,
+ * which forwards the request as it came to the service that validates it.
+ */
+export function mountOperation<E extends Env>(
+  app: Hono<E>,
+  operation: ApiOperation,
+  handler: (c: Context<E>) => Response | Promise<Response>,
+  options: Pick<RouteOptions, 'mountedAt'> = {},
+): void {
+  const path = honoPath(operation, options.mountedAt);
+  const mountedAt = options.mountedAt ?? '';
+  remember(app, path, operation.method);
+  app.on(operation.method.toUpperCase(), path, (c) => {
+    // `GET /subscriptions/cancel-all` also matches `GET /subscriptions/{id}`: a literal path of the router
+    // is that path, with its own methods, not an id.
+    if (path.includes(':')) {
+      const literal = boundMethods.get(app)?.get(c.req.path.slice(mountedAt.length));
+      if (literal && !literal.has(c.req.method)) throw methodNotAllowed(c.req.method, c.req.path, literal);
+    }
+    return handler(c);
+  });
+}
+
+function allowedOf(methods: Set<string>): string {
+  const allowed = [...methods];
+  if (methods.has('GET')) allowed.push('HEAD');
+  return allowed.join(', ');
+}
+
+function methodNotAllowed(method: string, path: string, methods: Set<string>): HttpProblem {
+  const allow = allowedOf(methods);
+  return new HttpProblem(
+    405,
+    'METHOD_NOT_ALLOWED',
+    `${method} is not allowed on ${path}; allowed: ${allow}`,
+    [],
+    {
+      allow,
+    },
+  );
+}
+
+/**
+ * Binds a handler to its operation: method and path come from the operation, and so do the schemas the
+ * path parameters, query and body are validated with (400 with each field's path) before the handler
+ * runs with the parsed input.
+ */
+export function route<
+  E extends Env,
+  Params extends z.ZodObject | undefined,
+  Query extends z.ZodObject | undefined,
+  Body extends z.ZodType | undefined,
+>(
+  app: Hono<E>,
+  operation: ApiOperation<Params, Query, Body>,
+  handler: (c: Context<E>, input: RouteInput<Params, Query, Body>) => Response | Promise<Response>,
+  options: RouteOptions = {},
+): void {
+  mountOperation(
+    app,
+    operation as ApiOperation,
+    async (c) => {
+      const params = operation.pathParams
+        ? validate(operation.pathParams, c.req.param(), 'A path parameter is invalid')
+        : undefined;
+      const query = operation.query
+        ? validate(operation.query, c.req.query(), 'A query parameter is invalid')
+        : undefined;
+      let body: unknown;
+      if (operation.requestBody) {
+        const raw = await readJson(c);
+        options.beforeValidation?.(raw);
+        body = validate(operation.requestBody.schema, raw);
+      }
+      return handler(c, { params, query, body } as RouteInput<Params, Query, Body>);
+    },
+    options,
+  );
+}
+
+/**
+ * Call after the routes are bound: a path that exists with other methods answers 405 with `Allow`
+ * (`HEAD` is allowed wherever `GET` is), instead of the 404 of a path that does not exist.
+ */
+export function answerMethodNotAllowed<E extends Env>(app: Hono<E>): void {
+  for (const [path, methods] of boundMethods.get(app) ?? []) {
+    const allowed = [...methods];
+    if (methods.has('GET')) allowed.push('HEAD');
+    app.all(path, (c) => {
+      const method = c.req.method;
+      const allow = allowed.join(', ');
+      throw new HttpProblem(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${method} is not allowed on ${c.req.path}; allowed: ${allow}`,
+        [],
+        {
+          allow,
+        },
+      );
+    });
+  }
+}
+
+/**
+ * A service's error table (`code` → status) turned into a problem: the one way services map their
+ * domain errors, so a code's status is written once, in `@payrail/contracts`.
+ */
+export function problemFromTable<Code extends ErrorCode>(
+  table: Record<Code, ErrorCodeInfo>,
+  code: Code,
+  detail: string,
+  errors: FieldError[] = [],
+): HttpProblem {
+  return new HttpProblem(table[code].status, code, detail, errors);
+}

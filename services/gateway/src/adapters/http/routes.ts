@@ -1,0 +1,116 @@
+import { adminApi, apiOperations } from '@payrail/contracts';
+import { answerMethodNotAllowed, mountOperation, route, type Upstream } from '@payrail/http';
+import type { ServiceName } from '@payrail/runtime';
+import { type Env, Hono } from 'hono';
+import { createMerchant } from '../../application/create-merchant';
+import type { MerchantAdminDeps } from '../../application/deps';
+import { getMerchant } from '../../application/get-merchant';
+import { issueApiToken } from '../../application/issue-api-token';
+import { revokeApiToken } from '../../application/revoke-api-token';
+import { updateMerchant } from '../../application/update-merchant';
+import type { MerchantRecord } from '../../ports/merchant-store';
+import { adminAuth } from './admin-auth';
+import { type ForwardSettings, forwardToService, ownerOf } from './forward';
+import { toProblem } from './problems';
+
+export function merchantView(merchant: MerchantRecord) {
+  return {
+    id: merchant.id,
+    name: merchant.name,
+    instance: merchant.instance,
+    currency: merchant.currency,
+    saasContract: merchant.saasContract,
+    noLoginEnabled: merchant.noLoginEnabled,
+    callbackUrl: merchant.callbackUrl,
+    timezone: merchant.timezone,
+    processors: merchant.processors,
+    createdAt: merchant.createdAt.toISOString(),
+    updatedAt: merchant.updatedAt.toISOString(),
+    tokens: merchant.tokens.map((token) => ({
+      tokenId: token.tokenId,
+      createdAt: token.createdAt.toISOString(),
+      revokedAt: token.revokedAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+/** The operator API (`/admin/*`). */
+export function adminRoutes(deps: MerchantAdminDeps & { adminToken: string | undefined }) {
+  const admin = new Hono();
+  admin.use('*', adminAuth(deps.adminToken));
+  const mountedAt = { mountedAt: '/admin' };
+
+  route(
+    admin,
+    adminApi.createMerchant,
+    async (c, { body }) => {
+      const { merchant, tokenId, apiToken } = await createMerchant(deps, body).catch(toProblem);
+      return c.json({ ...merchantView(merchant), tokenId, apiToken }, 201);
+    },
+    mountedAt,
+  );
+
+  route(
+    admin,
+    adminApi.getMerchant,
+    async (c, { params }) => {
+      const merchant = await getMerchant(deps, params.id.toLowerCase()).catch(toProblem);
+      return c.json(merchantView(merchant));
+    },
+    mountedAt,
+  );
+
+  route(
+    admin,
+    adminApi.updateMerchant,
+    async (c, { params, body }) => {
+      const merchant = await updateMerchant(deps, params.id.toLowerCase(), body).catch(toProblem);
+      return c.json(merchantView(merchant));
+    },
+    mountedAt,
+  );
+
+  route(
+    admin,
+    adminApi.issueApiToken,
+    async (c, { params }) => {
+      const token = await issueApiToken(deps, params.id.toLowerCase()).catch(toProblem);
+      return c.json(
+        { tokenId: token.tokenId, apiToken: token.apiToken, createdAt: token.createdAt.toISOString() },
+        201,
+      );
+    },
+    mountedAt,
+  );
+
+  route(
+    admin,
+    adminApi.revokeApiToken,
+    async (c, { params }) => {
+      await revokeApiToken(deps, params.id.toLowerCase(), params.tokenId.toLowerCase()).catch(toProblem);
+      return c.body(null, 204);
+    },
+    mountedAt,
+  );
+
+  answerMethodNotAllowed(admin);
+  return admin;
+}
+
+/**
+ * The merchant API: each documented operation forwarded, as it came, to the service that owns its path
+ * (which validates it). Only documented operations are bound, so an undocumented path is 404 here.
+ */
+export function merchantApiRoutes<E extends Env>(
+  app: Hono<E>,
+  deps: { upstream: (service: ServiceName) => Upstream; forward: ForwardSettings },
+): void {
+  for (const operation of apiOperations.filter((candidate) => candidate.security === 'apiToken')) {
+    const owner = ownerOf(operation.path);
+    if (!owner) throw new Error(`No service owns ${operation.path}`);
+    const upstream = deps.upstream(owner);
+    mountOperation(app, operation, (c) =>
+      forwardToService(c, upstream, c.get('merchant' as never), deps.forward),
+    );
+  }
+}
