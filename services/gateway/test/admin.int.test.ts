@@ -195,7 +195,7 @@ describe('GET and PATCH /admin/merchants/{id}', () => {
     );
     const malformed = await admin('GET', '/admin/merchants/42');
     expect(malformed.status).toBe(400);
-    expect(malformed.body.errors.map((error: { path: string }) => error.path)).toEqual(['id']);
+    expect((malformed.body.errors ?? []).map((error: { path: string }) => error.path)).toEqual(['id']);
     expect(
       (await admin('PATCH', '/admin/merchants/0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10', { name: 'X' })).status,
     ).toBe(404);
