@@ -209,7 +209,10 @@ async function send(step: Step, bindings: Bindings): Promise<{ status: number; b
     path = path.replace(`{${name}}`, encodeURIComponent(String(bindings.value(value, name))));
   }
   const query = new URLSearchParams(
-    Object.entries(step.query).map(([name, value]) => [name, String(bindings.value(value, name))]),
+    Object.entries(step.query).map(([name, value]): [string, string] => [
+      name,
+      String(bindings.value(value, name)),
+    ]),
   ).toString();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (step.security === 'apiToken') headers['api-token'] = DEMO_TOKEN;
