@@ -49,7 +49,7 @@ export const KEYS = {
   b: { publicKey: 'test-b-public', privateKey: 'test-b-private' },
 };
 
-/** Everything the sandbox sent out in one test run, to scan for card numbers. */
+/** Everything the sandbox answered, redirected to and logged in one test run, to scan for card numbers. */
 export interface Transcript {
   bodies: string[];
 }
@@ -67,8 +67,14 @@ export interface RunningSandbox {
 
 /** The sandbox on a free port of its own, as the runtime would run it. */
 export async function startSandbox(env: Record<string, string> = {}): Promise<RunningSandbox> {
+  // Every log line goes into the transcript too, so a test can scan what the sandbox logged.
+  const transcript: Transcript = { bodies: [] };
   const deps = {
-    logger: createLogger('processor-sandbox-test', 'silent'),
+    logger: createLogger('processor-sandbox-test', 'debug', {
+      write: (line: string) => {
+        transcript.bodies.push(line);
+      },
+    }),
     clock: systemClock,
     env: {
       SANDBOX_PROCESSOR_A_PUBLIC_KEY: KEYS.a.publicKey,
@@ -84,7 +90,6 @@ export async function startSandbox(env: Record<string, string> = {}): Promise<Ru
   await instance.start();
   const server = await listen(instance.app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${server.port}`;
-  const transcript: Transcript = { bodies: [] };
   const call = async <T = unknown>(path: string, init: RequestInit = {}) => {
     const response = await fetch(`${url}${path}`, { redirect: 'manual', ...init });
     const text = await response.text();
