@@ -174,6 +174,29 @@ describe('PROCESSOR_B one-off payment', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('duplicate, delay and reorder faults apply to notifications too', async () => {
+    await sandbox.test.fault({ processor: 'B', fault: 'duplicate-webhook' });
+    const first = await newOrder();
+    await sandbox.test.complete({ hash: first.hash, cardNumber: '4242424242424242' });
+    expect(receiver.received).toHaveLength(2);
+
+    receiver.received.length = 0;
+    await sandbox.test.fault({ processor: 'B', fault: 'delay-webhook', seconds: 0.3 });
+    const second = await newOrder();
+    await sandbox.test.complete({ hash: second.hash, cardNumber: '4242424242424242' });
+    expect(receiver.received).toHaveLength(0);
+    await waitFor(() => receiver.received.length === 1, 3_000);
+
+    // A payment and its reversal, delivered reversal first.
+    receiver.received.length = 0;
+    await sandbox.test.fault({ processor: 'B', fault: 'reorder-webhooks', count: 2 });
+    const third = await newOrder();
+    await sandbox.test.complete({ hash: third.hash, cardNumber: '4242424242424242' });
+    await sandbox.b.reverse(third.hash);
+    await waitFor(() => receiver.received.length === 2);
+    expect(receiver.received.map((body) => body.resultado[0]!.pagado)).toEqual([false, true]);
+  });
+
   it('reverses at once on the day of payment (Inmediata) and schedules it after (Agendada)', async () => {
     await sandbox.test.setClock('2026-11-23T10:00:00-03:00');
     const today = await newOrder(1000);
