@@ -71,6 +71,10 @@ describe('PROCESSOR_A signatures', () => {
       body: JSON.stringify({ public_key: 'nope', operation: { token: 'x' } }),
     });
     expect(wrongKey.body.messages[0]!.key).toBe('InvalidPublicKeyError');
+    const leadingZero = await sandbox.a.singleBuy(++spid, '1000.00', { shop_process_id: `00${spid}` });
+    expect(leadingZero.body.messages[0]!.key).toBe('InvalidJsonError');
+    const tooLong = await sandbox.a.singleBuy(++spid, '1000.00', { shop_process_id: 1234567890123456 });
+    expect(tooLong.body.messages[0]!.key).toBe('InvalidJsonError');
     const badAmount = await sandbox.a.singleBuy(++spid, '150000');
     expect(badAmount.status).toBe(400);
     expect(badAmount.body.messages[0]!.key).toBe('InvalidJsonError');

@@ -6,11 +6,12 @@ import type { SandboxCore } from '../../application/sandbox-state';
 import { sameToken, processorATokens } from '../../application/signatures';
 import { processorFaults, readJsonBody, type SandboxContext, type SandboxEnv, sleep } from './sandbox-env';
 
-// Processor A numbers: integers of up to 15 digits, sent as JSON numbers (digit strings accepted).
+// Processor A numbers: integers of up to 15 digits, sent as JSON numbers (digit strings accepted, without
+// leading zeros, so that the token is computed over the same text on both sides).
 const integerId = z
-  .union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/)])
+  .union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,14}$/, 'integer without leading zeros')])
   .transform((value, ctx) => {
-    const text = typeof value === 'number' ? String(value) : String(BigInt(value));
+    const text = String(value);
     if (text.length > 15 || (typeof value === 'number' && !Number.isSafeInteger(value))) {
       ctx.addIssue({ code: 'custom', message: 'at most 15 digits' });
       return z.NEVER;
@@ -104,8 +105,9 @@ export function processorARoutes(core: SandboxCore, processor: ProcessorA) {
   }
 
   const pathUserId = (value: string) => {
-    if (!/^\d{1,15}$/.test(value)) throw new ProcessorAError(400, 'InvalidJsonError', 'user_id invalido');
-    return String(BigInt(value));
+    if (!/^[1-9]\d{0,14}$/.test(value))
+      throw new ProcessorAError(400, 'InvalidJsonError', 'user_id invalido');
+    return value;
   };
 
   router.post('/vpos/api/0.3/single_buy', async (c) => {
