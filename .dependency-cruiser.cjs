@@ -2,7 +2,8 @@
  * Architecture rules, checked by `npm test` (`npm run arch`):
  * - domain code imports nothing outward (no application, ports, adapters, no I/O libraries);
  * - application code never imports adapters;
- * - no service imports another service (they talk through events and internal HTTP);
+ * - no service imports another service (they talk through events and internal HTTP); only a test may
+ *   start processor-sandbox, the stand-in for the external processors;
  * - libraries never import services.
  */
 module.exports = {
@@ -32,8 +33,16 @@ module.exports = {
     {
       name: 'no-service-imports-another-service',
       severity: 'error',
-      from: { path: '^services/([^/]+)/' },
+      from: { path: '^services/([^/]+)/', pathNot: '^services/[^/]+/test/' },
       to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'tests-import-no-other-service-but-the-sandbox',
+      comment:
+        'a contract test may start processor-sandbox in process: it stands in for the external processors',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/test/' },
+      to: { path: '^services/', pathNot: ['^services/$1/', '^services/processor-sandbox/'] },
     },
     {
       name: 'libs-never-import-services',

@@ -1,36 +1,34 @@
 import type { Logger } from '@payrail/observability';
-import type { Clock } from '@payrail/time';
-import type { ProcessorSettings } from '../../config';
+import type { Clock } from '@payrail/runtime';
 import type { CardProcessor, CardProcessors, ProcessorId } from '../../ports/card-processor';
+import { createProcessorA } from './processor-a';
+import { createProcessorB } from './processor-b';
+import type { ProcessorAdapterSettings } from './processor-settings';
+
+export { ProcessorUnavailable } from './processor-unavailable';
+export type { ProcessorAdapterSettings } from './processor-settings';
 
 /**
- * Placeholder until the two processor adapters land in this folder (they replace this file and keep the
- * export). Every call throws, which the charge core treats as "we do not know": nothing is settled on it.
+ * The adapters by processor id, each with its own keys, base URL and deadline (from the environment; by
+ * default the sandbox). Built once at start, so a wrong id fails the boot rather than a payment.
  */
 export function createCardProcessors(
-  settings: Record<ProcessorId, ProcessorSettings>,
-  _deps: { logger: Logger; clock?: Clock },
+  settings: Record<ProcessorId, ProcessorAdapterSettings>,
+  deps: { logger: Logger; clock?: Clock; fetch?: typeof fetch },
 ): CardProcessors {
-  const missing = (id: ProcessorId): CardProcessor => {
-    const fail = async (): Promise<never> => {
-      throw new Error(`no adapter installed for ${id} (${settings[id].baseUrl})`);
-    };
-    return {
-      id,
-      openPayment: fail,
-      openCardRegistration: fail,
-      completeCardRegistration: fail,
-      listCards: fail,
-      chargeStoredCard: fail,
-      queryStatus: fail,
-      verifyConfirmation: fail,
-      reverse: fail,
-      removeCard: fail,
-    };
+  const adapters: Record<ProcessorId, CardProcessor> = {
+    'PARAGUAY.PROCESSOR_A': createProcessorA(
+      { ...settings['PARAGUAY.PROCESSOR_A'], id: 'PARAGUAY.PROCESSOR_A' },
+      deps,
+    ),
+    'PARAGUAY.PROCESSOR_B': createProcessorB(
+      { ...settings['PARAGUAY.PROCESSOR_B'], id: 'PARAGUAY.PROCESSOR_B' },
+      deps,
+    ),
   };
-  const byId = {
-    'PARAGUAY.PROCESSOR_A': missing('PARAGUAY.PROCESSOR_A'),
-    'PARAGUAY.PROCESSOR_B': missing('PARAGUAY.PROCESSOR_B'),
+  return (processor) => {
+    const adapter = adapters[processor];
+    if (!adapter) throw new Error(`no adapter for processor ${String(processor)}`);
+    return adapter;
   };
-  return (processor) => byId[processor];
 }
