@@ -13,7 +13,7 @@ import type {
 import { cardBlocked, declineFromResponseCode, processorDown } from './decline-categories';
 import { amountForProcessorA, amountFromProcessor } from './processor-amounts';
 import { processorAToken } from './processor-a-token';
-import { createProcessorHttp, type ProcessorExchange } from './processor-http';
+import { answerMayHideACharge, createProcessorHttp, type ProcessorExchange } from './processor-http';
 import type { ProcessorAdapterSettings } from './processor-settings';
 import { sameToken } from './token-compare';
 import { ProcessorUnavailable } from './processor-unavailable';
@@ -108,8 +108,8 @@ export function createProcessorA(
       return chargeWithFreshAlias(input, spid, amount, true);
     // Our reference is already taken: an earlier call under it may have charged. Only a status query can tell.
     if (key === 'InvalidOperationError') return { kind: 'unknown', reason: 'shop_process_id already taken' };
-    if (reply.status >= 500 && reply.status !== 503 && !key)
-      return { kind: 'unknown', reason: `HTTP ${reply.status} without an answer` };
+    if (!key && answerMayHideACharge(reply.status))
+      return { kind: 'unknown', reason: `HTTP ${reply.status} without a readable answer` };
     return { kind: 'declined', ...refusalOf(reply) };
   }
 

@@ -15,7 +15,7 @@ import type {
 import { declineFromResponseCode, processorDown } from './decline-categories';
 import { amountForProcessorB, amountFromProcessor } from './processor-amounts';
 import { processorBToken } from './processor-b-token';
-import { createProcessorHttp, type ProcessorExchange } from './processor-http';
+import { answerMayHideACharge, createProcessorHttp, type ProcessorExchange } from './processor-http';
 import type { ProcessorAdapterSettings } from './processor-settings';
 import { ProcessorUnavailable } from './processor-unavailable';
 import { sameToken } from './token-compare';
@@ -212,8 +212,8 @@ export function createProcessorB(
         await queryStatus({ reference: input.reference, processorReference: hash }),
         hash,
       );
-    if (reply.status >= 500 && reply.status !== 503 && message === undefined)
-      return { kind: 'unknown', reason: `HTTP ${reply.status} without an answer` };
+    if (message === undefined && answerMayHideACharge(reply.status))
+      return { kind: 'unknown', reason: `HTTP ${reply.status} without a readable answer` };
     return { kind: 'declined', processorReference: hash, ...refusalOf(reply) };
   }
 

@@ -88,3 +88,13 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * For an answer to a call that moves money and carries none of the processor's own refusals: whether it
+ * could still hide a charge. A success status with an unreadable body, a request timeout or a gateway error
+ * may come after the processor acted; only an outage page (503) or a client error proves it did not.
+ */
+export function answerMayHideACharge(status: number): boolean {
+  if (status === 503) return false;
+  return status < 400 || status === 408 || status >= 500;
+}
