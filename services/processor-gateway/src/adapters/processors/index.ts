@@ -1,5 +1,5 @@
 import type { Logger } from '@payrail/observability';
-import type { Clock } from '@payrail/runtime';
+import type { Clock } from '@payrail/time';
 import type { CardProcessor, CardProcessors, ProcessorId } from '../../ports/card-processor';
 import { createProcessorA } from './processor-a';
 import { createProcessorB } from './processor-b';
