@@ -5,7 +5,7 @@ import { createCardProcessors, ProcessorUnavailable } from '../src/adapters/proc
 import { createProcessorA } from '../src/adapters/processors/processor-a';
 import { processorAToken } from '../src/adapters/processors/processor-a-token';
 import type { CardProcessor, ConfirmationResult, StoredCard } from '../src/ports/card-processor';
-import { aReference, type ContractSandbox, KEYS, startContractSandbox } from './support/contract-sandbox';
+import { aReference, type ContractSandbox, KEYS, startContractSandbox } from './contract-sandbox';
 
 const logger = createLogger('processor-gateway', process.env.TEST_LOG_LEVEL ?? 'silent');
 const CARD = {

@@ -11,7 +11,7 @@ import type {
   StoredCard,
   WebhookReply,
 } from '../src/ports/card-processor';
-import { aReference, type ContractSandbox, KEYS, startContractSandbox } from './support/contract-sandbox';
+import { aReference, type ContractSandbox, KEYS, startContractSandbox } from './contract-sandbox';
 
 const logger = createLogger('processor-gateway', process.env.TEST_LOG_LEVEL ?? 'silent');
 const CARD = {

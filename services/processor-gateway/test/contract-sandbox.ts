@@ -4,8 +4,8 @@ import { createInProcessBus } from '@payrail/messaging';
 import { createLogger } from '@payrail/observability';
 import { processorSandboxService } from '@payrail/processor-sandbox';
 import { TEST_INTERNAL_SECRET } from '@payrail/testing';
-import type { ProcessorAdapterSettings } from '../../src/adapters/processors';
-import type { ProcessorId, RawWebhook, WebhookReply } from '../../src/ports/card-processor';
+import type { ProcessorAdapterSettings } from '../src/adapters/processors';
+import type { ProcessorId, RawWebhook, WebhookReply } from '../src/ports/card-processor';
 
 export const KEYS = {
   A: { publicKey: 'contract-a-public', privateKey: 'contract-a-private-key' },
