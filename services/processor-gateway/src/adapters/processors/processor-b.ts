@@ -200,7 +200,9 @@ export function createProcessorB(
     });
     if (reply.kind === 'not-sent')
       return { kind: 'declined', processorReference: hash, ...processorDown(reply.reason) };
-    if (reply.kind === 'no-answer') return { kind: 'unknown', reason: reply.reason };
+    // B named the order before we paid it: the status query can use the hash (a real B answers only by it).
+    if (reply.kind === 'no-answer')
+      return { kind: 'unknown', reason: reply.reason, processorReference: hash };
     // Accepted: B decides later and says so by notification; traer confirms.
     if (isSuccessful(reply.body)) return { kind: 'pending', processorReference: hash };
     const message = messageOf(reply);
@@ -213,7 +215,11 @@ export function createProcessorB(
         hash,
       );
     if (message === undefined && answerMayHideACharge(reply.status))
-      return { kind: 'unknown', reason: `HTTP ${reply.status} without a readable answer` };
+      return {
+        kind: 'unknown',
+        reason: `HTTP ${reply.status} without a readable answer`,
+        processorReference: hash,
+      };
     return { kind: 'declined', processorReference: hash, ...refusalOf(reply) };
   }
 
@@ -355,6 +361,7 @@ export function createProcessorB(
         return {
           kind: 'verified',
           reference: textOf(notified['id_pedido_comercio']) ?? hash,
+          processorReference: hash,
           outcome: { status: 'unreachable', reason: found.reason },
           reply: { status: 503, body: { respuesta: false, resultado: 'Consulta de estado no disponible' } },
         };
@@ -365,16 +372,14 @@ export function createProcessorB(
           reason: 'order unknown to the processor',
           reply: errorReply(NO_SUCH_ORDER),
         };
-      const reference = textOf(found.order['id_pedido_comercio']) ?? textOf(notified['id_pedido_comercio']);
-      if (!reference)
-        return {
-          kind: 'rejected',
-          reason: 'order without our reference',
-          reply: errorReply('Datos inválidos: id_pedido_comercio'),
-        };
+      // A real B names the order only by its hash; the sandbox also gives our id. The gateway finds the charge
+      // by either.
+      const reference =
+        textOf(found.order['id_pedido_comercio']) ?? textOf(notified['id_pedido_comercio']) ?? hash;
       return {
         kind: 'verified',
         reference,
+        processorReference: hash,
         outcome: statusOfOrder(found.order),
         // B stops retrying only when its own `resultado` comes back unchanged.
         reply: { status: 200, body: { respuesta: true, resultado } },
