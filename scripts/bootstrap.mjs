@@ -58,10 +58,24 @@ if (!script) {
   process.exit(2);
 }
 ensureDependencies();
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const child = spawn(tsx, [path.join(root, script), ...process.argv.slice(3)], {
-  cwd: root,
-  stdio: 'inherit',
-});
+// `node --import tsx` rather than the tsx binary: one process fewer between this one and the command,
+// so a signal forwarded from here reaches the command itself.
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', path.join(root, script), ...process.argv.slice(3)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+// `npm start` runs this under `sh -c`, and a SIGTERM to npm ends that shell without passing it on: when
+// the process that started this one is gone, stop the command as if it had been signalled.
+const parent = process.ppid;
+const watchParent = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(watchParent);
+  child.kill('SIGTERM');
+}, 500);
+watchParent.unref();
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

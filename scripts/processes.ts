@@ -52,18 +52,30 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts every service as its own process (`node --import tsx services/<name>/src/main.ts`), waits for `/readyz`. */
-export async function startProcesses(options: ProcessOptions): Promise<ProcessSystem> {
+/** The variable that sets a service's port (`PORT` for the gateway, which also moves the others). */
+export function portVariable(name: ServiceName): string {
+  if (name === 'gateway') return 'PORT';
+  // The sandbox's port has one name in both modes (the embedded mode gives it a listener too).
+  if (name === 'processor-sandbox') return 'SANDBOX_PORT';
+  return `${name.toUpperCase().replace(/-/g, '_')}_PORT`;
+}
+
+/** Each service's port: the gateway's, the others after it unless `<NAME>_PORT` is set. */
+export function servicePorts(
+  env: Record<string, string | undefined>,
+  port: number,
+): Map<ServiceName, number> {
   const ports = new Map<ServiceName, number>();
   for (const name of SERVICES) {
-    const fixed =
-      (name === 'processor-sandbox' ? options.env.SANDBOX_PORT : undefined) ??
-      options.env[`${name.toUpperCase().replace(/-/g, '_')}_PORT`];
-    ports.set(
-      name,
-      name === 'gateway' ? options.port : Number(fixed ?? options.port + DEFAULT_PORTS[name] - 3000),
-    );
+    const fixed = env[portVariable(name)] ?? env[`${name.toUpperCase().replace(/-/g, '_')}_PORT`];
+    ports.set(name, name === 'gateway' ? port : Number(fixed ?? port + DEFAULT_PORTS[name] - 3000));
   }
+  return ports;
+}
+
+/** Starts every service as its own process (`node --import tsx services/<name>/src/main.ts`), waits for `/readyz`. */
+export async function startProcesses(options: ProcessOptions): Promise<ProcessSystem> {
+  const ports = servicePorts(options.env, options.port);
   const urls = Object.fromEntries(
     SERVICES.map((name) => [name, `http://127.0.0.1:${ports.get(name)}`]),
   ) as Record<ServiceName, string>;
@@ -84,13 +96,16 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   const launch = async (name: ServiceName, extraEnv: Record<string, string> = {}) => {
     // `node --import tsx` rather than the tsx binary: one process per service, so a signal (or a
     // SIGKILL in a crash test) reaches the service itself and leaves no orphan holding the port.
+    // Its own process group: a Ctrl-C in the terminal reaches this process only, which stops the
+    // services in order; the IPC channel stops them if this process dies without doing so.
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(options.root, 'services', name, 'src', 'main.ts')],
       {
         cwd: options.root,
         env: { ...shared, ...extraEnv, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        detached: true,
       },
     );
     children.set(name, child);

@@ -106,6 +106,7 @@ describe('npm start (embedded)', () => {
       'internal-secret',
       'links',
       'processor-gateway',
+      'start.pid',
       'subscriptions',
     ]);
   });

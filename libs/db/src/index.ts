@@ -36,6 +36,36 @@ export interface DatabaseOptions {
   pglite?: PGlite;
 }
 
+/**
+ * Creates the database a postgres:// URL names when the server does not have it yet (a first
+ * `npm start` against a fresh server). True when it was created.
+ */
+export async function createDatabaseIfMissing(url: string): Promise<boolean> {
+  const target = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  try {
+    await target`select 1`;
+    return false;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error;
+  } finally {
+    await target.end({ timeout: 5 });
+  }
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const server = new URL(url);
+  server.pathname = '/postgres';
+  const sql = postgres(server.toString(), { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  try {
+    await sql.unsafe(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    return true;
+  } catch (error) {
+    // Another start created it in the meantime.
+    if ((error as { code?: string }).code === '42P04') return false;
+    throw error;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (options.url) {
     const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });

@@ -17,6 +17,7 @@ export {
 export {
   createShutdown,
   type FetchApp,
+  isPortInUse,
   listen,
   type RunningServer,
   SHUTDOWN_ORDER,

@@ -12,9 +12,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Serves `app` on `port`; rejects (a port in use gives `code: 'EADDRINUSE'`) instead of crashing. */
 export async function listen(app: FetchApp, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
+      (server as Server).off('error', reject);
       resolve({
         port: info.port,
         close: () =>
@@ -25,7 +27,13 @@ export async function listen(app: FetchApp, port: number, hostname = '0.0.0.0'):
           }),
       });
     });
+    (server as Server).once('error', reject);
   });
+}
+
+/** True when `error` is the operating system refusing a port that something else listens on. */
+export function isPortInUse(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
 }
 
 export interface ShutdownSteps {

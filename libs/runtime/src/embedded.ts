@@ -38,48 +38,16 @@ export async function runEmbedded(
   const databases: DatabaseHandle[] = [];
   const listeners = new Map<ServiceName, RunningServer>();
   const env = { ...options.env };
+  let server: RunningServer | undefined;
 
-  for (const definition of definitions) {
-    let database: DatabaseHandle | undefined;
-    if (definition.database) {
-      const dir = path.join(options.dataDir, definition.name);
-      mkdirSync(dir, { recursive: true });
-      database = openDatabase({ dataDir: dir });
-      await database.migrate(definition.database);
-      databases.push(database);
-    }
-    const instance = await definition.create({
-      database: database as DatabaseHandle,
-      bus,
-      logger: options.logger.child({ service: definition.name }),
-      clock: options.clock,
-      internalSecret: options.internalSecret,
-      env,
-      upstream: (name) => async (request) => {
-        const target = instances.get(name);
-        if (!target) return new Response(`${name} is not running`, { status: 503 });
-        return target.app.fetch(request);
-      },
-    });
-    instances.set(definition.name, instance);
-    if (definition.embeddedListener) {
-      const own = await listen(instance.app, definition.embeddedListener.port(env, options.port));
-      listeners.set(definition.name, own);
-      env[definition.embeddedListener.urlVariable] ??= `http://localhost:${own.port}`;
-    }
-  }
-  for (const instance of instances.values()) await instance.start();
-
-  const gateway = instances.get('gateway');
-  if (!gateway) throw new Error('the embedded system needs the gateway');
-  const server = await listen(gateway.app, options.port);
-
+  // Defined first so that a start failing half-way closes what it had opened: PGlite keeps its
+  // folder until it is closed, and a listener would hold its port.
   const shutdown = createShutdown({
     markNotReady: () => {
       for (const instance of instances.values()) instance.markNotReady();
     },
     closeServer: async () => {
-      await Promise.all([server.close(), ...[...listeners.values()].map((own) => own.close())]);
+      await Promise.all([server?.close(), ...[...listeners.values()].map((own) => own.close())]);
     },
     drainConsumers: () => bus.stopConsuming(),
     stopRelay: async () => {
@@ -90,5 +58,45 @@ export async function runEmbedded(
       for (const database of databases) await database.close();
     },
   });
+
+  try {
+    for (const definition of definitions) {
+      let database: DatabaseHandle | undefined;
+      if (definition.database) {
+        const dir = path.join(options.dataDir, definition.name);
+        mkdirSync(dir, { recursive: true });
+        database = openDatabase({ dataDir: dir });
+        databases.push(database);
+        await database.migrate(definition.database);
+      }
+      const instance = await definition.create({
+        database: database as DatabaseHandle,
+        bus,
+        logger: options.logger.child({ service: definition.name }),
+        clock: options.clock,
+        internalSecret: options.internalSecret,
+        env,
+        upstream: (name) => async (request) => {
+          const target = instances.get(name);
+          if (!target) return new Response(`${name} is not running`, { status: 503 });
+          return target.app.fetch(request);
+        },
+      });
+      instances.set(definition.name, instance);
+      if (definition.embeddedListener) {
+        const own = await listen(instance.app, definition.embeddedListener.port(env, options.port));
+        listeners.set(definition.name, own);
+        env[definition.embeddedListener.urlVariable] ??= `http://localhost:${own.port}`;
+      }
+    }
+    for (const instance of instances.values()) await instance.start();
+
+    const gateway = instances.get('gateway');
+    if (!gateway) throw new Error('the embedded system needs the gateway');
+    server = await listen(gateway.app, options.port);
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
   return { gateway: server, listeners, instances, shutdown };
 }

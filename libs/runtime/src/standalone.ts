@@ -1,6 +1,14 @@
 import { commonEnvSchema, env, loadConfigOrExit, refuseDevelopmentSecret } from '@payrail/config';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
-import { createShutdown, httpUpstream, listen, shutdownOnSignals, type Upstream } from '@payrail/http';
+import {
+  createShutdown,
+  httpUpstream,
+  isPortInUse,
+  listen,
+  type RunningServer,
+  shutdownOnSignals,
+  type Upstream,
+} from '@payrail/http';
 import { createInProcessBus, createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import { createLogger, startTelemetry } from '@payrail/observability';
 import { z } from 'zod';
@@ -76,7 +84,14 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
     upstream: (name) => upstreamFromUrl(name, process.env),
   });
   await instance.start();
-  const server = await listen(instance.app, config.PORT);
+  let server: RunningServer;
+  try {
+    server = await listen(instance.app, config.PORT);
+  } catch (error) {
+    if (!isPortInUse(error)) throw error;
+    process.stderr.write(`${definition.name}: port ${config.PORT} is in use; set PORT to another port\n`);
+    process.exit(1);
+  }
   logger.info({ port: server.port }, `${definition.name} ready`);
 
   const shutdown = createShutdown(
@@ -92,6 +107,18 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
     (step, error) => logger.error({ err: error, step }, 'shutdown step failed'),
   );
   shutdownOnSignals(shutdown);
+  stopWhenParentGoes();
+}
+
+/**
+ * A service started by `npm start` has an IPC channel to it: when that process goes away (even
+ * killed outright), the channel closes and the service shuts down as on SIGTERM instead of living on
+ * as an orphan that holds its port.
+ */
+function stopWhenParentGoes(): void {
+  if (!process.channel) return;
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
 /** The one-shot migration command of a service (Kubernetes Job, compose `migrate`). */

@@ -17,7 +17,10 @@ import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
 import { postgresIdempotencyStore } from './adapters/postgres/idempotency-store';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
 
-/** The demo merchant created at start when `DEMO_API_TOKEN` is set. */
+/**
+ * The demo merchant created at start when `DEMO_API_TOKEN` is set; that token is its only live one (a
+ * start with another token revokes the previous one).
+ */
 export const DEMO_MERCHANT: MerchantContext = {
   merchantId: '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f',
   name: 'Demo merchant',
@@ -50,7 +53,8 @@ export const gatewayService: ServiceDefinition = {
     const demoToken = env.DEMO_API_TOKEN;
     if (demoToken) {
       if (!looksLikeToken(demoToken)) throw new Error('DEMO_API_TOKEN must be a UUID');
-      await merchants.ensureMerchantWithToken(DEMO_MERCHANT, hashToken(demoToken));
+      if (!(await merchants.ensureMerchantWithOnlyToken(DEMO_MERCHANT, hashToken(demoToken), clock.now())))
+        throw new Error('DEMO_API_TOKEN is already the token of another merchant: choose another UUID');
     }
     const { app, markNotReady } = createApp({
       service: 'gateway',

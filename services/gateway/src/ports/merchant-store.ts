@@ -24,8 +24,12 @@ export interface NewApiToken {
 export interface MerchantStore {
   /** The merchant owning a live (not revoked) token with this hash. */
   findByTokenHash(tokenHash: string): Promise<MerchantContext | undefined>;
-  /** Creates the merchant if absent and attaches the token hash if absent (demo seeding). */
-  ensureMerchantWithToken(merchant: MerchantContext, tokenHash: string): Promise<void>;
+  /**
+   * Demo seeding: creates the merchant if absent and makes this token hash its only live token (attached
+   * or un-revoked; every other token of the merchant revoked at `at`). False when the hash is already
+   * another merchant's token.
+   */
+  ensureMerchantWithOnlyToken(merchant: MerchantContext, tokenHash: string, at: Date): Promise<boolean>;
   /** The merchant and its first token, in one transaction. */
   create(
     merchant: { id: string; settings: MerchantSettings; createdAt: Date },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { Database } from '@payrail/db';
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne } from 'drizzle-orm';
 import type { MerchantSettings } from '../../domain/merchant';
 import type { MerchantRecord, MerchantStore } from '../../ports/merchant-store';
 import { apiTokens, merchants } from './schema';
@@ -71,16 +71,34 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       return row ? toMerchantContext(row.merchant) : undefined;
     },
 
-    async ensureMerchantWithToken(merchant, tokenHash) {
-      await db.transaction(async (tx) => {
+    async ensureMerchantWithOnlyToken(merchant, tokenHash, at) {
+      return db.transaction(async (tx) => {
         await tx
           .insert(merchants)
           .values({ id: merchant.merchantId, ...settingsColumns(merchant) })
           .onConflictDoNothing();
-        await tx
+        // A token given again after another replaced it is live again: the same DEMO_API_TOKEN keeps working.
+        const [kept] = await tx
           .insert(apiTokens)
-          .values({ id: randomUUID(), merchantId: merchant.merchantId, tokenHash })
-          .onConflictDoNothing();
+          .values({ id: randomUUID(), merchantId: merchant.merchantId, tokenHash, createdAt: at })
+          .onConflictDoUpdate({
+            target: apiTokens.tokenHash,
+            set: { revokedAt: null },
+            setWhere: eq(apiTokens.merchantId, merchant.merchantId),
+          })
+          .returning({ id: apiTokens.id });
+        if (!kept) return false;
+        await tx
+          .update(apiTokens)
+          .set({ revokedAt: at })
+          .where(
+            and(
+              eq(apiTokens.merchantId, merchant.merchantId),
+              ne(apiTokens.id, kept.id),
+              isNull(apiTokens.revokedAt),
+            ),
+          );
+        return true;
       });
     },
 
