@@ -4,7 +4,9 @@
  * - application code never imports adapters;
  * - no service imports another service (they talk through events and internal HTTP); only a test may
  *   start processor-sandbox, the stand-in for the external processors;
- * - libraries never import services.
+ * - libraries never import services;
+ * - the test infrastructure (libs/test-infra) imports no other payrail code, so every library's tests
+ *   can use it without a cycle.
  */
 module.exports = {
   forbidden: [
@@ -49,6 +51,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^libs/' },
       to: { path: '^services/' },
+    },
+    {
+      name: 'test-infra-stands-alone',
+      comment: 'libs/db and libs/messaging test with it: importing them back would make a cycle',
+      severity: 'error',
+      from: { path: '^libs/test-infra/' },
+      to: { path: '^(libs|services)/', pathNot: '^libs/test-infra/' },
     },
     {
       name: 'no-circular',

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-const globalSetup = ['libs/testing/src/global-setup.ts'];
+const globalSetup = ['libs/test-infra/src/global-setup.ts'];
 
 // Three projects: fast unit tests (no servers), integration tests on real Postgres and RabbitMQ
 // (`*.int.test.ts`), and end-to-end tests that start the services as separate processes.

@@ -17,10 +17,18 @@ interface Step {
 
 const reportPath = (name: string) => path.join(root, 'node_modules', '.cache', `vitest-${name}.json`);
 
+// Colour codes only for a terminal: in a log file or a CI pipe they are noise.
+const colour = Boolean(process.stdout.isTTY) || 'FORCE_COLOR' in process.env;
+const childEnv: NodeJS.ProcessEnv = colour ? process.env : { ...process.env, NO_COLOR: '1' };
+
 const only = process.argv.slice(2);
 const steps: Step[] = [
-  { name: 'typecheck', command: bin('tsc'), args: ['-p', 'tsconfig.json', '--noEmit'] },
-  { name: 'lint', command: bin('biome'), args: ['check', '.'] },
+  {
+    name: 'typecheck',
+    command: bin('tsc'),
+    args: ['-p', 'tsconfig.json', '--noEmit', '--pretty', String(colour)],
+  },
+  { name: 'lint', command: bin('biome'), args: ['check', '.', ...(colour ? [] : ['--colors=off'])] },
   {
     name: 'architecture',
     command: bin('depcruise'),
@@ -66,7 +74,7 @@ steps.forEach((step, index) => {
   const t0 = Date.now();
   process.stdout.write(`\n[test ${index + 1}/${steps.length}] ${step.name} ...\n`);
   if (step.report && existsSync(step.report)) rmSync(step.report);
-  const result = spawnSync(step.command, step.args, { cwd: root, stdio: 'inherit', env: process.env });
+  const result = spawnSync(step.command, step.args, { cwd: root, stdio: 'inherit', env: childEnv });
   const seconds = ((Date.now() - t0) / 1000).toFixed(1);
   if (step.report) {
     if (existsSync(step.report)) {

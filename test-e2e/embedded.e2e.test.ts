@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { aOneOffLink } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TOKEN, freePort, ROOT } from './support';
 
@@ -53,14 +54,7 @@ async function stopEmbedded(system: Embedded): Promise<number | null> {
   return exited;
 }
 
-const linkBody = JSON.stringify({
-  label: 'Gym membership',
-  amount: 150000,
-  handleValue: 'ana@example.com',
-  handleLabel: 'Ana',
-  singlePayment: true,
-  creditAndDebitCard: true,
-});
+const linkBody = JSON.stringify(aOneOffLink());
 
 function createLink(gatewayUrl: string, headers: Record<string, string>): Promise<Response> {
   return fetch(`${gatewayUrl}/api/saleitems/add`, {

@@ -2,7 +2,7 @@
 // real PostgreSQL with their real migrations.
 import { rowsOf } from '@payrail/db';
 import { linksService } from '@payrail/links';
-import { type ServiceUnderTest, startService, testClock } from '@payrail/testing';
+import { aOneOffLink, type ServiceUnderTest, startService, testClock } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresIdempotencyStore } from '../services/gateway/src/adapters/postgres/idempotency-store';
@@ -76,15 +76,7 @@ async function linkCount(merchantId?: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-const oneOff = {
-  label: 'Gym membership',
-  amount: 150000,
-  handleValue: 'ana@example.com',
-  handleLabel: 'Ana',
-  singlePayment: true,
-  creditAndDebitCard: true,
-  recurrentPayment: false,
-};
+const oneOff = aOneOffLink();
 
 let a: { id: string; apiToken: string; tokenId: string };
 let b: { id: string; apiToken: string; tokenId: string };

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import {
+  aOneOffLink,
+  aStaticLink,
   createTestDatabase,
   deleteBrokerTopology,
   type TestDatabase,
@@ -24,20 +26,7 @@ let proxy: TcpProxy;
 const exchange = uniqueName('e2e_events');
 const queuePrefix = `${uniqueName('e2e')}.`;
 
-const recurrentLink = (customIdentifier: string) => ({
-  label: 'Gym membership',
-  amount: 150000,
-  handleValue: 'ana@example.com',
-  handleLabel: 'Ana',
-  customIdentifier,
-  singlePayment: false,
-  creditAndDebitCard: true,
-  recurrentPayment: true,
-  installmentAmount: 120000,
-  totalPeriods: 12,
-  dayOfMonth: 5,
-  monthForSecondInstallment: 1,
-});
+const recurrentLink = (customIdentifier: string) => aStaticLink({ customIdentifier });
 
 async function createLink(body: unknown, token: string | null = DEMO_TOKEN): Promise<Response> {
   return fetch(`${system.gatewayUrl}/api/saleitems/add`, {
@@ -84,14 +73,9 @@ afterAll(async () => {
 
 describe('walking skeleton, one process per service', () => {
   it('answers POST /api/saleitems/add with the spec 2.2 fields and types, and 401 without the token', async () => {
-    const response = await createLink({
-      label: 'Concert ticket',
-      amount: 250000,
-      handleValue: '+595981000000',
-      handleLabel: 'Ana',
-      singlePayment: true,
-      creditAndDebitCard: true,
-    });
+    const response = await createLink(
+      aOneOffLink({ label: 'Concert ticket', amount: 250000, handleValue: '+595981000000' }),
+    );
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual([

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  aOneOffLink,
   createTestDatabase,
   deleteBrokerTopology,
   type TestDatabase,
@@ -144,14 +145,7 @@ async function merchantCallStatus(gatewayUrl: string, token: string): Promise<nu
   const response = await fetch(`${gatewayUrl}/api/saleitems/add`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'api-token': token },
-    body: JSON.stringify({
-      label: 'Gym membership',
-      amount: 150000,
-      handleValue: 'ana@example.com',
-      handleLabel: 'Ana',
-      singlePayment: true,
-      creditAndDebitCard: true,
-    }),
+    body: JSON.stringify(aOneOffLink()),
   });
   return response.status;
 }

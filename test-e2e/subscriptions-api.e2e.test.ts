@@ -2,7 +2,7 @@ import { gatewayService } from '@payrail/gateway';
 import { linksService } from '@payrail/links';
 import { createInProcessBus } from '@payrail/messaging';
 import { subscriptionsService } from '@payrail/subscriptions';
-import { type ServiceUnderTest, startService, waitFor } from '@payrail/testing';
+import { aStaticLink, type ServiceUnderTest, startService, waitFor } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The installment API as a merchant reaches it: through the gateway (Api-Token, body size), with the
@@ -61,20 +61,12 @@ describe('installments through the gateway', () => {
 
   it('a recurrent link made through the gateway becomes a subscription whose installments are listed', async () => {
     token = await newMerchantToken();
-    const created = await call('POST', '/api/saleitems/add', token, {
-      label: 'Gym membership',
-      amount: 150000,
-      handleValue: 'ana@example.com',
-      handleLabel: 'Ana',
-      customIdentifier: 'member-1',
-      singlePayment: false,
-      creditAndDebitCard: true,
-      recurrentPayment: true,
-      installmentAmount: 120000,
-      totalPeriods: 4,
-      dayOfMonth: 5,
-      monthForSecondInstallment: 1,
-    });
+    const created = await call(
+      'POST',
+      '/api/saleitems/add',
+      token,
+      aStaticLink({ customIdentifier: 'member-1', totalPeriods: 4 }),
+    );
     expect(created.status).toBe(200);
     const listed = await waitFor(async () => {
       const response = await call('GET', '/api/subscriptions/installments?custom_identifier=member-1', token);

@@ -5,6 +5,7 @@ import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import { startTelemetry } from '@payrail/observability';
 import { subscriptionsService } from '@payrail/subscriptions';
 import {
+  aStaticLink,
   deleteBrokerTopology,
   type ServiceUnderTest,
   startService,
@@ -59,20 +60,7 @@ describe('tracing', () => {
   it('puts gateway, links, the broker hop and subscriptions in one trace', async () => {
     const response = await gateway.request('POST', '/api/saleitems/add', {
       headers: { 'api-token': DEMO_TOKEN },
-      body: {
-        label: 'Gym membership',
-        amount: 150000,
-        handleValue: 'ana@example.com',
-        handleLabel: 'Ana',
-        customIdentifier: 'traced-1',
-        singlePayment: false,
-        creditAndDebitCard: true,
-        recurrentPayment: true,
-        installmentAmount: 120000,
-        totalPeriods: 3,
-        dayOfMonth: 5,
-        monthForSecondInstallment: 1,
-      },
+      body: aStaticLink({ customIdentifier: 'traced-1', totalPeriods: 3 }),
     });
     expect(response.status).toBe(200);
     const consumed = await waitFor(() =>

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@payrail/testing';
+import { createTestDatabase, type TestDatabase } from '@payrail/test-infra';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, rowsOf } from '../src/index';

@@ -7,7 +7,7 @@ import {
   type TestDatabase,
   testAmqpUrl,
   uniqueName,
-} from '@payrail/testing';
+} from '@payrail/test-infra';
 import { sql } from 'drizzle-orm';
 import { pgSchema } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

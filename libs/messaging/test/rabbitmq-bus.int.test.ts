@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { tcpProxy, testAmqpUrl, uniqueName, type TcpProxy } from '@payrail/testing';
+import { tcpProxy, testAmqpUrl, uniqueName, type TcpProxy } from '@payrail/test-infra';
 import { connect } from 'amqplib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveredMessage, MessageBus, OutgoingMessage, Subscription } from '../src/bus';

@@ -1,8 +1,16 @@
-export { isReachable, uniqueName, uniqueSuffix, LOCAL_AMQP_URL, LOCAL_POSTGRES_URL } from './infra';
-export { tcpProxy, type TcpProxy } from './tcp-proxy';
-export { createTestDatabase, type TestDatabase, testAmqpUrl, testPostgresUrl } from './database';
+// The service harness: runs a service in the test's process and builds what tests send it. The
+// infrastructure underneath (servers, databases, broker) is @payrail/test-infra, re-exported here so a
+// service's tests have one import.
+export * from '@payrail/test-infra';
 export {
+  aDynamicLink,
   aMerchant,
+  aOneOffLink,
+  aSignedInUserRequest,
+  aStaticLink,
+  without,
+} from './mothers';
+export {
   type ServiceUnderTest,
   startService,
   type StartServiceOptions,
@@ -10,4 +18,3 @@ export {
   testClock,
   waitFor,
 } from './service-harness';
-export { deleteBrokerTopology } from './broker';

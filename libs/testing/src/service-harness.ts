@@ -1,30 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { MerchantContext } from '@payrail/contracts';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
 import { signMerchantContext } from '@payrail/http';
 import { createInProcessBus, type MessageBus } from '@payrail/messaging';
 import { createLogger } from '@payrail/observability';
 import type { Clock, ServiceDefinition, ServiceInstance, ServiceName, Upstream } from '@payrail/runtime';
+import { createTestDatabase, type TestDatabase } from '@payrail/test-infra';
 import { type SimulatedClock, simulatedClock, systemClock } from '@payrail/time';
-import { createTestDatabase, type TestDatabase } from './database';
 
 export const TEST_INTERNAL_SECRET = 'test-internal-secret-0123456789';
-
-/** A merchant context for tests; override what the case needs. */
-export function aMerchant(overrides: Partial<MerchantContext> = {}): MerchantContext {
-  return {
-    merchantId: randomUUID(),
-    name: 'Test merchant',
-    instance: 'NATIONAL',
-    currency: 'PYG',
-    saasContract: false,
-    noLoginEnabled: false,
-    callbackUrl: null,
-    timezone: 'America/Asuncion',
-    processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
-    ...overrides,
-  };
-}
 
 /** A clock tests can set and move: the simulated clock of libs/time, from a fixed default start. */
 export function testClock(start = new Date('2026-11-22T12:00:00Z')): SimulatedClock {

@@ -1,5 +1,14 @@
 import type { MerchantContext } from '@payrail/contracts';
-import { aMerchant, type ServiceUnderTest, startService, testClock } from '@payrail/testing';
+import {
+  aDynamicLink,
+  aMerchant,
+  aOneOffLink,
+  aStaticLink,
+  type ServiceUnderTest,
+  startService,
+  testClock,
+  without,
+} from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, paymentLinks } from '../src/adapters/postgres/schema';
@@ -15,29 +24,8 @@ afterAll(async () => svc?.stop());
 const PROCESSOR_A = 'PARAGUAY.PROCESSOR_A';
 const PROCESSOR_B = 'PARAGUAY.PROCESSOR_B';
 
-const oneOff = {
-  label: 'Gym membership',
-  amount: 150000,
-  handleValue: 'ana@example.com',
-  handleLabel: 'Ana',
-  singlePayment: true,
-  creditAndDebitCard: true,
-  recurrentPayment: false,
-};
-
-const staticSubscription = {
-  ...oneOff,
-  singlePayment: false,
-  recurrentPayment: true,
-  recurrentPaymentType: 'STATIC',
-  installmentAmount: 100000,
-  totalPeriods: 12,
-  dayOfMonth: 5,
-  monthForSecondInstallment: 1,
-};
-
-const without = (body: Record<string, unknown>, ...fields: string[]) =>
-  Object.fromEntries(Object.entries(body).filter(([key]) => !fields.includes(key)));
+const oneOff = aOneOffLink();
+const staticSubscription = aStaticLink({ installmentAmount: 100000 });
 
 async function linkCount(): Promise<number> {
   return (await svc.database.db.select({ id: paymentLinks.id }).from(paymentLinks)).length;
@@ -385,10 +373,7 @@ describe('POST /api/saleitems/add', () => {
   });
 
   it('a DYNAMIC subscription needs none of the STATIC fields (SaaS merchant)', async () => {
-    const { status, body } = await create(
-      { ...oneOff, singlePayment: false, recurrentPayment: true, recurrentPaymentType: 'DYNAMIC' },
-      aMerchant({ saasContract: true }),
-    );
+    const { status, body } = await create(aDynamicLink(), aMerchant({ saasContract: true }));
     expect(status).toBe(200);
     expect((await storedLink(body.id)).recurrence).toEqual({ type: 'DYNAMIC' });
   });

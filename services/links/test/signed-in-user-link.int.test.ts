@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { MerchantContext } from '@payrail/contracts';
-import { aMerchant, type ServiceUnderTest, startService, testClock } from '@payrail/testing';
+import {
+  aMerchant,
+  aSignedInUserRequest,
+  type ServiceUnderTest,
+  startService,
+  testClock,
+} from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresLoginCodeRepository } from '../src/adapters/postgres/login-code-repository';
@@ -18,16 +24,7 @@ afterAll(async () => svc?.stop());
 
 const saas = aMerchant({ saasContract: true, timezone: 'America/New_York' });
 
-const request = {
-  label: 'Invoice 2026-11',
-  amount: 99000.5,
-  handleValue: 'ana@example.com',
-  handleLabel: 'Ana Gómez',
-  singlePayment: true,
-  creditAndDebitCard: true,
-  payWaitHours: 48,
-  signedInUser: { email: 'ana@example.com', firstName: 'Ana', lastName: 'Gómez' },
-};
+const request = aSignedInUserRequest();
 
 type Problem = { code: string; errors: Array<{ path: string }> };
 

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { MerchantContext } from '@payrail/contracts';
+import { aMerchant } from '@payrail/testing/mothers';
 import { type DatabaseHandle, openDatabase, rowsOf } from '@payrail/db';
 import { signMerchantContext } from '@payrail/http';
 import { createInProcessBus } from '@payrail/messaging';
@@ -58,17 +58,7 @@ async function onServer<T>(work: (handle: DatabaseHandle) => Promise<T>): Promis
   }
 }
 
-const merchant: MerchantContext = {
-  merchantId: randomUUID(),
-  name: 'Bench merchant',
-  instance: 'NATIONAL',
-  currency: 'PYG',
-  saasContract: false,
-  noLoginEnabled: false,
-  callbackUrl: null,
-  timezone: 'America/Asuncion',
-  processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
-};
+const merchant = aMerchant({ name: 'Bench merchant' });
 
 /** Run `run` writes `160000.00 + run` cents, so every run changes every installment (and emits its event). */
 function amountOfRun(run: number): string {

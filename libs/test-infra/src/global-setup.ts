@@ -27,10 +27,10 @@ export async function findPostgres(
   startContainer: () => Promise<string> = startPostgresContainer(stops),
 ): Promise<string> {
   for (const url of candidates) if (url && (await isReachable(url, 5432))) return url;
-  const started = await tryContainer('postgres', startContainer);
-  if (started) return started;
+  const started = await tryContainer(startContainer);
+  if ('url' in started) return started.url;
   throw new Error(
-    'No PostgreSQL for the tests: set DATABASE_URL, start PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth), or start a Docker engine for testcontainers.',
+    `No PostgreSQL for the tests: set DATABASE_URL, start PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth), or start a Docker engine for testcontainers (${started.reason}).`,
   );
 }
 
@@ -54,10 +54,10 @@ export async function findRabbit(
   startContainer: () => Promise<string> = startRabbitContainer(stops),
 ): Promise<string> {
   for (const url of candidates) if (url && (await isReachable(url, 5672))) return url;
-  const started = await tryContainer('rabbitmq', startContainer);
-  if (started) return started;
+  const started = await tryContainer(startContainer);
+  if ('url' in started) return started.url;
   throw new Error(
-    'No RabbitMQ for the tests: set AMQP_URL, start RabbitMQ on 127.0.0.1:5672 (guest/guest), or start a Docker engine for testcontainers.',
+    `No RabbitMQ for the tests: set AMQP_URL, start RabbitMQ on 127.0.0.1:5672 (guest/guest), or start a Docker engine for testcontainers (${started.reason}).`,
   );
 }
 
@@ -73,12 +73,15 @@ function startRabbitContainer(stops: Array<() => Promise<unknown>>) {
   };
 }
 
-async function tryContainer(what: string, start: () => Promise<string>): Promise<string | undefined> {
+/**
+ * Why testcontainers could not help goes into the error that fails the run, not to stderr: a run
+ * that finds its servers prints nothing about containers it did not need.
+ */
+async function tryContainer(start: () => Promise<string>): Promise<{ url: string } | { reason: string }> {
   try {
-    return await start();
+    return { url: await start() };
   } catch (error) {
-    console.error(`testcontainers could not start ${what}: ${(error as Error).message}`);
-    return undefined;
+    return { reason: `testcontainers: ${(error as Error).message}` };
   }
 }
 

@@ -29,7 +29,7 @@ describe('test infrastructure discovery', () => {
 
   it('fails and says what to start when there is neither a server nor Docker', async () => {
     await expect(findPostgres([], [closed('postgres')], noDocker)).rejects.toThrow(
-      /No PostgreSQL for the tests: set DATABASE_URL, start PostgreSQL on 127.0.0.1:5432/,
+      /No PostgreSQL for the tests: set DATABASE_URL, start PostgreSQL on 127.0.0.1:5432.*\(testcontainers: Could not find a working container runtime strategy\)/,
     );
     await expect(findRabbit([], [closed('amqp')], noDocker)).rejects.toThrow(
       /No RabbitMQ for the tests: set AMQP_URL, start RabbitMQ on 127.0.0.1:5672/,
