@@ -168,7 +168,15 @@ function expectOneLineRefusal(output: string) {
 
 function baseEnv(): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of ['DATABASE_URL', 'AMQP_URL', 'INTERNAL_SECRET', 'DEMO_API_TOKEN', 'ADMIN_TOKEN', 'PORT'])
+  for (const name of [
+    'DATABASE_URL',
+    'AMQP_URL',
+    'INTERNAL_SECRET',
+    'DEMO_API_TOKEN',
+    'ADMIN_TOKEN',
+    'PORT',
+    'DATA_DIR',
+  ])
     delete env[name];
   for (const name of Object.keys(env)) if (name.endsWith('_PORT')) delete env[name];
   return env;
@@ -195,12 +203,14 @@ describe('npm start with only one of DATABASE_URL and AMQP_URL', () => {
 describe('npm start, embedded', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'payrail-start-'));
   let port: number;
+  let sandboxPort: number;
   let env: Record<string, string | undefined>;
   let running: Started | undefined;
 
   beforeAll(async () => {
     port = await freePort();
-    env = { ...baseEnv(), DATA_DIR: dataDir, PORT: String(port) };
+    sandboxPort = await freePort();
+    env = { ...baseEnv(), DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(sandboxPort) };
   });
   afterAll(() => {
     killTree(running);
@@ -214,6 +224,7 @@ describe('npm start, embedded', () => {
       const output = running.output();
       const gatewayUrl = `http://localhost:${port}`;
       expect(bannerValue(output, 'gateway')).toBe(gatewayUrl);
+      expect(bannerValue(output, 'processor sandbox')).toBe(`http://localhost:${sandboxPort}`);
       expect(bannerValue(output, 'demo merchant')).toBe(DEMO_MERCHANT.merchantId);
       expect(bannerValue(output, 'demo Api-Token')).toBe(DEMO_TOKEN);
       const adminToken = bannerValue(output, 'ADMIN_TOKEN') as string;
@@ -237,7 +248,7 @@ describe('npm start, embedded', () => {
   });
 
   it('SIGTERM to the process npm start runs stops it and everything it started, and frees the port', async () => {
-    await signalAndExpectNothingLeft(running as Started, 'SIGTERM', [port]);
+    await signalAndExpectNothingLeft(running as Started, 'SIGTERM', [port, sandboxPort]);
   });
 
   it(
@@ -248,7 +259,7 @@ describe('npm start, embedded', () => {
       expect(token).not.toBe(DEMO_TOKEN);
       expect(await merchantCallStatus(`http://localhost:${port}`, token)).toBe(200);
       expect(await merchantCallStatus(`http://localhost:${port}`, DEMO_TOKEN)).toBe(401);
-      await signalAndExpectNothingLeft(running, 'SIGINT', [port], 'group');
+      await signalAndExpectNothingLeft(running, 'SIGINT', [port, sandboxPort], 'group');
     },
     START_TIMEOUT,
   );
@@ -262,6 +273,8 @@ describe('npm start, one process per service', () => {
   let running: Started | undefined;
   const exchange = uniqueName('start_events');
   const queuePrefix = `${uniqueName('start')}.`;
+  // Where the processes' internal secret is kept.
+  const secretDir = mkdtempSync(path.join(os.tmpdir(), 'payrail-start-'));
 
   beforeAll(async () => {
     testDb = await createTestDatabase('start');
@@ -278,6 +291,7 @@ describe('npm start, one process per service', () => {
     gatewayUrl = `http://localhost:${gateway}`;
     env = {
       ...baseEnv(),
+      DATA_DIR: secretDir,
       DATABASE_URL: testDb.url,
       AMQP_URL: testAmqpUrl(),
       EVENTS_EXCHANGE: exchange,
@@ -294,6 +308,7 @@ describe('npm start, one process per service', () => {
   afterAll(async () => {
     killTree(running);
     await testDb?.drop();
+    rmSync(secretDir, { recursive: true, force: true });
     await deleteBrokerTopology(
       testAmqpUrl(),
       exchange,
