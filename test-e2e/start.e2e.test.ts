@@ -236,6 +236,7 @@ describe('npm start, embedded', () => {
   );
 
   it('a second start on the same port says so in one line and leaves the first one working', async () => {
+    expect(running?.child.exitCode, 'the first start is still running').toBeNull();
     const second = launch('bootstrap', {
       ...env,
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'payrail-start-')),
@@ -334,6 +335,7 @@ describe('npm start, one process per service', () => {
   );
 
   it('a second start on the same ports says so in one line', async () => {
+    expect(running?.child.exitCode, 'the first start is still running').toBeNull();
     const second = launch('bootstrap', env);
     expect(await exitOf(second.child)).toBe(2);
     const line = expectOneLineRefusal(second.output());

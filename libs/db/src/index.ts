@@ -83,9 +83,11 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       close: () => client.end({ timeout: 5 }),
       async migrate(migration) {
         // The advisory lock belongs to one session, so lock, migrate and unlock on a one-connection
-        // client: replicas that start together then apply the migrations once.
+        // client: replicas that start together then apply the migrations once. One lock for every
+        // service, not one per schema: all of them keep their journal in the shared `drizzle` schema,
+        // and two services creating it at once (a first `npm start` on an empty database) collide.
         const single = postgres(options.url as string, { max: 1, onnotice: () => {} });
-        const key = `migrations:${migration.schema}`;
+        const key = 'payrail:migrations';
         try {
           await single`select pg_advisory_lock(hashtext(${key}))`;
           await migratePostgres(drizzlePostgres(single), migrationConfig(migration));

@@ -1,3 +1,5 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@payrail/test-infra';
 import { sql } from 'drizzle-orm';
@@ -63,6 +65,51 @@ describe('database on PostgreSQL (postgres.js)', () => {
     } finally {
       for (const handle of handles) await handle.close();
       await other.drop();
+    }
+  });
+
+  it('lets several services migrate one empty database at once (a first start of every process)', async () => {
+    // Each service keeps its journal in the shared `drizzle` schema: whoever creates it first must not
+    // make the others fail. The fixture's migration copied for eight services, each in its own schema.
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'payrail-migrations-'));
+    const fixture = path.join(__dirname, 'fixtures', 'drizzle');
+    const services = Array.from({ length: 8 }, (_, n) => {
+      const schema = `db_fixture_${n}`;
+      const migrationsFolder = path.join(folder, schema);
+      mkdirSync(path.join(migrationsFolder, 'meta'), { recursive: true });
+      copyFileSync(
+        path.join(fixture, 'meta', '_journal.json'),
+        path.join(migrationsFolder, 'meta', '_journal.json'),
+      );
+      const statements = readFileSync(path.join(fixture, '0000_init.sql'), 'utf8').replaceAll(
+        'db_fixture',
+        schema,
+      );
+      writeFileSync(path.join(migrationsFolder, '0000_init.sql'), statements);
+      return { schema, migrationsFolder };
+    });
+    try {
+      // A race: tried a few times on a fresh database each.
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        const empty = await createTestDatabase('db_services');
+        const handles = services.map(() => openDatabase({ url: empty.url, max: 1 }));
+        try {
+          await Promise.all(handles.map((handle, index) => handle.migrate(services[index]!)));
+          for (const { schema } of services) {
+            const applied = rowsOf<{ n: number }>(
+              await handles[0]!.db.execute(
+                sql.raw(`select count(*)::int as n from drizzle.${schema}_migrations`),
+              ),
+            );
+            expect(applied[0]?.n).toBe(1);
+          }
+        } finally {
+          for (const handle of handles) await handle.close();
+          await empty.drop();
+        }
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });
