@@ -145,7 +145,9 @@ describe('RabbitMQ bus on a real broker', () => {
     await waitFor(() => received.includes(during.id) && received.includes(after.id), {
       what: 'the messages published during and after the outage',
     });
-    expect(received).toEqual([before.id, during.id, after.id]);
+    // At least once: when the cut comes after the handler ran but before its ack reached the broker,
+    // `before` comes again (that redelivery is the subject of its own test below).
+    expect([...new Set(received)]).toEqual([before.id, during.id, after.id]);
   });
 
   it('rejects a publish once the broker has been unreachable for publishTimeoutMs', async () => {
