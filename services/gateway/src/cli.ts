@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { createMerchantRequest, updateMerchantRequest } from '@payrail/contracts';
 import { openDatabase } from '@payrail/db';
-import { systemClock } from '@payrail/runtime';
+import { systemClock } from '@payrail/time';
 import type { z } from 'zod';
 import { merchantView } from './adapters/http/routes';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
