@@ -1,6 +1,6 @@
 import type { LoginGrant } from '../domain/login-code';
 import type { LoginCodeRepository } from '../ports/login-code-repository';
-import { hashLoginCode } from './create-signed-in-user-link';
+import { hashLoginCode } from './login-codes';
 import type { Clock } from '@payrail/time';
 
 export interface ConsumeLoginCodeDeps {

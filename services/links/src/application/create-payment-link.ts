@@ -1,12 +1,5 @@
-import {
-  createEvent,
-  type EventEnvelope,
-  type MerchantContext,
-  PROCESSORS,
-  type Processor,
-} from '@payrail/contracts';
+import type { MerchantContext, Processor } from '@payrail/contracts';
 import { normalizeAmount } from '@payrail/money';
-import { localDate } from '@payrail/time';
 import { checkMerchantRules, enabledProcessors, linkCurrency } from '../domain/merchant-rules';
 import {
   expiryOf,
@@ -15,6 +8,7 @@ import {
   type RecurrenceTerms,
 } from '../domain/payment-link';
 import type { CreatePaymentLinkDeps } from './deps';
+import { linkCreatedEvent } from './events';
 
 /** The request of `POST /api/saleitems/add` once its shape is valid (spec 2.1, design 5). */
 export interface PaymentLinkInput {
@@ -99,29 +93,4 @@ function recurrenceOf(input: PaymentLinkInput): RecurrenceTerms | null {
     dayOfMonth: input.dayOfMonth as number,
     monthForSecondInstallment: input.monthForSecondInstallment as number,
   };
-}
-
-export function linkCreatedEvent(link: PaymentLink, merchant: MerchantContext, now: Date): EventEnvelope {
-  return createEvent(
-    'link.created',
-    {
-      linkId: link.id,
-      merchantId: link.merchantId,
-      slug: link.slug,
-      label: link.label,
-      amount: link.amount,
-      currency: link.currency as MerchantContext['currency'],
-      customIdentifier: link.customIdentifier,
-      customIdentifier2: link.customIdentifier2,
-      paymentMethods: link.paymentMethods.filter((p): p is Processor =>
-        (PROCESSORS as readonly string[]).includes(p),
-      ),
-      timezone: merchant.timezone,
-      createdAt: link.createdAt.toISOString(),
-      // The schedule's months are the merchant's calendar months, not UTC's.
-      createdOn: localDate(link.createdAt, merchant.timezone),
-      recurrence: link.recurrence,
-    },
-    now,
-  );
 }

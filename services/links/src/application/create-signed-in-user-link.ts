@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { MerchantContext } from '@payrail/contracts';
 import { emailKey } from '../domain/customer';
 import { loginCodeExpiry } from '../domain/login-code';
 import { checkMerchantRules, checkSignedInUserAllowed } from '../domain/merchant-rules';
 import type { PaymentLink } from '../domain/payment-link';
-import { linkCreatedEvent, linkDraft, type PaymentLinkInput } from './create-payment-link';
+import { linkDraft, type PaymentLinkInput } from './create-payment-link';
+import { linkCreatedEvent } from './events';
+import { hashLoginCode } from './login-codes';
 import type { CreatePaymentLinkDeps } from './deps';
 
 export interface SignedInUserLinkInput extends Omit<PaymentLinkInput, 'paymentMethods'> {
@@ -21,11 +22,6 @@ export interface SignedInUserLink {
   customerId: number;
   /** The clear code, for the link's URL only: what is stored is its hash. */
   loginCode: string;
-}
-
-/** Only the hash of a login code is stored: a leaked table opens no session. */
-export function hashLoginCode(code: string): string {
-  return createHash('sha256').update(code).digest('hex');
 }
 
 /**
