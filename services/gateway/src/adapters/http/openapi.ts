@@ -93,7 +93,10 @@ function problemExample(code: ErrorCode, operation: ApiOperation): JsonObject {
 export function errorCodesOf(operation: ApiOperation): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   if (operation.pathParams || operation.query || operation.requestBody) codes.add('VALIDATION_ERROR');
-  if (operation.requestBody) codes.add('MALFORMED_JSON');
+  if (operation.requestBody) {
+    codes.add('MALFORMED_JSON');
+    codes.add('PAYLOAD_TOO_LARGE');
+  }
   if (operation.security !== 'none') codes.add('UNAUTHORIZED');
   if (takesIdempotencyKey(operation)) {
     codes.add('IDEMPOTENCY_IN_PROGRESS');
@@ -212,7 +215,9 @@ operator endpoints (\`/admin/*\`) take \`Authorization: Bearer <admin token>\`. 
 **Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\` and \`errors[{path, message}]\`:
 400 shape or format (also a path parameter: \`errors[].path\` is \`id\`), 401 credentials, 404 not found (also
 another merchant's resource), 405 a method the path does not have (with \`Allow\`), 409 state conflict, 413 bulk
-limits, 422 rules of your account's configuration. Each operation lists its codes.
+limits or a body over the size limit (1 MiB by default), 422 rules of your account's configuration. Each
+operation lists its codes. Every text field has a maximum length (\`maxLength\`); NUL characters and unpaired
+UTF-16 surrogates are refused with 400, as are dates that do not exist (\`2026-02-30\`) or lie before 1900.
 
 **Times** are ISO 8601 with the offset of your time zone (\`2026-11-23T09:00:00-03:00\`), except \`expireTime\` of
 the signed-in-user link, which is \`yyyy-MM-dd HH:mm:ss\` in your time zone.
