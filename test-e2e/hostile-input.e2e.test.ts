@@ -418,35 +418,37 @@ async function send(request: HostileRequest): Promise<Response> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// What is stored: a digest of every business table and of every event written, per database.
+// What is stored: every committed row written to a table of a service (events included) bumps a counter
+// in that database, in the writing transaction itself, so a rolled-back attempt leaves it as it was.
 
-const digestQueries = new Map<string, string>();
-
-async function digestQueryOf(service: ServiceUnderTest, schema: string): Promise<string> {
-  const known = digestQueries.get(schema);
-  if (known) return known;
+async function countWrites(service: ServiceUnderTest, schema: string): Promise<void> {
   const tables = rowsOf<{ table_name: string }>(
     await service.database.db.execute(
-      sql`select table_name from information_schema.tables where table_schema = ${schema} order by 1`,
+      sql`select table_name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE'`,
     ),
   )
     .map((row) => row.table_name)
     // Idempotency records are the gateway's memory of answers, refusals included, by design.
     .filter((name) => name !== 'idempotency_records');
-  const parts = tables.map((table) =>
-    table === 'outbox'
-      ? `select 'outbox:' || id || type || md5(body) as row from "${schema}"."outbox"`
-      : `select '${table}:' || t::text as row from "${schema}"."${table}" t`,
-  );
-  const query = `select md5(string_agg(row, '|' order by row)) as digest from (${parts.join(' union all ')}) s`;
-  digestQueries.set(schema, query);
-  return query;
+  const statements = [
+    'create table public.hostile_writes (n bigint not null)',
+    'insert into public.hostile_writes values (0)',
+    `create function public.hostile_count() returns trigger language plpgsql as $$
+       begin update public.hostile_writes set n = n + 1; return null; end $$`,
+    // The relay marks outbox rows published after the fact: only new and removed events count there.
+    ...tables.map(
+      (table) =>
+        `create trigger hostile_count after insert or delete${table === 'outbox' ? '' : ' or update'} on "${schema}"."${table}" for each row execute function public.hostile_count()`,
+    ),
+  ];
+  for (const statement of statements) await service.database.db.execute(sql.raw(statement));
 }
 
 async function digestOf(service: ServiceUnderTest, schema: string): Promise<string> {
-  const query = await digestQueryOf(service, schema);
-  const rows = rowsOf<{ digest: string | null }>(await service.database.db.execute(sql.raw(query)));
-  return `${schema}:${rows[0]?.digest ?? 'empty'}`;
+  const rows = rowsOf<{ n: string }>(
+    await service.database.db.execute(sql.raw('select n::text as n from public.hostile_writes')),
+  );
+  return `${schema}:${rows[0]?.n ?? '?'}`;
 }
 
 async function storedState(): Promise<string> {
@@ -585,6 +587,11 @@ beforeAll(async () => {
     );
     return rows[0]?.id ?? undefined;
   });
+  await Promise.all([
+    countWrites(gateway, 'gateway'),
+    countWrites(links, 'links'),
+    countWrites(subscriptions, 'subscriptions'),
+  ]);
   fixtures = { apiToken, adminMerchantId: target.id, adminTokenId: target.tokenId, linkId, installmentId };
   document = (await (await gateway.request('GET', '/openapi.json')).json()) as typeof document;
 });
@@ -731,6 +738,7 @@ describe('the named cases', () => {
     const customIdentifier = 'é'.repeat(MAX_LENGTH.customIdentifier - 1) + '1';
     const customIdentifier2 = '😀'.repeat((MAX_LENGTH.customIdentifier - 1) / 2) + '2';
     expect(customIdentifier2.length).toBeLessThanOrEqual(MAX_LENGTH.customIdentifier);
+    const before = await settledState();
     const created = await send({
       method: 'POST',
       path: '/api/saleitems/add',
@@ -747,6 +755,8 @@ describe('the named cases', () => {
       return response.status === 200 ? ((await response.json()) as { installments: unknown[] }) : undefined;
     });
     expect(listed.installments).toHaveLength(12);
+    // The write counters see an accepted request: their silence after a refusal means something.
+    expect(await settledState()).not.toBe(before);
   });
 
   it('the services refuse an oversized body on their internal ports too (413, nothing stored)', async () => {
