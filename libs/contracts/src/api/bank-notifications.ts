@@ -274,7 +274,6 @@ export const bankNotificationOperations: ApiOperation[] = [
     description: DESCRIPTION,
     tags: ['Bank transfers'],
     security: 'apiToken',
-    idempotent: true,
     requestBody: {
       schema: bankNotificationRequest,
       example: linkExample,
