@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../merchant-context';
+import { moneyString } from '../rules';
 import type { ApiOperation } from './operation';
 import { amountInput } from './payment-links';
 import { calendarDate, MAX_LENGTH, text } from '../text';
@@ -108,7 +109,8 @@ export const bankNotificationRequest = z
 
 export type BankNotificationRequest = z.infer<typeof bankNotificationRequest>;
 
-const moneyOut = z.string().regex(/^\d+\.\d{2}$/);
+/** Amounts we answer with are positive two-decimal strings. */
+const moneyOut = moneyString;
 
 export const bankTransferTarget = z.discriminatedUnion('type', [
   z.object({

@@ -1,5 +1,5 @@
 import { SubscriptionError } from '../domain/errors';
-import type { IsoDate } from '../domain/calendar';
+import type { IsoDate } from '@payrail/time';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import { type Installment, payByTransfer } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
