@@ -6,7 +6,7 @@ import {
   settleInstallmentByTransferResponse,
   settleLinkByTransferResponse,
 } from '@payrail/contracts';
-import { signMerchantContext } from '@payrail/http';
+import { callWithDeadline, DEFAULT_UPSTREAM_TIMEOUT_MS, signMerchantContext } from '@payrail/http';
 import { currentTraceHeaders } from '@payrail/observability';
 import type { Upstream } from '@payrail/runtime';
 import type { Settlement, TransferNotification } from '../../domain/bank-transfer';
@@ -39,13 +39,10 @@ async function call(
   }
   let response: Response;
   try {
-    response = await upstream(
-      new Request(`http://internal${INTERNAL_SETTLE_PATH}`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-      }),
+    response = await callWithDeadline(
+      upstream,
+      new Request(`http://internal${INTERNAL_SETTLE_PATH}`, { method: 'POST', headers, body: JSON.stringify(body) }),
+      options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     );
   } catch (error) {
     throw new OwnerUnavailable(`the owner of the target did not answer: ${(error as Error).message}`);
