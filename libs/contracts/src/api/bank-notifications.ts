@@ -71,41 +71,49 @@ export const bankNotificationRequest = z
     }),
     note: text(MAX_LENGTH.transferNote).trim().nullish(),
   })
-  .superRefine((body, ctx) => {
-    const byIdentifiers =
-      Boolean(body.customIdentifier) || Boolean(body.customIdentifier2) || Boolean(body.paymentDate);
-    const given = [
-      body.payRequestId != null ? 'payRequestId' : undefined,
-      body.installmentId != null ? 'installmentId' : undefined,
-      byIdentifiers ? 'customIdentifier' : undefined,
-    ].filter((field): field is string => field !== undefined);
-    if (given.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['payRequestId'], message: `is required: ${TARGET_HINT}` });
-      return;
-    }
-    if (given.length > 1) {
-      for (const field of given.slice(1)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: `not allowed with ${given[0]}: ${TARGET_HINT}`,
-        });
+  // Runs even when a field is invalid, so that a client sees every problem of its request at once.
+  .superRefine(
+    (body, ctx) => {
+      const byIdentifiers =
+        Boolean(body.customIdentifier) || Boolean(body.customIdentifier2) || Boolean(body.paymentDate);
+      const given = [
+        body.payRequestId != null ? 'payRequestId' : undefined,
+        body.installmentId != null ? 'installmentId' : undefined,
+        byIdentifiers ? 'customIdentifier' : undefined,
+      ].filter((field): field is string => field !== undefined);
+      if (given.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['payRequestId'], message: `is required: ${TARGET_HINT}` });
+        return;
       }
-      return;
-    }
-    if (byIdentifiers) {
-      if (!body.customIdentifier && !body.customIdentifier2) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['customIdentifier'],
-          message: 'is required with paymentDate',
-        });
+      if (given.length > 1) {
+        for (const field of given.slice(1)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: `not allowed with ${given[0]}: ${TARGET_HINT}`,
+          });
+        }
+        return;
       }
-      if (!body.paymentDate) {
-        ctx.addIssue({ code: 'custom', path: ['paymentDate'], message: 'is required with customIdentifier' });
+      if (byIdentifiers) {
+        if (!body.customIdentifier && !body.customIdentifier2) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['customIdentifier'],
+            message: 'is required with paymentDate',
+          });
+        }
+        if (!body.paymentDate) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['paymentDate'],
+            message: 'is required with customIdentifier',
+          });
+        }
       }
-    }
-  });
+    },
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  );
 
 export type BankNotificationRequest = z.infer<typeof bankNotificationRequest>;
 

@@ -41,7 +41,11 @@ async function call(
   try {
     response = await callWithDeadline(
       upstream,
-      new Request(`http://internal${INTERNAL_SETTLE_PATH}`, { method: 'POST', headers, body: JSON.stringify(body) }),
+      new Request(`http://internal${INTERNAL_SETTLE_PATH}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      }),
       options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     );
   } catch (error) {

@@ -1,4 +1,9 @@
-import { INSTALLMENT_STATUSES, MAX_LENGTH, PAYMENT_METHOD_KINDS, SUBSCRIPTION_STATUSES } from '@payrail/contracts';
+import {
+  INSTALLMENT_STATUSES,
+  MAX_LENGTH,
+  PAYMENT_METHOD_KINDS,
+  SUBSCRIPTION_STATUSES,
+} from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import { sql } from 'drizzle-orm';
 import {
