@@ -226,30 +226,12 @@ function problemExample(status: number, code: string, title: string, detail: str
 
 const linkExample = {
   payRequestId: 1045,
-  amount: 150000,
+  amount: 200000,
   currency: 'PYG',
   bankName: 'Banco Nacional de Fomento',
   reference: 'TRF-2026-11-000123',
   transferDate: '2026-11-20',
   note: 'Paid at the branch',
-};
-
-const installmentByIdExample = {
-  installmentId: 1203,
-  amount: '150000.00',
-  bankName: 'Banco Continental',
-  reference: '000981237',
-  transferDate: '2026-11-21',
-};
-
-const installmentByIdentifiersExample = {
-  customIdentifier: 'CI-4567890',
-  customIdentifier2: 'CONTRACT-12',
-  paymentDate: '2026-12-10',
-  amount: 150000,
-  bankName: 'Banco Itaú',
-  reference: 'ITAU-77120045',
-  transferDate: '2026-11-22',
 };
 
 const DESCRIPTION = [
@@ -273,6 +255,11 @@ const DESCRIPTION = [
   '`INSTALLMENT_ALREADY_PAID`, `INSTALLMENT_CANCELLED`, `INSTALLMENT_NOT_PENDING` (a charge is in progress,',
   'or it failed), `FIRST_INSTALLMENT_SETTLED_BY_LINK` (pay the link instead), `SUBSCRIPTION_NOT_ACTIVE`,',
   '`MULTIPLE_SUBSCRIPTIONS_MATCH`, `MULTIPLE_INSTALLMENTS_MATCH`, `BANK_REFERENCE_REUSED`.',
+  '',
+  'An installment by id: `{"installmentId": 1203, "amount": "150000.00", "bankName": "Banco Continental",',
+  '"reference": "000981237", "transferDate": "2026-11-21"}`. By identifiers and date: `{"customIdentifier":',
+  '"CI-4567890", "customIdentifier2": "CONTRACT-12", "paymentDate": "2026-12-10", "amount": 150000,',
+  '"bankName": "Banco Itaú", "reference": "ITAU-77120045", "transferDate": "2026-11-22"}`.',
 ].join('\n');
 
 export const bankNotificationOperations: ApiOperation[] = [
@@ -287,14 +274,6 @@ export const bankNotificationOperations: ApiOperation[] = [
     requestBody: {
       schema: bankNotificationRequest,
       example: linkExample,
-      examples: {
-        paymentLink: { summary: 'A payment link paid by transfer', value: linkExample },
-        installmentById: { summary: 'An installment, by id', value: installmentByIdExample },
-        installmentByIdentifiers: {
-          summary: "An installment, by its subscription's identifiers and date",
-          value: installmentByIdentifiersExample,
-        },
-      },
     },
     responses: {
       200: {
@@ -304,7 +283,7 @@ export const bankNotificationOperations: ApiOperation[] = [
           id: 311,
           reference: 'TRF-2026-11-000123',
           bankName: 'Banco Nacional de Fomento',
-          amount: '150000.00',
+          amount: '200000.00',
           currency: 'PYG',
           transferDate: '2026-11-20',
           note: 'Paid at the branch',

@@ -213,7 +213,8 @@ export const SUBSCRIPTION_ERRORS = {
   },
   MULTIPLE_INSTALLMENTS_MATCH: {
     status: 409,
-    description: 'Bank notification: more than one installment of the subscription falls on `paymentDate`; give `installmentId`.',
+    description:
+      'Bank notification: more than one installment of the subscription falls on `paymentDate`; give `installmentId`.',
     detail: '2 installments of the subscription fall on 2026-12-10; give installmentId',
   },
   AMOUNT_MISMATCH: {
