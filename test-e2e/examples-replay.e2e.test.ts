@@ -307,6 +307,7 @@ describe('the documented examples, replayed in document order', () => {
       'cancelInstallmentsByAmount/default 200',
       'cancelInstallmentByInvoice/invoice 404',
       'cancelSubscription/default 200',
+      'notifyBankTransfer/default 200',
       'createMerchant/default 201',
       'getMerchant/default 200',
       'updateMerchant/default 200',

@@ -3,6 +3,7 @@ import { rowsOf } from '@payrail/db';
 import { gatewayService } from '@payrail/gateway';
 import { linksService } from '@payrail/links';
 import { createInProcessBus } from '@payrail/messaging';
+import { processorGatewayService } from '@payrail/processor-gateway';
 import { subscriptionsService } from '@payrail/subscriptions';
 import { aMerchant, type ServiceUnderTest, startService, waitFor } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
@@ -23,6 +24,7 @@ const bus = createInProcessBus();
 let gateway: ServiceUnderTest;
 let links: ServiceUnderTest;
 let subscriptions: ServiceUnderTest;
+let processorGateway: ServiceUnderTest;
 
 type Json = Record<string, unknown>;
 interface Fixtures {
@@ -456,6 +458,7 @@ async function storedState(): Promise<string> {
     digestOf(gateway, 'gateway'),
     digestOf(links, 'links'),
     digestOf(subscriptions, 'subscriptions'),
+    digestOf(processorGateway, 'processor_gateway'),
   ]);
   return digests.join(' ');
 }
@@ -471,9 +474,9 @@ async function countOf(service: ServiceUnderTest, query: string): Promise<number
 async function quiet(): Promise<boolean> {
   const [unpublished, linksCreated, taken] = await Promise.all([
     Promise.all(
-      (['gateway', 'links', 'subscriptions'] as const).map((schema) =>
+      (['gateway', 'links', 'subscriptions', 'processor_gateway'] as const).map((schema) =>
         countOf(
-          { gateway, links, subscriptions }[schema],
+          { gateway, links, subscriptions, processor_gateway: processorGateway }[schema],
           `select count(*)::int as count from "${schema}".outbox where published_at is null`,
         ),
       ),
@@ -533,11 +536,21 @@ beforeAll(async () => {
   await bus.start();
   subscriptions = await startService(subscriptionsService, { bus });
   links = await startService(linksService, { bus });
+  // Bank notifications: processor-gateway with the owners of what a transfer settles.
+  processorGateway = await startService(processorGatewayService, {
+    bus,
+    env: { BANK_TRANSFER_SWEEP_INTERVAL_MS: '0', CHARGE_JANITOR_INTERVAL_MS: '0' },
+    upstreams: {
+      links: (request) => Promise.resolve(links.instance.app.fetch(request)),
+      subscriptions: (request) => Promise.resolve(subscriptions.instance.app.fetch(request)),
+    },
+  });
   gateway = await startService(gatewayService, {
     env: { ADMIN_TOKEN },
     upstreams: {
       links: (request) => Promise.resolve(links.instance.app.fetch(request)),
       subscriptions: (request) => Promise.resolve(subscriptions.instance.app.fetch(request)),
+      'processor-gateway': (request) => Promise.resolve(processorGateway.instance.app.fetch(request)),
     },
   });
   const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -597,7 +610,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const service of [gateway, links, subscriptions]) await service?.stop();
+  for (const service of [gateway, processorGateway, links, subscriptions]) await service?.stop();
   await bus.close();
 });
 

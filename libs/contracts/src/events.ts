@@ -22,6 +22,15 @@ export const recurrenceSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('DYNAMIC') }),
 ]);
 
+/**
+ * How money reached the merchant: a card payment through a processor, or a bank transfer made outside the
+ * service and notified by the merchant (`POST /api/bank-notification/add`).
+ */
+export const PAYMENT_METHOD_KINDS = ['CARD', 'BANK_TRANSFER'] as const;
+export type PaymentMethodKind = (typeof PAYMENT_METHOD_KINDS)[number];
+/** Messages written before `method` existed were card payments: the only way to pay then. */
+const paymentMethodKind = z.enum(PAYMENT_METHOD_KINDS).default('CARD');
+
 export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'completed', 'cancelled'] as const;
 export const INSTALLMENT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'cancelled'] as const;
 
@@ -123,9 +132,11 @@ export const eventSchemas = {
       amount: moneyString,
       currency: z.enum(CURRENCIES),
       paidAt: z.string(),
+      /** The processor's transaction, or the bank's reference of a transfer. */
       txId: z.string().nullable(),
       /** Whether the link starts a subscription: subscriptions ignores one-off payments outright. */
       recurrent: z.boolean(),
+      method: paymentMethodKind,
     }),
   },
   'subscription.created': {
@@ -172,8 +183,17 @@ export const eventSchemas = {
   'installments.cancelled': {
     1: subscriptionSnapshot.extend({ installments: z.array(installmentItem).min(1) }),
   },
-  /** Settled without a charge by us: installment 1 by the link payment. */
-  'installment.paid': { 1: installmentSnapshot.extend({ paidAt: z.string() }) },
+  /**
+   * Settled without a charge by us: installment 1 by the link payment (`method` as the link was paid), a
+   * later one by a bank transfer the merchant notified (`BANK_TRANSFER`, with its `bankReference`).
+   */
+  'installment.paid': {
+    1: installmentSnapshot.extend({
+      paidAt: z.string(),
+      method: paymentMethodKind,
+      bankReference: z.string().nullable().default(null),
+    }),
+  },
   /**
    * Automatic debit: charge this installment now with this stored card. `idempotencyKey` is
    * `installment:<id>:attempt:<n>`; processor-gateway charges each key at most once.
@@ -208,6 +228,31 @@ export const eventSchemas = {
   },
   'payment-method.saved': { 1: paymentMethodSnapshot.extend({ savedAt: z.string() }) },
   'payment-method.removed': { 1: paymentMethodSnapshot.extend({ removedAt: z.string() }) },
+  /**
+   * processor-gateway registered a transfer made outside the service and its target is settled (the link
+   * paid, or the installment paid): published once per merchant and bank reference.
+   */
+  'bank-transfer.registered': {
+    1: z.object({
+      bankTransferId: z.number().int().positive(),
+      merchantId: z.string().uuid(),
+      reference: z.string(),
+      bankName: z.string(),
+      amount: moneyString,
+      currency: z.enum(CURRENCIES),
+      transferDate: isoDate,
+      note: z.string().nullable(),
+      target: z.discriminatedUnion('type', [
+        z.object({ type: z.literal('PAY_REQUEST'), linkId: z.number().int().positive() }),
+        z.object({
+          type: z.literal('INSTALLMENT'),
+          installmentId: z.number().int().positive(),
+          subscriptionId: z.number().int().positive(),
+        }),
+      ]),
+      registeredAt: z.string(),
+    }),
+  },
 } as const;
 
 export type EventType = keyof typeof eventSchemas;

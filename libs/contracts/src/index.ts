@@ -6,6 +6,8 @@ export {
   type EventType,
   eventSchemas,
   moneyString,
+  PAYMENT_METHOD_KINDS,
+  type PaymentMethodKind,
   parseEvent,
   recurrenceSchema,
 } from './events';
@@ -39,6 +41,8 @@ export {
   LINK_ERRORS,
   type LinkErrorCode,
   SUBSCRIPTION_ERRORS,
+  BANK_TRANSFER_ERRORS,
+  type BankTransferErrorCode,
   type SubscriptionErrorCode,
 } from './api/errors';
 export { offsetDateTime } from './api/time';
@@ -97,3 +101,20 @@ export {
   modifyInstallmentRequest,
   subscriptionOperations,
 } from './api/subscriptions';
+export {
+  type BankNotificationRequest,
+  type BankNotificationResponse,
+  bankNotificationOperations,
+  bankNotificationRequest,
+  bankNotificationResponse,
+  bankTransferTarget,
+  INTERNAL_SETTLE_PATH,
+  type SettleInstallmentByTransferRequest,
+  type SettleInstallmentByTransferResponse,
+  type SettleLinkByTransferRequest,
+  type SettleLinkByTransferResponse,
+  settleInstallmentByTransferRequest,
+  settleInstallmentByTransferResponse,
+  settleLinkByTransferRequest,
+  settleLinkByTransferResponse,
+} from './api/bank-notifications';

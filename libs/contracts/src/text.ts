@@ -24,6 +24,10 @@ export const MAX_LENGTH = {
   timezone: 64,
   /** An amount written as a string: far more digits than `numeric(18, 2)` holds, so the amount rule decides. */
   amountText: 40,
+  /** Bank notifications: the bank's name, its reference of the transfer, the merchant's note. */
+  bankName: 100,
+  bankReference: 100,
+  transferNote: 500,
 } as const;
 
 /** Lone UTF-16 surrogates cannot be encoded as UTF-8 (PostgreSQL and JSONB refuse them). */

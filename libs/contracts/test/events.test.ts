@@ -9,6 +9,7 @@ const linkPaid = {
   paidAt: '2026-11-22T10:00:00.000Z',
   txId: null,
   recurrent: false,
+  method: 'CARD' as const,
 };
 
 describe('event contracts', () => {
@@ -52,6 +53,22 @@ describe('event contracts', () => {
     expect(createEvent('link.created', linkCreated, new Date()).data.createdOn).toBe('2026-02-27');
     expect(() =>
       createEvent('link.created', { ...linkCreated, createdOn: '2026-02-30' }, new Date()),
+    ).toThrow(ContractViolation);
+  });
+});
+
+describe('payment method of link.paid and installment.paid', () => {
+  it('reads a link.paid written before `method` existed as a card payment', () => {
+    const { method: _method, ...withoutMethod } = linkPaid;
+    const old = { id: 'e-1', type: 'link.paid', v: 1, occurredAt: linkPaid.paidAt, data: withoutMethod };
+    expect(parseEvent('link.paid', JSON.stringify(old)).data.method).toBe('CARD');
+  });
+
+  it('keeps BANK_TRANSFER and refuses an unknown method', () => {
+    const event = createEvent('link.paid', { ...linkPaid, method: 'BANK_TRANSFER' }, new Date());
+    expect(parseEvent('link.paid', JSON.stringify(event)).data.method).toBe('BANK_TRANSFER');
+    expect(() =>
+      createEvent('link.paid', { ...linkPaid, method: 'CASH' as unknown as 'CARD' }, new Date()),
     ).toThrow(ContractViolation);
   });
 });

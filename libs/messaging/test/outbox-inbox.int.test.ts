@@ -46,6 +46,7 @@ const linkPaid = (linkId: number) =>
       paidAt: '2026-11-22T10:00:00.000Z',
       txId: null,
       recurrent: false,
+      method: 'CARD',
     },
     new Date(),
   );

@@ -88,7 +88,12 @@ describe('gateway router vs /openapi.json', () => {
     });
     expect(admin.status).toBe(405);
     expect(admin.headers.get('allow')).toBe('GET, PATCH, HEAD');
-    const unknown = await gateway.request('GET', '/api/bank-notification/add', {
+    const bank = await gateway.request('GET', '/api/bank-notification/add', {
+      headers: { 'api-token': apiToken },
+    });
+    expect(bank.status).toBe(405);
+    expect(bank.headers.get('allow')).toBe('POST');
+    const unknown = await gateway.request('GET', '/api/bank-notification/nothing', {
       headers: { 'api-token': apiToken },
     });
     expect(unknown.status).toBe(404);

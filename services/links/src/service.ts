@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { linksRoutes } from './adapters/http/routes';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { outbox } from './adapters/postgres/schema';
@@ -35,6 +36,7 @@ export const linksService: ServiceDefinition = {
         publicBaseUrl: env.PUBLIC_BASE_URL ?? 'http://localhost:3000',
       }),
     );
+    app.route('/internal', bankTransferRoutes({ links, clock, internalSecret }));
     const relay = createOutboxRelay({ database, outbox, schemaName: 'links', bus, logger });
     return {
       app,

@@ -7,6 +7,7 @@ import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
 import { postgresGatewayStore } from './adapters/postgres/gateway-store';
 import { outbox } from './adapters/postgres/schema';
+import { bankTransfers } from './bank-transfers';
 import { createCardProcessors } from './adapters/processors';
 import { type ChargeJanitor, createChargeJanitor } from './application/charge-janitor';
 import type { ChargeDeps } from './application/settle-charge';
@@ -25,7 +26,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
     name: 'processor-gateway',
     defaultPort: 3004,
     database: { schema: 'processor_gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-    async create({ database, bus, logger, clock, env, internalSecret }) {
+    async create({ database, bus, logger, clock, env, internalSecret, upstream }) {
       const config = processorGatewayConfig(env);
       const processors =
         options.cardProcessors?.(config) ?? createCardProcessors(config.processors, { logger, clock });
@@ -44,6 +45,8 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       });
       app.route('/internal', internalRoutes({ ...deps, internalSecret }));
       app.route('/webhooks', webhookRoutes(deps, logger));
+      const transfers = bankTransfers({ db: database.db, clock, logger, internalSecret, upstream, env });
+      app.route('/api', transfers.routes);
       const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
       options.onCreated?.({ janitor, deps, config });
       return {
@@ -53,8 +56,10 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
           await bus.subscribe(chargeOnChargeRequested(deps, logger));
           await relay.start();
           janitor.start();
+          transfers.start();
         },
         async stop() {
+          await transfers.stop();
           await janitor.stop();
           await relay.stop();
         },

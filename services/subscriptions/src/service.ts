@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
 import { createSubscriptionOnLinkCreated } from './adapters/messaging/create-subscription-on-link-created.consumer';
@@ -25,6 +26,10 @@ export const subscriptionsService: ServiceDefinition = {
       subscriptionsRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
     );
     const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
+    app.route(
+      '/internal',
+      bankTransferRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
+    );
     const relay = createOutboxRelay({ database, outbox, schemaName: 'subscriptions', bus, logger });
     return {
       app,

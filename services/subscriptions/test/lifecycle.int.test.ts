@@ -158,6 +158,8 @@ describe('link.paid → active subscription, installment 1 paid', () => {
         invoiceNumber: null,
         timezone: 'America/Asuncion',
         paidAt: '2026-01-15T16:00:00.000Z',
+        method: 'CARD',
+        bankReference: null,
       },
     ]);
   });

@@ -74,6 +74,7 @@ export function linkPaid(
       paidAt: '2026-01-15T16:00:00.000Z',
       txId: 'tx-1',
       recurrent,
+      method: 'CARD',
     },
     new Date('2026-01-15T16:00:00Z'),
   );

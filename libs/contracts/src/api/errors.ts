@@ -101,6 +101,31 @@ export const LINK_ERRORS = {
     description: "`currency` is not offered by the merchant's instance.",
     detail: "currency EUR is not offered by this merchant's NATIONAL instance",
   },
+  PAYMENT_LINK_ALREADY_PAID: {
+    status: 409,
+    description: 'Bank notification: the link is already paid.',
+    detail: 'Payment link 1045 is already paid',
+  },
+  PAYMENT_LINK_CANCELLED: {
+    status: 409,
+    description: 'Bank notification: the link is cancelled.',
+    detail: 'Payment link 1045 is cancelled',
+  },
+  PAYMENT_LINK_EXPIRED: {
+    status: 409,
+    description: 'Bank notification: the link is no longer payable (`payWaitHours` elapsed).',
+    detail: 'Payment link 1045 has expired',
+  },
+  AMOUNT_MISMATCH: {
+    status: 422,
+    description: 'Bank notification: the transferred amount is not exactly what the target is due.',
+    detail: 'The transfer is 140000.00; the payment link is due 150000.00',
+  },
+  CURRENCY_MISMATCH: {
+    status: 422,
+    description: "Bank notification: `currency` is not the target's currency.",
+    detail: 'The transfer is in USD; the payment link is due in PYG',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** The subscriptions service: subscriptions and installments. */
@@ -176,6 +201,48 @@ export const SUBSCRIPTION_ERRORS = {
     description: "The date is before today in the merchant's time zone.",
     detail: 'The payment date 2026-01-02 is before today (2026-01-10)',
   },
+  INSTALLMENT_ALREADY_PAID: {
+    status: 409,
+    description: 'Bank notification: the installment is already paid.',
+    detail: 'Installment 1203 is already paid',
+  },
+  INSTALLMENT_CANCELLED: {
+    status: 409,
+    description: 'Bank notification: the installment is cancelled.',
+    detail: 'Installment 1203 is cancelled',
+  },
+  MULTIPLE_INSTALLMENTS_MATCH: {
+    status: 409,
+    description:
+      'Bank notification: more than one installment of the subscription falls on `paymentDate`; give `installmentId`.',
+    detail: '2 installments of the subscription fall on 2026-12-10; give installmentId',
+  },
+  AMOUNT_MISMATCH: {
+    status: 422,
+    description: 'Bank notification: the transferred amount is not exactly what the target is due.',
+    detail: 'The transfer is 140000.00; installment 1203 is due 150000.00',
+  },
+  CURRENCY_MISMATCH: {
+    status: 422,
+    description: "Bank notification: `currency` is not the target's currency.",
+    detail: 'The transfer is in USD; the installment is due in PYG',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** processor-gateway: bank notifications (the owners' refusals are passed on with their own codes). */
+export const BANK_TRANSFER_ERRORS = {
+  BANK_REFERENCE_REUSED: {
+    status: 409,
+    description:
+      'The bank `reference` already registered a transfer with other content; the same notification again answers its first result.',
+    detail: 'The reference TRF-2026-11-000123 already registered another transfer (311)',
+  },
+  SETTLEMENT_UNAVAILABLE: {
+    status: 503,
+    description:
+      'The target could not be settled now (its service did not answer); send the same notification again: it never pays twice.',
+    detail: 'The target could not be settled now; send the same notification again (it never pays twice)',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export const ERROR_CODES = {
@@ -183,9 +250,11 @@ export const ERROR_CODES = {
   ...GATEWAY_ERRORS,
   ...LINK_ERRORS,
   ...SUBSCRIPTION_ERRORS,
+  ...BANK_TRANSFER_ERRORS,
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type LinkErrorCode = keyof typeof LINK_ERRORS;
 export type SubscriptionErrorCode = keyof typeof SUBSCRIPTION_ERRORS;
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+export type BankTransferErrorCode = keyof typeof BANK_TRANSFER_ERRORS;

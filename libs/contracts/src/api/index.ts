@@ -1,4 +1,5 @@
 import { adminOperations } from './admin';
+import { bankNotificationOperations } from './bank-notifications';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
 import { subscriptionOperations } from './subscriptions';
@@ -7,5 +8,6 @@ import { subscriptionOperations } from './subscriptions';
 export const apiOperations: ApiOperation[] = [
   ...paymentLinkOperations,
   ...subscriptionOperations,
+  ...bankNotificationOperations,
   ...adminOperations,
 ];

@@ -20,3 +20,26 @@ export class PaymentLinkNotFound extends Error {
     this.name = 'PaymentLinkNotFound';
   }
 }
+
+/** The link is not pending any more: paid, cancelled or expired (HTTP 409). */
+export class PaymentLinkNotPayable extends Error {
+  constructor(
+    readonly code: 'PAYMENT_LINK_ALREADY_PAID' | 'PAYMENT_LINK_CANCELLED' | 'PAYMENT_LINK_EXPIRED',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PaymentLinkNotPayable';
+  }
+}
+
+/** A transfer that is not what the link is due: another amount or currency (HTTP 422). */
+export class TransferMismatch extends Error {
+  constructor(
+    readonly code: 'AMOUNT_MISMATCH' | 'CURRENCY_MISMATCH',
+    message: string,
+    readonly field: 'amount' | 'currency',
+  ) {
+    super(message);
+    this.name = 'TransferMismatch';
+  }
+}

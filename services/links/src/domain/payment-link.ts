@@ -1,4 +1,6 @@
 import { PAYMENT_LINK_STATUSES } from '@payrail/contracts';
+import { formatAmount, parseAmount } from '@payrail/money';
+import { PaymentLinkNotPayable, TransferMismatch } from './errors';
 
 /** Payment link status codes (`statusId`): the spec leaves the table open; these are the design's. */
 export const LinkStatus = PAYMENT_LINK_STATUSES;
@@ -58,4 +60,40 @@ export function statusAt(link: Pick<PaymentLink, 'statusId' | 'expiresAt'>, now:
   const payable = link.statusId === LinkStatus.PENDING || link.statusId === LinkStatus.LAST_ATTEMPT_REJECTED;
   if (payable && link.expiresAt && link.expiresAt.getTime() <= now.getTime()) return LinkStatus.EXPIRED;
   return link.statusId;
+}
+
+/**
+ * Whether a bank transfer the merchant notified pays the link: the link must still be payable now (pending,
+ * or its last card attempt rejected) and the transfer exactly its amount (compared in minor units) in its
+ * currency. Throws the refusal; the caller stores nothing then.
+ */
+export function assertPayableByTransfer(
+  link: Pick<PaymentLink, 'id' | 'statusId' | 'expiresAt' | 'amount' | 'currency'>,
+  transfer: { amount: string; currency: string | null },
+  now: Date,
+): void {
+  const status = statusAt(link, now);
+  if (status === LinkStatus.PAID) {
+    throw new PaymentLinkNotPayable('PAYMENT_LINK_ALREADY_PAID', `Payment link ${link.id} is already paid`);
+  }
+  if (status === LinkStatus.CANCELLED) {
+    throw new PaymentLinkNotPayable('PAYMENT_LINK_CANCELLED', `Payment link ${link.id} is cancelled`);
+  }
+  if (status === LinkStatus.EXPIRED) {
+    throw new PaymentLinkNotPayable('PAYMENT_LINK_EXPIRED', `Payment link ${link.id} has expired`);
+  }
+  if (transfer.currency !== null && transfer.currency !== link.currency) {
+    throw new TransferMismatch(
+      'CURRENCY_MISMATCH',
+      `The transfer is in ${transfer.currency}; the payment link is due in ${link.currency}`,
+      'currency',
+    );
+  }
+  if (parseAmount(transfer.amount) !== parseAmount(link.amount)) {
+    throw new TransferMismatch(
+      'AMOUNT_MISMATCH',
+      `The transfer is ${formatAmount(parseAmount(transfer.amount))}; the payment link is due ${formatAmount(parseAmount(link.amount))}`,
+      'amount',
+    );
+  }
 }

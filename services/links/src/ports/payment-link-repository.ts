@@ -10,6 +10,15 @@ export interface SignedInUser {
   lastName: string;
 }
 
+/** A link paid by a bank transfer, found again by the merchant's bank reference. */
+export interface LinkTransferSettlement {
+  merchantId: string;
+  reference: string;
+  linkId: number;
+  amount: string;
+  settledAt: Date;
+}
+
 export interface PaymentLinkRepository {
   /**
    * Stores the link and, in the same transaction, the event built from it (outbox): either both are
@@ -33,4 +42,16 @@ export interface PaymentLinkRepository {
   ): Promise<{ link: PaymentLink; customerId: number }>;
   /** Scoped by merchant: another merchant's link is not found. */
   findForMerchant(merchantId: string, id: number): Promise<PaymentLink | undefined>;
+  /** The link a bank reference of the merchant already paid, if any. */
+  findTransferSettlement(merchantId: string, reference: string): Promise<LinkTransferSettlement | undefined>;
+  /**
+   * In one transaction: locks the merchant's link (undefined when there is none), finds again whether the
+   * reference paid a link meanwhile (then answers that, changing nothing), else lets `check` refuse (it
+   * throws; nothing is stored), marks the link paid at `paidAt`, records the settlement and the link's event.
+   */
+  payByTransfer(
+    request: { merchantId: string; linkId: number; reference: string; paidAt: Date },
+    check: (link: PaymentLink) => void,
+    eventFor: (link: PaymentLink) => EventEnvelope,
+  ): Promise<{ link: PaymentLink; settlement: LinkTransferSettlement } | undefined>;
 }

@@ -1,9 +1,10 @@
-import type { EventData } from '@payrail/contracts';
+import type { EventData, PaymentMethodKind } from '@payrail/contracts';
 import { type Installment, markPaid } from '../domain/installment';
 import { activate, type Subscription } from '../domain/subscription';
 import type { SubscriptionStore } from '../ports/subscription-store';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
+import type { PaymentSource } from './events';
 
 export type PaymentOutcome =
   /** The subscription is active and installment 1 paid. */
@@ -28,12 +29,26 @@ export async function activateSubscriptionOnPayment(
         merchantId: payment.merchantId,
         amount: payment.amount,
         paidAt,
+        method: payment.method,
+        txId: payment.txId,
       });
       return { kind: 'recorded' };
     }
     if (subscription.status !== 'pending') return { kind: 'ignored', subscription };
-    return { kind: 'activated', subscription: await activateWithPayment(store, subscription, paidAt, at) };
+    const source = paymentSourceOf(payment);
+    return {
+      kind: 'activated',
+      subscription: await activateWithPayment(store, subscription, paidAt, at, source),
+    };
   });
+}
+
+/** A link paid by bank transfer carries the bank's reference as its `txId`. */
+export function paymentSourceOf(payment: { method: PaymentMethodKind; txId: string | null }): PaymentSource {
+  return {
+    method: payment.method,
+    bankReference: payment.method === 'BANK_TRANSFER' ? payment.txId : null,
+  };
 }
 
 /** Shared with creation, for a payment that arrived before its `link.created`. */
@@ -42,6 +57,7 @@ export async function activateWithPayment(
   subscription: Subscription,
   paidAt: Date,
   at: Date,
+  payment: PaymentSource,
 ): Promise<Subscription> {
   const installments = await store.installmentsOf(subscription.id);
   const first = installments.find((installment) => installment.number === 1) as Installment;
@@ -51,6 +67,7 @@ export async function activateWithPayment(
     changed: first.status === 'pending' ? [markPaid(first, paidAt)] : [],
     nextSubscription: activate(subscription, paidAt),
     at,
+    payment,
   });
   return result.subscription;
 }

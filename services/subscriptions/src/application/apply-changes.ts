@@ -5,7 +5,7 @@ import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { SubscriptionStore } from '../ports/subscription-store';
 import type { UseCaseDeps } from './deps';
 import { findSubscriptionForUpdate } from './find-subscription';
-import { installmentsChanged, subscriptionStatusChanged } from './events';
+import { installmentsChanged, type PaymentSource, subscriptionStatusChanged } from './events';
 
 export interface ChangeSet {
   subscription: Subscription;
@@ -16,6 +16,8 @@ export interface ChangeSet {
   /** The subscription after the operation itself (e.g. cancelled), before the completion rule. */
   nextSubscription?: Subscription;
   at: Date;
+  /** How the installments it pays were paid (default: by card). */
+  payment?: PaymentSource;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function applyChanges(
   await store.saveInstallments(real, at);
   if (next !== subscription) await store.saveSubscription(next);
   const events: EventEnvelope[] = [
-    ...installmentsChanged(next, real, at),
+    ...installmentsChanged(next, real, at, changes.payment),
     ...subscriptionStatusChanged(subscription, next, at),
   ];
   await store.publish(events);

@@ -1,7 +1,7 @@
 import type { EventData } from '@payrail/contracts';
 import { dynamicSchedule, staticSchedule } from '../domain/schedule';
 import type { Subscription } from '../domain/subscription';
-import { activateWithPayment } from './activate-subscription-on-payment';
+import { activateWithPayment, paymentSourceOf } from './activate-subscription-on-payment';
 import { subscriptionCreated } from './events';
 import type { UseCaseDeps } from './deps';
 
@@ -50,7 +50,9 @@ export async function createSubscriptionFromLink(
     await store.publish([subscriptionCreated(subscription, installments, at)]);
 
     const earlyPayment = await store.takeEarlyPayment(link.merchantId, link.linkId);
-    if (earlyPayment) return activateWithPayment(store, subscription, earlyPayment.paidAt, at);
+    if (earlyPayment) {
+      return activateWithPayment(store, subscription, earlyPayment.paidAt, at, paymentSourceOf(earlyPayment));
+    }
     return subscription;
   });
 }

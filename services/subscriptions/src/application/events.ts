@@ -1,4 +1,4 @@
-import { type Currency, createEvent, type EventEnvelope } from '@payrail/contracts';
+import { type Currency, createEvent, type EventEnvelope, type PaymentMethodKind } from '@payrail/contracts';
 import { type ChangedField, changedFields, type Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 
@@ -130,6 +130,15 @@ export interface InstallmentChange {
   after: Installment;
 }
 
+/** How the money of an installment paid without a charge of ours came: for its `installment.paid`. */
+export interface PaymentSource {
+  method: PaymentMethodKind;
+  /** The bank's reference, when a transfer paid it. */
+  bankReference: string | null;
+}
+
+export const CARD_PAYMENT: PaymentSource = { method: 'CARD', bankReference: null };
+
 /**
  * The events for changes to installments of one subscription: one `installments.cancelled` with every
  * cancelled one, one `installments.updated` with every one whose amount or date changed, and an
@@ -139,6 +148,7 @@ export function installmentsChanged(
   subscription: Subscription,
   changes: InstallmentChange[],
   at: Date,
+  payment: PaymentSource = CARD_PAYMENT,
 ): EventEnvelope[] {
   const cancelled: Installment[] = [];
   const updated: Array<Installment & { changedFields: ChangedField[] }> = [];
@@ -157,6 +167,8 @@ export function installmentsChanged(
               currency: subscription.currency as Currency,
               timezone: subscription.timezone,
               paidAt: (after.paidAt ?? at).toISOString(),
+              method: payment.method,
+              bankReference: payment.bankReference,
             },
             at,
           ),

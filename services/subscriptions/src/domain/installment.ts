@@ -1,3 +1,4 @@
+import { formatAmount, parseAmount } from '@payrail/money';
 import type { InstallmentStatus } from './status';
 import { SubscriptionError } from './errors';
 import type { IsoDate } from '@payrail/time';
@@ -111,6 +112,58 @@ export function changedFields(before: Installment, after: Installment): ChangedF
 
 export function markPaid(installment: Installment, paidAt: Date): Installment {
   return { ...moveTo(installment, 'paid'), paidAt };
+}
+
+/**
+ * A bank transfer the merchant notified pays a pending installment from the 2nd on, for exactly its amount
+ * (in minor units: `"150000.0"` and `"150000.00"` are one amount). Installment 1 is the link's: the link is
+ * what a transfer pays then.
+ */
+export function payByTransfer(
+  installment: Installment,
+  transfer: { amount: string; currency: string | null },
+  subscription: { currency: string; status: string },
+  paidAt: Date,
+): Installment {
+  if (installment.number === 1) {
+    throw new SubscriptionError(
+      'FIRST_INSTALLMENT_SETTLED_BY_LINK',
+      'Installment 1 is settled by the link payment; notify the transfer with the payRequestId of the link',
+    );
+  }
+  if (installment.status === 'paid') {
+    throw new SubscriptionError('INSTALLMENT_ALREADY_PAID', `Installment ${installment.id} is already paid`);
+  }
+  if (installment.status === 'cancelled') {
+    throw new SubscriptionError('INSTALLMENT_CANCELLED', `Installment ${installment.id} is cancelled`);
+  }
+  if (installment.status !== 'pending') {
+    throw new SubscriptionError(
+      'INSTALLMENT_NOT_PENDING',
+      `Installment ${installment.id} is ${installment.status}; only a pending installment can be paid by transfer`,
+    );
+  }
+  if (subscription.status !== 'active') {
+    throw new SubscriptionError(
+      'SUBSCRIPTION_NOT_ACTIVE',
+      `The subscription is ${subscription.status}; its first payment (the link) comes before any installment`,
+    );
+  }
+  if (transfer.currency !== null && transfer.currency !== subscription.currency) {
+    throw new SubscriptionError(
+      'CURRENCY_MISMATCH',
+      `The transfer is in ${transfer.currency}; the installment is due in ${subscription.currency}`,
+      ['currency'],
+    );
+  }
+  if (parseAmount(transfer.amount) !== parseAmount(installment.amount)) {
+    throw new SubscriptionError(
+      'AMOUNT_MISMATCH',
+      `The transfer is ${formatAmount(parseAmount(transfer.amount))}; installment ${installment.id} is due ${formatAmount(parseAmount(installment.amount))}`,
+      ['amount'],
+    );
+  }
+  return markPaid(installment, paidAt);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@payrail/contracts';
+import type { EventEnvelope, PaymentMethodKind } from '@payrail/contracts';
 import type { AmountUpdate, DateMatch } from '../domain/bulk';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
@@ -20,6 +20,18 @@ export interface EarlyLinkPayment {
   merchantId: string;
   amount: string;
   paidAt: Date;
+  method: PaymentMethodKind;
+  txId: string | null;
+}
+
+/** An installment paid by a bank transfer, found again by the merchant's bank reference. */
+export interface TransferSettlement {
+  merchantId: string;
+  reference: string;
+  installmentId: number;
+  subscriptionId: number;
+  amount: string;
+  settledAt: Date;
 }
 
 /**
@@ -83,6 +95,11 @@ export interface SubscriptionStore {
   recordEarlyPayment(payment: EarlyLinkPayment): Promise<void>;
   /** Removes and returns the early payment of the merchant's link, if one arrived. */
   takeEarlyPayment(merchantId: string, linkId: number): Promise<EarlyLinkPayment | undefined>;
+
+  /** The installment a bank reference of the merchant already paid, if any. */
+  findTransferSettlement(merchantId: string, reference: string): Promise<TransferSettlement | undefined>;
+  /** In the transaction that marks the installment paid. */
+  recordTransferSettlement(settlement: TransferSettlement): Promise<void>;
 
   /** Outbox: one multi-row insert, in the current transaction. */
   publish(events: EventEnvelope[]): Promise<void>;

@@ -1,9 +1,9 @@
 import type { Database, Executor } from '@payrail/db';
 import { enqueueEvent } from '@payrail/messaging';
 import { and, eq, sql } from 'drizzle-orm';
-import type { PaymentLink, RecurrenceTerms } from '../../domain/payment-link';
+import { LinkStatus, type PaymentLink, type RecurrenceTerms } from '../../domain/payment-link';
 import type { PaymentLinkRepository } from '../../ports/payment-link-repository';
-import { customers, loginCodes, outbox, paymentLinks } from './schema';
+import { bankTransferSettlements, customers, loginCodes, outbox, paymentLinks } from './schema';
 
 type Row = typeof paymentLinks.$inferSelect;
 
@@ -93,6 +93,60 @@ export function postgresPaymentLinkRepository(db: Database): PaymentLinkReposito
         .from(paymentLinks)
         .where(and(eq(paymentLinks.id, id), eq(paymentLinks.merchantId, merchantId)));
       return row ? toLink(row) : undefined;
+    },
+
+    async findTransferSettlement(merchantId, reference) {
+      const [row] = await db
+        .select()
+        .from(bankTransferSettlements)
+        .where(
+          and(
+            eq(bankTransferSettlements.merchantId, merchantId),
+            eq(bankTransferSettlements.reference, reference),
+          ),
+        );
+      return row;
+    },
+
+    async payByTransfer({ merchantId, linkId, reference, paidAt }, check, eventFor) {
+      return db.transaction(async (tx) => {
+        const [locked] = await tx
+          .select()
+          .from(paymentLinks)
+          .where(and(eq(paymentLinks.id, linkId), eq(paymentLinks.merchantId, merchantId)))
+          .for('update');
+        if (!locked) return undefined;
+        // A duplicate that waited for the lock finds what the first one did, instead of "already paid".
+        const [settled] = await tx
+          .select()
+          .from(bankTransferSettlements)
+          .where(
+            and(
+              eq(bankTransferSettlements.merchantId, merchantId),
+              eq(bankTransferSettlements.reference, reference),
+            ),
+          );
+        if (settled) {
+          const [paidLink] = await tx.select().from(paymentLinks).where(eq(paymentLinks.id, settled.linkId));
+          if (!paidLink) throw new Error(`link ${settled.linkId} of a settlement is gone`);
+          return { link: toLink(paidLink), settlement: settled };
+        }
+        check(toLink(locked));
+        const [paid] = await tx
+          .update(paymentLinks)
+          .set({ statusId: LinkStatus.PAID, paidAt })
+          .where(eq(paymentLinks.id, linkId))
+          .returning();
+        if (!paid) throw new Error('update returned no row');
+        const [settlement] = await tx
+          .insert(bankTransferSettlements)
+          .values({ merchantId, reference, linkId, amount: paid.amount, settledAt: paidAt })
+          .returning();
+        if (!settlement) throw new Error('insert returned no row');
+        const link = toLink(paid);
+        await enqueueEvent(tx, outbox, eventFor(link));
+        return { link, settlement };
+      });
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   jsonb,
   numeric,
   pgSchema,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -90,6 +91,26 @@ export const loginCodes = linksSchema.table(
     consumedAt: timestamp('consumed_at', { withTimezone: true }),
   },
   (table) => [index('login_codes_link_idx').on(table.linkId)],
+);
+
+/**
+ * Links paid by a bank transfer the merchant notified: one row per merchant and bank reference, written in
+ * the transaction that marks the link paid. processor-gateway asks again after a lost answer or a crash;
+ * the row makes the second ask answer the first result instead of paying twice.
+ */
+export const bankTransferSettlements = linksSchema.table(
+  'bank_transfer_settlements',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    reference: varchar('reference', { length: MAX_LENGTH.bankReference }).notNull(),
+    linkId: bigint('link_id', { mode: 'number' })
+      .notNull()
+      .unique()
+      .references(() => paymentLinks.id),
+    amount: numeric('amount', { precision: 18, scale: 2 }).notNull(),
+    settledAt: timestamp('settled_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.merchantId, table.reference] })],
 );
 
 export const outbox = outboxTable(linksSchema);

@@ -1,18 +1,24 @@
+import { MAX_LENGTH } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  check,
+  date,
   index,
   integer,
+  json,
   jsonb,
   numeric,
   pgSchema,
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
+  varchar,
 } from 'drizzle-orm/pg-core';
 
 /**
@@ -137,5 +143,42 @@ export const charges = processorGatewaySchema.table(
     index('charges_declines_idx').on(table.paymentMethodId, table.settledAt).where(sql`status = 'failed'`),
     index('charges_merchant_idx').on(table.merchantId, table.createdAt),
     index('charges_processor_reference_idx').on(table.processor, table.processorReference),
+  ],
+);
+
+/**
+ * Transfers merchants notified (`POST /api/bank-notification/add`), one per merchant and bank reference.
+ * A row is `pending` from the moment a notification claims the reference until the owner of its target has
+ * settled it (`settled`, with the answer every later notification of that reference replays); a refused
+ * notification removes its row, so it leaves nothing behind and its reference stays free.
+ */
+export const bankTransfers = processorGatewaySchema.table(
+  'bank_transfers',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    merchantId: uuid('merchant_id').notNull(),
+    reference: varchar('reference', { length: MAX_LENGTH.bankReference }).notNull(),
+    /** SHA-256 of the normalised notification: the same reference with other content is refused. */
+    fingerprint: text('fingerprint').notNull(),
+    status: text('status', { enum: ['pending', 'settled'] }).notNull(),
+    targetType: text('target_type', { enum: ['PAY_REQUEST', 'INSTALLMENT'] }).notNull(),
+    amount: numeric('amount', { precision: 18, scale: 2, mode: 'string' }).notNull(),
+    currency: text('currency'),
+    bankName: varchar('bank_name', { length: MAX_LENGTH.bankName }).notNull(),
+    transferDate: date('transfer_date', { mode: 'string' }).notNull(),
+    note: varchar('note', { length: MAX_LENGTH.transferNote }),
+    /** The normalised notification, so that whoever finds the row pending can finish it. */
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    /** The answer given once settled; replayed for the same reference (`json` keeps it as written). */
+    response: json('response').$type<Record<string, unknown>>(),
+    /** The merchant context the notification came with, to finish a pending row without its request. */
+    merchant: jsonb('merchant').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (table) => [
+    unique('bank_transfers_merchant_reference_unique').on(table.merchantId, table.reference),
+    index('bank_transfers_pending_idx').on(table.createdAt).where(sql`status = 'pending'`),
+    check('bank_transfers_status_check', sql`${table.status} in ('pending', 'settled')`),
   ],
 );

@@ -1,4 +1,9 @@
-import { INSTALLMENT_STATUSES, MAX_LENGTH, SUBSCRIPTION_STATUSES } from '@payrail/contracts';
+import {
+  INSTALLMENT_STATUSES,
+  MAX_LENGTH,
+  PAYMENT_METHOD_KINDS,
+  SUBSCRIPTION_STATUSES,
+} from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import { sql } from 'drizzle-orm';
 import {
@@ -9,6 +14,7 @@ import {
   integer,
   numeric,
   pgSchema,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -101,8 +107,34 @@ export const earlyLinkPayments = subscriptionsSchema.table('early_link_payments'
   merchantId: uuid('merchant_id').notNull(),
   amount: numeric('amount', { precision: 18, scale: 2 }).notNull(),
   paidAt: timestamp('paid_at', { withTimezone: true }).notNull(),
+  /** How the link was paid, for the `installment.paid` of installment 1. */
+  method: text('method', { enum: PAYMENT_METHOD_KINDS }).notNull().default('CARD'),
+  txId: text('tx_id'),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Installments paid by a bank transfer the merchant notified: one row per merchant and bank reference,
+ * written in the transaction that marks the installment paid. processor-gateway asks again after a lost
+ * answer or a crash; the row makes the second ask answer the first result instead of paying twice.
+ */
+export const bankTransferSettlements = subscriptionsSchema.table(
+  'bank_transfer_settlements',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    reference: varchar('reference', { length: MAX_LENGTH.bankReference }).notNull(),
+    installmentId: integer('installment_id')
+      .notNull()
+      .unique()
+      .references(() => installments.id),
+    subscriptionId: bigint('subscription_id', { mode: 'number' })
+      .notNull()
+      .references(() => subscriptions.id),
+    amount: numeric('amount', { precision: 18, scale: 2, mode: 'string' }).notNull(),
+    settledAt: timestamp('settled_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.merchantId, table.reference] })],
+);
 
 export const outbox = outboxTable(subscriptionsSchema);
 export const inbox = inboxTable(subscriptionsSchema);

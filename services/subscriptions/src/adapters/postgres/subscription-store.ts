@@ -9,7 +9,7 @@ import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
 import type { Subscription } from '../../domain/subscription';
 import type { SubscriptionStore } from '../../ports/subscription-store';
-import { earlyLinkPayments, installments, outbox, subscriptions } from './schema';
+import { bankTransferSettlements, earlyLinkPayments, installments, outbox, subscriptions } from './schema';
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 type InstallmentRow = typeof installments.$inferSelect;
@@ -392,8 +392,44 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         .where(and(eq(earlyLinkPayments.linkId, linkId), eq(earlyLinkPayments.merchantId, merchantId)))
         .returning();
       return row
-        ? { linkId: row.linkId, merchantId: row.merchantId, amount: row.amount, paidAt: row.paidAt }
+        ? {
+            linkId: row.linkId,
+            merchantId: row.merchantId,
+            amount: row.amount,
+            paidAt: row.paidAt,
+            method: row.method,
+            txId: row.txId,
+          }
         : undefined;
+    },
+
+    async findTransferSettlement(merchantId, reference) {
+      const [row] = await executor
+        .select()
+        .from(bankTransferSettlements)
+        .where(
+          and(
+            eq(bankTransferSettlements.merchantId, merchantId),
+            eq(bankTransferSettlements.reference, reference),
+          ),
+        );
+      return row;
+    },
+
+    async recordTransferSettlement(settlement) {
+      try {
+        await executor.insert(bankTransferSettlements).values(settlement);
+      } catch (error) {
+        // Only a request racing with the same reference for another installment gets here (the lock on the
+        // subscription orders two for the same one): the first wins, this one stores nothing.
+        if (isUniqueViolation(error, 'bank_transfer_settlements_merchant_id_reference_pk')) {
+          throw new SubscriptionError(
+            'CONCURRENT_MODIFICATION',
+            'The bank reference was used meanwhile; try again',
+          );
+        }
+        throw error;
+      }
     },
 
     async publish(events: EventEnvelope[]) {

@@ -1,0 +1,91 @@
+/**
+ * A transfer made outside the service that a merchant notified, and what it pays. The owners of the
+ * targets (links, subscriptions) decide whether it settles them; this service keeps one transfer per
+ * merchant and bank reference.
+ */
+
+export type TransferTarget =
+  | { type: 'PAY_REQUEST'; payRequestId: number }
+  | { type: 'INSTALLMENT'; installmentId: number }
+  | {
+      type: 'INSTALLMENT';
+      customIdentifier: string | null;
+      customIdentifier2: string | null;
+      paymentDate: string;
+    };
+
+/** A notification once its shape is valid, normalised: what is compared, stored and replayed. */
+export interface TransferNotification {
+  reference: string;
+  target: TransferTarget;
+  /** Two-decimal string. */
+  amount: string;
+  currency: string | null;
+  bankName: string;
+  /** `yyyy-MM-dd`. */
+  transferDate: string;
+  note: string | null;
+}
+
+/** What the public answer says was settled. */
+export type SettledTarget =
+  | { type: 'PAY_REQUEST'; payRequestId: number; statusId: number }
+  | {
+      type: 'INSTALLMENT';
+      installmentId: number;
+      subscriptionId: number;
+      paymentDate: string;
+      status: 'paid';
+      customIdentifier: string | null;
+      customIdentifier2: string | null;
+    };
+
+export interface Settlement {
+  target: SettledTarget;
+  /** The amount and currency the target was due (equal to the transfer's: the owner checked). */
+  amount: string;
+  currency: string;
+}
+
+export type BankTransferStatus = 'pending' | 'settled';
+
+export interface BankTransfer {
+  id: number;
+  merchantId: string;
+  status: BankTransferStatus;
+  fingerprint: string;
+  notification: TransferNotification;
+  createdAt: Date;
+  settledAt: Date | null;
+}
+
+/** A well-formed notification the domain still refuses (400 with the field's path). */
+export class InvalidTransfer extends Error {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+    this.name = 'InvalidTransfer';
+  }
+}
+
+/** The day it is in a time zone, `yyyy-MM-dd`. */
+export function dayIn(timezone: string, at: Date): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(at);
+  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** A transfer is made on a day that has come, in the merchant's calendar. */
+export function assertTransferDateNotFuture(transferDate: string, timezone: string, now: Date): void {
+  const today = dayIn(timezone, now);
+  if (transferDate > today) {
+    throw new InvalidTransfer(`is after today (${today}) in the merchant's time zone`, 'transferDate');
+  }
+}

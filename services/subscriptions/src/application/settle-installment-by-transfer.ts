@@ -1,0 +1,115 @@
+import { SubscriptionError } from '../domain/errors';
+import type { IsoDate } from '@payrail/time';
+import type { SubscriptionCriteria } from '../domain/identifiers';
+import { type Installment, payByTransfer } from '../domain/installment';
+import type { Subscription } from '../domain/subscription';
+import type { SubscriptionStore, TransferSettlement } from '../ports/subscription-store';
+import { applyChanges } from './apply-changes';
+import type { UseCaseDeps } from './deps';
+import { findSubscriptionForUpdate } from './find-subscription';
+
+export type TransferTarget =
+  | { installmentId: number }
+  | { criteria: SubscriptionCriteria; paymentDate: IsoDate };
+
+export interface TransferSettlementRequest {
+  /** The merchant's bank reference: the key that makes asking twice pay once. */
+  reference: string;
+  /** Two-decimal string. */
+  amount: string;
+  currency: string | null;
+  target: TransferTarget;
+}
+
+export interface SettledInstallment {
+  subscription: Subscription;
+  installment: Installment;
+}
+
+/**
+ * Internal, called by processor-gateway for `POST /api/bank-notification/add`: a transfer the merchant
+ * notified pays a pending installment, which is then never charged. In one transaction: the installment
+ * becomes paid, the settlement is recorded under the bank reference, `installment.paid` (BANK_TRANSFER) goes
+ * to the outbox. Asked again with the same reference (a retry after a lost answer or a crash), it answers
+ * the installment that reference paid and changes nothing. A refusal changes nothing either.
+ */
+export async function settleInstallmentByTransfer(
+  deps: UseCaseDeps,
+  merchantId: string,
+  request: TransferSettlementRequest,
+): Promise<SettledInstallment> {
+  const recorded = await deps.store.findTransferSettlement(merchantId, request.reference);
+  if (recorded) return settledBy(deps.store, recorded);
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const { subscription, installment } = await locate(store, merchantId, request.target);
+    // A duplicate that waited for the lock finds what the first one did, instead of "already paid".
+    const settledMeanwhile = await store.findTransferSettlement(merchantId, request.reference);
+    if (settledMeanwhile) return settledBy(store, settledMeanwhile);
+
+    const paid = payByTransfer(installment, request, subscription, at);
+    const installments = await store.installmentsOf(subscription.id);
+    const result = await applyChanges(store, {
+      subscription,
+      installments,
+      changed: [paid],
+      at,
+      payment: { method: 'BANK_TRANSFER', bankReference: request.reference },
+    });
+    await store.recordTransferSettlement({
+      merchantId,
+      reference: request.reference,
+      installmentId: paid.id,
+      subscriptionId: subscription.id,
+      amount: paid.amount,
+      settledAt: at,
+    });
+    return { subscription: result.subscription, installment: paid };
+  });
+}
+
+/** The merchant's installment (its subscription locked), by id or by identifiers and date. */
+async function locate(
+  store: SubscriptionStore,
+  merchantId: string,
+  target: TransferTarget,
+): Promise<SettledInstallment> {
+  if ('installmentId' in target) {
+    const found = await store.findInstallment(merchantId, target.installmentId);
+    if (!found) {
+      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${target.installmentId} not found`, [
+        'installmentId',
+      ]);
+    }
+    return found;
+  }
+  const subscription = await findSubscriptionForUpdate(store, merchantId, target.criteria);
+  const onDate = (await store.installmentsOf(subscription.id)).filter(
+    (installment) => installment.paymentDate === target.paymentDate,
+  );
+  const [only, ...others] = onDate;
+  if (!only) {
+    throw new SubscriptionError(
+      'INSTALLMENT_NOT_FOUND',
+      `The subscription has no installment on ${target.paymentDate}`,
+      ['paymentDate'],
+    );
+  }
+  if (others.length > 0) {
+    throw new SubscriptionError(
+      'MULTIPLE_INSTALLMENTS_MATCH',
+      `${onDate.length} installments of the subscription fall on ${target.paymentDate}; give installmentId`,
+      ['paymentDate'],
+    );
+  }
+  return { subscription, installment: only };
+}
+
+async function settledBy(
+  store: SubscriptionStore,
+  settlement: TransferSettlement,
+): Promise<SettledInstallment> {
+  const found = await store.findInstallment(settlement.merchantId, settlement.installmentId);
+  if (!found) throw new Error(`Installment ${settlement.installmentId} of a settlement is gone`);
+  return found;
+}
