@@ -432,11 +432,19 @@ async function countWrites(service: ServiceUnderTest, schema: string): Promise<v
     .map((row) => row.table_name)
     // Idempotency records are the gateway's memory of answers, refusals included, by design.
     .filter((name) => name !== 'idempotency_records');
+  // Per table: rows added minus rows removed, and rows changed in place. A refusal may claim a row and give
+  // it back (processor-gateway's bank-transfer claim); what counts is that nothing stays stored or changed.
   const statements = [
-    'create table public.hostile_writes (n bigint not null)',
-    'insert into public.hostile_writes values (0)',
+    'create table public.hostile_writes (tbl text primary key, net bigint not null, updates bigint not null)',
     `create function public.hostile_count() returns trigger language plpgsql as $$
-       begin update public.hostile_writes set n = n + 1; return null; end $$`,
+       begin
+         insert into public.hostile_writes values (TG_TABLE_NAME,
+             case TG_OP when 'INSERT' then 1 when 'DELETE' then -1 else 0 end,
+             case TG_OP when 'UPDATE' then 1 else 0 end)
+           on conflict (tbl) do update set net = hostile_writes.net + excluded.net,
+             updates = hostile_writes.updates + excluded.updates;
+         return null;
+       end $$`,
     // The relay marks outbox rows published after the fact: only new and removed events count there.
     ...tables.map(
       (table) =>
@@ -448,7 +456,11 @@ async function countWrites(service: ServiceUnderTest, schema: string): Promise<v
 
 async function digestOf(service: ServiceUnderTest, schema: string): Promise<string> {
   const rows = rowsOf<{ n: string }>(
-    await service.database.db.execute(sql.raw('select n::text as n from public.hostile_writes')),
+    await service.database.db.execute(
+      sql.raw(
+        "select coalesce(string_agg(tbl || '=' || net || '/' || updates, ',' order by tbl), '') as n from public.hostile_writes where net <> 0 or updates <> 0",
+      ),
+    ),
   );
   return `${schema}:${rows[0]?.n ?? '?'}`;
 }
@@ -604,6 +616,7 @@ beforeAll(async () => {
     countWrites(gateway, 'gateway'),
     countWrites(links, 'links'),
     countWrites(subscriptions, 'subscriptions'),
+    countWrites(processorGateway, 'processor_gateway'),
   ]);
   fixtures = { apiToken, adminMerchantId: target.id, adminTokenId: target.tokenId, linkId, installmentId };
   document = (await (await gateway.request('GET', '/openapi.json')).json()) as typeof document;
