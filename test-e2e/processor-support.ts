@@ -1,5 +1,5 @@
+import { signMerchantContext } from '@payrail/http';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
 import { waitFor } from '@payrail/testing';
@@ -79,13 +79,6 @@ export async function startProcessorSystem(env: Record<string, string>): Promise
     await system.stop();
     throw error;
   }
-}
-
-/** The two headers the gateway forwards (as libs/http `signMerchantContext`, not a dependency here). */
-function signMerchantContext(merchant: MerchantContext, secret: string, now = Date.now()) {
-  const payload = Buffer.from(JSON.stringify(merchant)).toString('base64url');
-  const signature = createHmac('sha256', secret).update(`${now}.${payload}`).digest('base64url');
-  return { 'x-merchant-context': payload, 'x-merchant-signature': `t=${now},v1=${signature}` };
 }
 
 /** Calls a processor-gateway's internal route with the signed merchant context, as links does. */
