@@ -31,7 +31,8 @@ export type PaymentMethodKind = (typeof PAYMENT_METHOD_KINDS)[number];
 /** Messages written before `method` existed were card payments: the only way to pay then. */
 const paymentMethodKind = z.enum(PAYMENT_METHOD_KINDS).default('CARD');
 
-export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'completed', 'cancelled'] as const;
+/** `past_due`: an installment failed after its last dunning attempt; a later payment of it makes it `active` again. */
+export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'past_due', 'completed', 'cancelled'] as const;
 export const INSTALLMENT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'cancelled'] as const;
 
 /** What every `subscription.*` event after creation carries: the subscription as it is after the change. */
@@ -209,6 +210,80 @@ export const eventSchemas = {
       amount: moneyString,
       currency: z.enum(CURRENCIES),
     }),
+  },
+  /**
+   * Automatic debit, step 1 (billing-scheduler): this installment is due as of `asOf` in the merchant's time
+   * zone; charge attempt `attempt` of it. subscriptions decides whether it is still chargeable.
+   */
+  'installment.charge-due': {
+    1: z.object({
+      runId: z.string().uuid(),
+      merchantId: z.string().uuid(),
+      subscriptionId: z.number().int().positive(),
+      installmentId: z.number().int().positive(),
+      attempt: z.number().int().min(1),
+      dueOn: isoDate,
+      asOf: isoDate,
+    }),
+  },
+  /**
+   * subscriptions did not request a charge for a `installment.charge-due` (no longer pending, subscription not
+   * active, no card, the card's 24-hour attempt cap reached, ...). `retryOn`: when it may be asked again
+   * (the cap), else null.
+   */
+  'installment.charge-skipped': {
+    1: z.object({
+      runId: z.string().uuid(),
+      merchantId: z.string().uuid(),
+      subscriptionId: z.number().int().positive(),
+      installmentId: z.number().int().positive(),
+      attempt: z.number().int().min(1),
+      reason: z.enum([
+        'not-pending',
+        'subscription-not-active',
+        'no-payment-method',
+        'card-attempt-cap',
+        'attempt-already-requested',
+      ]),
+      retryOn: isoDate.nullable(),
+    }),
+  },
+  /** Dunning (billing-scheduler's policy per merchant): after a failed attempt, the next one is on `nextAttemptOn`. */
+  'installment.retry-scheduled': {
+    1: z.object({
+      merchantId: z.string().uuid(),
+      subscriptionId: z.number().int().positive(),
+      installmentId: z.number().int().positive(),
+      failedAttempt: z.number().int().min(1),
+      nextAttempt: z.number().int().min(2),
+      nextAttemptOn: isoDate,
+    }),
+  },
+  /**
+   * Dunning gave up on this installment (a hard decline, or the last attempt of the policy failed):
+   * subscriptions marks it `failed` and the subscription `past_due`.
+   */
+  'installment.dunning-exhausted': {
+    1: z.object({
+      merchantId: z.string().uuid(),
+      subscriptionId: z.number().int().positive(),
+      installmentId: z.number().int().positive(),
+      attempts: z.number().int().min(1),
+      reason: z.enum(['hard-decline', 'attempts-exhausted']),
+    }),
+  },
+  /** The installment is `failed` after dunning (subscriptions). */
+  'installment.failed': {
+    1: installmentSnapshot.extend({
+      failedAt: z.string(),
+      attempts: z.number().int().min(1),
+      declineCode: z.string().nullable(),
+      category: z.enum(DECLINE_CATEGORIES).nullable(),
+    }),
+  },
+  /** An installment failed after dunning: the subscription is `past_due` until it is paid. */
+  'subscription.past-due': {
+    1: subscriptionSnapshot.extend({ installmentId: z.number().int().positive(), pastDueAt: z.string() }),
   },
   /** The processor took the money (confirmed by a status query where the processor confirms by webhook). */
   'payment.succeeded': {
