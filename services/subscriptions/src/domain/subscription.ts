@@ -24,10 +24,14 @@ export interface Subscription {
   endedAt: Date | null;
 }
 
-/** `pending` until the first payment, then `active`, then `completed` or `cancelled`. */
+/**
+ * `pending` until the first payment, then `active`, then `completed` or `cancelled`; `past_due` while an
+ * installment failed after dunning, `active` again once it is paid.
+ */
 const NEXT: Record<SubscriptionStatus, readonly SubscriptionStatus[]> = {
   pending: ['active', 'cancelled'],
-  active: ['completed', 'cancelled'],
+  active: ['past_due', 'completed', 'cancelled'],
+  past_due: ['active', 'completed', 'cancelled'],
   completed: [],
   cancelled: [],
 };
