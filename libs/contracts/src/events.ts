@@ -138,6 +138,12 @@ export const eventSchemas = {
       /** Whether the link starts a subscription: subscriptions ignores one-off payments outright. */
       recurrent: z.boolean(),
       method: paymentMethodKind,
+      /** A card payment on the pay page: the processor, the vault's card (saved or not) and our charge. */
+      processor: z.enum(PROCESSORS).nullable().default(null),
+      paymentMethodId: z.string().uuid().nullable().default(null),
+      chargeId: z.string().uuid().nullable().default(null),
+      /** The links service's customer who paid, when known (their saved card pays later installments). */
+      customerId: z.number().int().positive().nullable().default(null),
     }),
   },
   'subscription.created': {

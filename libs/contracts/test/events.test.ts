@@ -10,6 +10,10 @@ const linkPaid = {
   txId: null,
   recurrent: false,
   method: 'CARD' as const,
+  processor: null,
+  paymentMethodId: null,
+  chargeId: null,
+  customerId: null,
 };
 
 describe('event contracts', () => {

@@ -47,6 +47,10 @@ const linkPaid = (linkId: number) =>
       txId: null,
       recurrent: false,
       method: 'CARD',
+      processor: null,
+      paymentMethodId: null,
+      chargeId: null,
+      customerId: null,
     },
     new Date(),
   );

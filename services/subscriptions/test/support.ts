@@ -75,6 +75,10 @@ export function linkPaid(
       txId: 'tx-1',
       recurrent,
       method: 'CARD',
+      processor: null,
+      paymentMethodId: null,
+      chargeId: null,
+      customerId: null,
     },
     new Date('2026-01-15T16:00:00Z'),
   );
