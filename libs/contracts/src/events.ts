@@ -146,6 +146,41 @@ export const eventSchemas = {
       customerId: z.number().int().positive().nullable().default(null),
     }),
   },
+  /** A card payment attempt on the pay page was declined: the link is statusId 5 and still payable. */
+  'link.payment-failed': {
+    1: z.object({
+      linkId: z.number().int().positive(),
+      merchantId: z.string().uuid(),
+      amount: moneyString,
+      currency: z.enum(CURRENCIES),
+      failedAt: z.string(),
+      processor: z.enum(PROCESSORS),
+      chargeId: z.string().uuid(),
+      declineCode: z.string(),
+      category: z.enum(DECLINE_CATEGORIES),
+    }),
+  },
+  /** `payWaitHours` passed unpaid: statusId 6, nothing payable any more. */
+  'link.expired': {
+    1: z.object({
+      linkId: z.number().int().positive(),
+      merchantId: z.string().uuid(),
+      amount: moneyString,
+      currency: z.enum(CURRENCIES),
+      expiredAt: z.string(),
+    }),
+  },
+  /** Cancelled by the merchant, or by cancelling its subscription before the first payment: statusId 7. */
+  'link.cancelled': {
+    1: z.object({
+      linkId: z.number().int().positive(),
+      merchantId: z.string().uuid(),
+      amount: moneyString,
+      currency: z.enum(CURRENCIES),
+      cancelledAt: z.string(),
+      reason: z.enum(['merchant', 'subscription-cancelled']),
+    }),
+  },
   'subscription.created': {
     1: z.object({
       subscriptionId: z.number().int().positive(),
