@@ -3,7 +3,9 @@
 #   1. docker-compose.yml resolves (`docker compose config -q`, or the v1 `docker-compose`);
 #   2. every YAML file under deploy/k8s parses;
 #   3. both overlays render with `kubectl kustomize` (when kubectl is installed) and the rendered
-#      documents parse.
+#      documents parse;
+#   4. the Prometheus scrape configuration passes `promtool check config` (when promtool is installed)
+#      and the Grafana dashboard is valid JSON.
 # A missing tool is reported and its check skipped; any failing check makes the script exit 1.
 # Run from anywhere: bash deploy/validate.sh
 set -uo pipefail
@@ -49,5 +51,17 @@ if command -v kubectl >/dev/null 2>&1; then
 else
   echo "skip: kubectl is not installed"
 fi
+
+echo "== prometheus and grafana"
+if command -v promtool >/dev/null 2>&1; then
+  promtool check config deploy/prometheus/prometheus.yml >/dev/null && echo "ok: promtool check config" \
+    || fail "promtool check config deploy/prometheus/prometheus.yml"
+else
+  echo "skip: promtool is not installed (Debian: apt-get install prometheus)"
+fi
+for dashboard in deploy/grafana/dashboards/*.json; do
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["panels"], "no panels"' "$dashboard" \
+    && echo "ok: $dashboard parses" || fail "$dashboard"
+done
 
 exit $status

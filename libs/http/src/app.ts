@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { contextFromHeaders, type Logger, SpanKind, SpanStatusCode, tracer } from '@payrail/observability';
+import {
+  contextFromHeaders,
+  httpRequestDuration,
+  httpRequests,
+  type Logger,
+  METRICS_CONTENT_TYPE,
+  metricsText,
+  SpanKind,
+  SpanStatusCode,
+  tracer,
+} from '@payrail/observability';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
@@ -57,6 +67,22 @@ export interface ServiceApp {
 export function createApp(options: AppOptions): ServiceApp {
   const app = new Hono<{ Variables: AppVariables }>();
   let shuttingDown = false;
+
+  // Counted by the matched route pattern (`/api/payrequests/:id`), never the raw path: one series per route.
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = c.req.routePath || 'unmatched';
+      const method = c.req.method;
+      httpRequests.inc({ service: options.service, method, route, status: String(c.res.status) });
+      httpRequestDuration.observe(
+        { service: options.service, method, route },
+        (performance.now() - started) / 1000,
+      );
+    }
+  });
 
   app.use('*', async (c, next) => {
     const requestId = c.req.header('x-request-id') || randomUUID();
@@ -117,6 +143,10 @@ export function createApp(options: AppOptions): ServiceApp {
   );
 
   app.get('/healthz', (c) => c.json({ status: 'ok', service: options.service }));
+
+  app.get('/metrics', async (c) =>
+    c.body(await metricsText(), 200, { 'content-type': METRICS_CONTENT_TYPE }),
+  );
 
   app.get('/readyz', async (c) => {
     if (shuttingDown) return c.json({ status: 'shutting-down' }, 503);

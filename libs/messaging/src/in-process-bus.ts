@@ -4,6 +4,7 @@
  * per consumer, delivery outside the publisher's call stack, retries after a delay, a dead-letter list,
  * a prefetch-like bound on concurrent handlers. Nothing survives the process.
  */
+import { countConsumed } from '@payrail/observability';
 import type { DeadLetter, DeliveredMessage, MessageBus, OutgoingMessage, Subscription } from './bus';
 import {
   applicationHeaders,
@@ -56,6 +57,7 @@ export function createInProcessBus(options: InProcessBusOptions = {}): MessageBu
     try {
       // A copy, so a handler that mutates its message cannot change what a retry or another consumer sees.
       await subscription.handler({ ...message, headers: { ...message.headers } });
+      countConsumed(subscription.consumer, 'consumed');
     } catch (error) {
       const reason = errorMessage(error);
       const context = {
@@ -65,6 +67,10 @@ export function createInProcessBus(options: InProcessBusOptions = {}): MessageBu
         attempt: message.attempt,
         error: reason,
       };
+      countConsumed(
+        subscription.consumer,
+        message.attempt < subscription.maxAttempts ? 'failed' : 'dead-lettered',
+      );
       if (message.attempt < subscription.maxAttempts) {
         logger.warn(context, 'Message handler failed; retrying later');
         const timer = setTimeout(() => {

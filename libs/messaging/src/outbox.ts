@@ -6,9 +6,11 @@ import {
   currentTraceHeaders,
   inSpan,
   type Logger,
+  type OutboxState,
+  registerOutboxProbe,
   SpanKind,
 } from '@payrail/observability';
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import {
   getTableConfig,
   index,
@@ -118,6 +120,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }),
     );
 
+  /**
+   * One batch: lock up to `batchSize` due rows, publish them all at once and wait for every confirm, then
+   * mark the confirmed ones in one UPDATE. A row whose publish failed gets its own retry time.
+   */
   const runOnce = async (): Promise<number> => {
     return database.db.transaction(async (tx) => {
       // SKIP LOCKED: several relay replicas share the rows without publishing one twice at once.
@@ -128,28 +134,47 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         .orderBy(asc(outbox.createdAt))
         .limit(batchSize)
         .for('update', { skipLocked: true });
-      let published = 0;
-      for (const row of rows) {
-        try {
-          await publishRow(row);
-          await tx.update(outbox).set({ publishedAt: sql`now()` }).where(eq(outbox.id, row.id));
-          published += 1;
-        } catch (error) {
-          const attempts = row.attempts + 1;
-          logger.warn({ err: error, eventId: row.id, attempts }, 'outbox publish failed; will retry');
-          await tx
-            .update(outbox)
-            .set({
-              attempts,
-              lastError: (error as Error).message,
-              nextAttemptAt: sql`now() + ${`${backoffMs(attempts)} milliseconds`}::interval`,
-            })
-            .where(eq(outbox.id, row.id));
-        }
+      if (rows.length === 0) return 0;
+      const results = await Promise.allSettled(rows.map((row) => publishRow(row)));
+      const confirmed = rows
+        .filter((_, index) => results[index]?.status === 'fulfilled')
+        .map((row) => row.id);
+      if (confirmed.length > 0)
+        await tx.update(outbox).set({ publishedAt: sql`now()` }).where(inArray(outbox.id, confirmed));
+      for (const [index, result] of results.entries()) {
+        if (result.status === 'fulfilled') continue;
+        const row = rows[index] as (typeof rows)[number];
+        const attempts = row.attempts + 1;
+        const error = result.reason as Error;
+        logger.warn({ err: error, eventId: row.id, attempts }, 'outbox publish failed; will retry');
+        await tx
+          .update(outbox)
+          .set({
+            attempts,
+            lastError: error?.message ?? String(error),
+            nextAttemptAt: sql`now() + ${`${backoffMs(attempts)} milliseconds`}::interval`,
+          })
+          .where(eq(outbox.id, row.id));
       }
-      return published;
+      return confirmed.length;
     });
   };
+
+  /** What `/metrics` shows of this outbox: rows waiting and the age of the oldest. */
+  const probe = async (): Promise<OutboxState> => {
+    const [state] = await database.db
+      .select({
+        backlog: sql<number>`count(*)::int`,
+        oldest: sql<number>`coalesce(extract(epoch from now() - min(${outbox.createdAt})), 0)::float8`,
+      })
+      .from(outbox)
+      .where(isNull(outbox.publishedAt));
+    return {
+      backlog: Number(state?.backlog ?? 0),
+      oldestAgeSeconds: Math.max(0, Number(state?.oldest ?? 0)),
+    };
+  };
+  let unregisterProbe: (() => void) | undefined;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -183,6 +208,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async start() {
       if (running) return;
       running = true;
+      unregisterProbe = registerOutboxProbe(options.schemaName.replace(/_/g, '-'), probe);
       try {
         unlisten = await database.listen(outboxChannel(options.schemaName), () => wake?.());
       } catch (error) {
@@ -192,6 +218,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
     async stop() {
       running = false;
+      unregisterProbe?.();
       wake?.();
       await loop;
       await unlisten?.().catch(() => {});

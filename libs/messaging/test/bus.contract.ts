@@ -4,6 +4,7 @@
  * and in production.
  */
 import { randomUUID } from 'node:crypto';
+import { metricsText } from '@payrail/observability';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeadLetter, DeliveredMessage, MessageBus, OutgoingMessage } from '../src/bus';
 import { gate, pause, waitFor } from './wait-for';
@@ -23,6 +24,21 @@ const QUIET_MS = 200;
 function message(type: string, extra: Partial<OutgoingMessage> = {}): OutgoingMessage {
   const id = randomUUID();
   return { id, type, body: JSON.stringify({ id, type }), ...extra };
+}
+
+/** The consumer's message counters as `/metrics` shows them. */
+async function consumerCounts(consumer: string) {
+  const text = await metricsText();
+  const value = (name: string) => {
+    const series = `${name}{consumer="${consumer}"} `;
+    const line = text.split('\n').find((candidate) => candidate.startsWith(series));
+    return line ? Number(line.slice(series.length)) : 0;
+  };
+  return {
+    consumed: value('payrail_messages_consumed_total'),
+    failed: value('payrail_messages_failed_total'),
+    deadLettered: value('payrail_messages_dead_lettered_total'),
+  };
 }
 
 export function busContract(name: string, makeBus: () => Promise<BusUnderTest>): void {
@@ -227,6 +243,7 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
 
     it('dead-letters a message after exactly maxAttempts tries, with its attempts and last error, while others keep flowing', async () => {
       const bus = await startedBus();
+      const countsBefore = await consumerCounts('strict');
       const poison = message('link.created', {
         headers: { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' },
       });
@@ -273,6 +290,13 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       // Dead-lettered means done: no further try, and draining removed it.
       await pause(RETRY_DELAY_MS * 3);
       expect(attempts).toEqual([1, 2, 3]);
+      // /metrics counts per consumer: the healthy one consumed, two failed tries, one dead letter.
+      const countsAfter = await consumerCounts('strict');
+      expect({
+        consumed: countsAfter.consumed - countsBefore.consumed,
+        failed: countsAfter.failed - countsBefore.failed,
+        deadLettered: countsAfter.deadLettered - countsBefore.deadLettered,
+      }).toEqual({ consumed: 1, failed: 2, deadLettered: 1 });
       expect(await bus.drainDeadLetters('strict')).toEqual([]);
     });
 

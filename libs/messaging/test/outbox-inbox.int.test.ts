@@ -1,6 +1,6 @@
 import { createEvent } from '@payrail/contracts';
-import { type DatabaseHandle, openDatabase } from '@payrail/db';
-import { createLogger } from '@payrail/observability';
+import { type DatabaseHandle, openDatabase, rowsOf } from '@payrail/db';
+import { createLogger, metricsText } from '@payrail/observability';
 import {
   createTestDatabase,
   deleteBrokerTopology,
@@ -169,6 +169,93 @@ describe('transactional outbox', () => {
     expect(row).toMatchObject({ attempts: 1, last_error: 'broker unavailable', published_at: null });
     const healthy = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger });
     expect(await healthy.runOnce()).toBe(1);
+  });
+});
+
+describe('outbox relay batches', () => {
+  it('publishes a batch at once, waits for every confirm, and marks only the confirmed rows', async () => {
+    // Drain what earlier tests left, so the batch below is exactly these five rows.
+    await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
+    const events = [10, 11, 12, 13, 14].map(linkPaid);
+    for (const event of events) await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+    const refused = events[2]?.id;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const confirms: Array<() => void> = [];
+    const slowBroker: MessageBus = {
+      ...bus,
+      publish: async (message) => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        // Confirms arrive only once the whole batch is out: a relay waiting row by row would hang here.
+        await new Promise<void>((resolve) => {
+          confirms.push(resolve);
+          if (confirms.length === events.length) for (const confirm of confirms) confirm();
+        });
+        inFlight -= 1;
+        if (message.id === refused) throw new Error('nack');
+      },
+    };
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus: slowBroker,
+      logger,
+      backoffMs: () => 60_000,
+    });
+    expect(await relay.runOnce()).toBe(4);
+    expect(mostInFlight).toBe(5);
+    const rows = rowsOf<{ id: string; published: boolean; attempts: number }>(
+      await database.db.execute(
+        sql`select id, published_at is not null as published, attempts from outbox_test.outbox
+            where id in ${sql.raw(`(${events.map((e) => `'${e.id}'`).join(',')})`)}`,
+      ),
+    );
+    expect(
+      rows
+        .filter((row) => row.published)
+        .map((row) => row.id)
+        .sort(),
+    ).toEqual(
+      events
+        .filter((e) => e.id !== refused)
+        .map((e) => e.id)
+        .sort(),
+    );
+    expect(rows.find((row) => row.id === refused)).toMatchObject({ published: false, attempts: 1 });
+  });
+
+  it('shows its backlog and the age of the oldest unpublished row on /metrics while it runs', async () => {
+    const event = linkPaid(20);
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+    const broken: MessageBus = { ...bus, publish: async () => Promise.reject(new Error('down')) };
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus: broken,
+      logger,
+      pollIntervalMs: 60_000,
+      backoffMs: () => 60_000,
+    });
+    await relay.start();
+    const [expected] = rowsOf<{ n: number }>(
+      await database.db.execute(
+        sql`select count(*)::int as n from outbox_test.outbox where published_at is null`,
+      ),
+    );
+    const text = await metricsText();
+    await relay.stop();
+    const backlog = text.match(/^payrail_outbox_backlog\{service="outbox-test"\} (\d+)$/m);
+    expect(Number(backlog?.[1])).toBe(expected?.n);
+    expect(expected?.n).toBeGreaterThanOrEqual(1);
+    const age = text.match(
+      /^payrail_outbox_oldest_unpublished_age_seconds\{service="outbox-test"\} ([\d.e-]+)$/m,
+    );
+    expect(Number(age?.[1])).toBeGreaterThan(0);
+    // Once stopped, the relay's series are gone from the scrape.
+    expect(await metricsText()).not.toContain('service="outbox-test"');
   });
 });
 

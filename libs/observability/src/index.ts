@@ -13,3 +13,16 @@ export {
   trace,
   tracer,
 } from './telemetry';
+export {
+  type ConsumeOutcome,
+  type ChargeCount,
+  countConsumed,
+  httpRequestDuration,
+  httpRequests,
+  METRICS_CONTENT_TYPE,
+  metricsRegistry,
+  metricsText,
+  type OutboxState,
+  registerChargesProbe,
+  registerOutboxProbe,
+} from './metrics';

@@ -9,6 +9,7 @@ import { gatewayService } from '../src/service';
 const INFRASTRUCTURE = new Set([
   'GET /healthz',
   'GET /readyz',
+  'GET /metrics',
   'GET /openapi.json',
   'GET /docs',
   'GET /docs/init.js',

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
+import { registerChargesProbe } from '@payrail/observability';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
+import { countChargesByOutcome } from './adapters/postgres/charge-metrics';
 import { postgresGatewayStore } from './adapters/postgres/gateway-store';
 import { outbox } from './adapters/postgres/schema';
 import { bankTransfers } from './bank-transfers';
@@ -49,6 +51,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       app.route('/api', transfers.routes);
       const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
       options.onCreated?.({ janitor, deps, config });
+      let unregisterChargeMetrics: (() => void) | undefined;
       return {
         app,
         markNotReady,
@@ -57,8 +60,10 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
           await relay.start();
           janitor.start();
           transfers.start();
+          unregisterChargeMetrics = registerChargesProbe(() => countChargesByOutcome(database.db));
         },
         async stop() {
+          unregisterChargeMetrics?.();
           await transfers.stop();
           await janitor.stop();
           await relay.stop();

@@ -6,6 +6,7 @@
  * dead-letter copy was confirmed by the broker, so a crash or a dropped connection can repeat a message
  * but never lose one. De-duplication is the inbox's job.
  */
+import { countConsumed } from '@payrail/observability';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import type { Subscription } from '../bus';
 import {
@@ -301,6 +302,7 @@ export class RabbitMqConsumers {
     try {
       // A copy: the retry or dead-letter copy below must carry what arrived, whatever the handler did.
       await subscription.handler({ ...delivered, headers: { ...delivered.headers } });
+      countConsumed(subscription.consumer, 'consumed');
     } catch (error) {
       const reason = errorMessage(error);
       try {
@@ -314,6 +316,7 @@ export class RabbitMqConsumers {
             confirmTimeoutMs: this.settings.confirmTimeoutMs,
           },
         );
+        countConsumed(subscription.consumer, parked === 'retry' ? 'failed' : 'dead-lettered');
         if (parked === 'retry') {
           this.settings.logger.warn({ ...context, error: reason }, 'Message handler failed; retrying later');
         } else {
