@@ -294,6 +294,8 @@ describe('the documented examples, replayed in document order', () => {
       'createPaymentLink/subscriptionWithoutIdentifiers 200',
       'createSignedInUserPaymentLink/default 200',
       'getPaymentLink/default 200',
+      'listPaymentLinks/default 200',
+      'cancelPaymentLink/default 200',
       'listSubscriptions/default 200',
       'getSubscription/default 200',
       'listPendingInstallments/default 200',

@@ -51,4 +51,5 @@ export async function startSystem(env: Record<string, string>): Promise<E2eSyste
 export const CONSUMERS = [
   'subscriptions.create-subscription-on-link-created',
   'subscriptions.activate-subscription-on-link-paid',
+  'links.cancel-link-on-subscription-cancelled',
 ];

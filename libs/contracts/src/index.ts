@@ -27,7 +27,11 @@ export {
   createPaymentLinkResponse,
   identifierInput,
   identifierText,
+  listPaymentLinksQuery,
+  PAYMENT_LINK_PAGE,
+  PAYMENT_LINK_STATUS_NAMES,
   paymentLinkIdParams,
+  type PaymentLinkStatusName,
   paymentMethodsInput,
 } from './api/payment-links';
 export { type ApiOperation, defineOperation, type ExampleOf } from './api/operation';

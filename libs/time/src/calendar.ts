@@ -79,3 +79,15 @@ export function localDateTime(instant: Date, timezone: string): string {
 export function localDateTimeWithOffset(instant: Date, timezone: string): string {
   return format(new TZDate(instant, timezone), "yyyy-MM-dd'T'HH:mm:ssXXX");
 }
+
+/** The instant a calendar day starts in a time zone: `2026-11-23` in Asunción starts at `2026-11-23T03:00Z`. */
+export function startOfLocalDay(date: IsoDate, timezone: string): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(new TZDate(year, month - 1, day, timezone).getTime());
+}
+
+/** The instant the day after `date` starts in a time zone: the exclusive end of that day. */
+export function endOfLocalDay(date: IsoDate, timezone: string): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(new TZDate(year, month - 1, day + 1, timezone).getTime());
+}

@@ -7,7 +7,9 @@ export {
   isCalendarDate,
   localDate,
   localDateTime,
+  endOfLocalDay,
   localDateTimeWithOffset,
+  startOfLocalDay,
   monthOf,
   monthsBetween,
 } from './calendar';

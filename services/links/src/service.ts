@@ -5,8 +5,10 @@ import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { linksRoutes } from './adapters/http/routes';
+import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
+import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
-import { outbox } from './adapters/postgres/schema';
+import { inbox, outbox } from './adapters/postgres/schema';
 
 /** 128 random bits, URL-safe: a slug cannot be guessed from another. */
 const newSlug = () => randomBytes(16).toString('base64url');
@@ -29,6 +31,7 @@ export const linksService: ServiceDefinition = {
       '/api',
       linksRoutes({
         links,
+        management: postgresLinkManagementRepository(database.db),
         clock,
         newSlug,
         newLoginCode,
@@ -41,7 +44,10 @@ export const linksService: ServiceDefinition = {
     return {
       app,
       markNotReady,
-      start: () => relay.start(),
+      async start() {
+        await bus.subscribe(cancelLinkOnSubscriptionCancelled(database.db, inbox, clock));
+        await relay.start();
+      },
       stop: () => relay.stop(),
     };
   },

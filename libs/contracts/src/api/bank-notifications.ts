@@ -225,8 +225,8 @@ function problemExample(status: number, code: string, title: string, detail: str
 }
 
 const linkExample = {
-  payRequestId: 1045,
-  amount: 200000,
+  payRequestId: 1044,
+  amount: 150000,
   currency: 'PYG',
   bankName: 'Banco Nacional de Fomento',
   reference: 'TRF-2026-11-000123',
@@ -283,12 +283,12 @@ export const bankNotificationOperations: ApiOperation[] = [
           id: 311,
           reference: 'TRF-2026-11-000123',
           bankName: 'Banco Nacional de Fomento',
-          amount: '200000.00',
+          amount: '150000.00',
           currency: 'PYG',
           transferDate: '2026-11-20',
           note: 'Paid at the branch',
           status: 'SETTLED',
-          target: { type: 'PAY_REQUEST', payRequestId: 1045, statusId: 200 },
+          target: { type: 'PAY_REQUEST', payRequestId: 1044, statusId: 200 },
           registeredAt: '2026-11-22T15:04:05.000Z',
         },
       },
@@ -312,7 +312,7 @@ export const bankNotificationOperations: ApiOperation[] = [
         description:
           "The target does not exist or is another merchant's: PAYMENT_LINK_NOT_FOUND, INSTALLMENT_NOT_FOUND, SUBSCRIPTION_NOT_FOUND.",
         schema: problem,
-        example: problemExample(404, 'PAYMENT_LINK_NOT_FOUND', 'Not Found', 'Payment link 1045 not found'),
+        example: problemExample(404, 'PAYMENT_LINK_NOT_FOUND', 'Not Found', 'Payment link 1044 not found'),
       },
       409: {
         description:
@@ -322,7 +322,7 @@ export const bankNotificationOperations: ApiOperation[] = [
           409,
           'PAYMENT_LINK_ALREADY_PAID',
           'Conflict',
-          'Payment link 1045 is already paid',
+          'Payment link 1044 is already paid',
         ),
       },
       422: {

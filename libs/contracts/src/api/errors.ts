@@ -103,17 +103,19 @@ export const LINK_ERRORS = {
   },
   PAYMENT_LINK_ALREADY_PAID: {
     status: 409,
-    description: 'Bank notification: the link is already paid.',
+    description:
+      'The link is already paid: a bank notification cannot pay it, the merchant cannot cancel it.',
     detail: 'Payment link 1045 is already paid',
   },
   PAYMENT_LINK_CANCELLED: {
     status: 409,
-    description: 'Bank notification: the link is cancelled.',
+    description: 'The link is cancelled: a bank notification cannot pay it, nor can it be cancelled again.',
     detail: 'Payment link 1045 is cancelled',
   },
   PAYMENT_LINK_EXPIRED: {
     status: 409,
-    description: 'Bank notification: the link is no longer payable (`payWaitHours` elapsed).',
+    description:
+      'The link is no longer payable (`payWaitHours` elapsed): neither paid by a bank notification nor cancelled.',
     detail: 'Payment link 1045 has expired',
   },
   AMOUNT_MISMATCH: {

@@ -3,7 +3,7 @@ import { isAmount, parseAmount } from '@payrail/money';
 import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 import { dayOfMonthSchema, moneyString } from '../rules';
-import { MAX_LENGTH, text, textRules } from '../text';
+import { calendarDate, MAX_LENGTH, text, textRules } from '../text';
 import { offsetDateTime } from './time';
 
 /** The largest amount a `numeric(18, 2)` column holds, in minor units. */
@@ -255,6 +255,60 @@ export const paymentLinkIdParams = z.object({
     .meta({ description: 'Payment ticket number (`id` of the creation response).' }),
 });
 
+/** The names `status` filters by, and the `statusId` each stands for. */
+export const PAYMENT_LINK_STATUS_NAMES = {
+  pending: PAYMENT_LINK_STATUSES.PENDING,
+  rejected: PAYMENT_LINK_STATUSES.LAST_ATTEMPT_REJECTED,
+  expired: PAYMENT_LINK_STATUSES.EXPIRED,
+  cancelled: PAYMENT_LINK_STATUSES.CANCELLED,
+  paid: PAYMENT_LINK_STATUSES.PAID,
+} as const;
+export type PaymentLinkStatusName = keyof typeof PAYMENT_LINK_STATUS_NAMES;
+
+export const PAYMENT_LINK_PAGE = { default: 20, max: 100 } as const;
+
+/** `GET /api/payrequests`: every filter optional; dates are calendar days in the merchant's time zone. */
+export const listPaymentLinksQuery = z.object({
+  status: z
+    .enum(Object.keys(PAYMENT_LINK_STATUS_NAMES) as [PaymentLinkStatusName, ...PaymentLinkStatusName[]])
+    .optional()
+    .meta({
+      description:
+        'pending (statusId 1), rejected (5), expired (6), cancelled (7) or paid (200); a payable link past ' +
+        'its expiry counts as expired.',
+    }),
+  customIdentifier: text(MAX_LENGTH.customIdentifier).min(1).optional(),
+  createdFrom: calendarDate
+    .optional()
+    .meta({ description: "Created on this day or later (the merchant's time zone), `yyyy-MM-dd`." }),
+  createdTo: calendarDate
+    .optional()
+    .meta({ description: "Created on this day or earlier (the merchant's time zone), `yyyy-MM-dd`." }),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, `must be an integer from 1 to ${PAYMENT_LINK_PAGE.max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(PAYMENT_LINK_PAGE.max))
+    .optional()
+    .meta({
+      description: `Page size, 1 to ${PAYMENT_LINK_PAGE.max} (default ${PAYMENT_LINK_PAGE.default}).`,
+    }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a nextCursor of an earlier page')
+    .optional()
+    .meta({ description: '`nextCursor` of the previous page.' }),
+});
+
+/** The response of `GET /api/payrequests`: one page, newest first. */
+export const paymentLinkListResponse = z.object({
+  payRequests: z.array(paymentLinkDetails),
+  nextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+});
+
 // The examples are one story for the demo merchant of `npm start` (SaaS contract, callback URL on
 // https://shop.example.com), on 2026-11-23: the subscription examples continue it with the links made here.
 
@@ -338,6 +392,33 @@ const createdLink = (id: number, amount: string, slug: string) => ({
   slug,
   publicPayUrl: `https://pay.example.com/pay/${slug}`,
 });
+
+/** Link 1044 of the story as `GET /api/payrequests` finds it, before the bank transfer pays it. */
+const oneOffDetails = {
+  id: 1044,
+  statusId: 1,
+  paid: false,
+  currency: 'PYG',
+  amount: '150000.00',
+  label: 'Gym membership',
+  handleValue: 'ana@example.com',
+  handleLabel: 'Ana Gómez',
+  customIdentifier: 'ORDER-5521',
+  customIdentifier2: null,
+  createTime: '2026-11-23T09:00:00-03:00',
+  expireTime: '2026-11-25T09:00:00-03:00',
+  slug: 'q3JpVx0b7sX0cM2kTt9hWw',
+  publicPayUrl: 'https://pay.example.com/pay/q3JpVx0b7sX0cM2kTt9hWw',
+  singlePayment: true,
+  creditAndDebitCard: true,
+  paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+  recurrentPayment: false,
+  recurrentPaymentType: null,
+  installmentAmount: null,
+  totalPeriods: null,
+  dayOfMonth: null,
+  monthForSecondInstallment: null,
+};
 
 const statusNote = `\n\nStatus codes (\`statusId\`):\n\n${PAYMENT_LINK_STATUS_TABLE}`;
 
@@ -482,6 +563,83 @@ export const paymentLinkApi = {
           totalPeriods: 12,
           dayOfMonth: 5,
           monthForSecondInstallment: 1,
+        },
+      },
+    },
+  }),
+  listPaymentLinks: defineOperation({
+    method: 'get',
+    path: '/api/payrequests',
+    operationId: 'listPaymentLinks',
+    summary: 'Find payment links',
+    description:
+      'The merchant’s links, newest first, filtered by any of `status`, `customIdentifier` and the day of ' +
+      "creation in the merchant's time zone (`createdFrom`, `createdTo`, both inclusive); every link when " +
+      `none is given. Paged: at most \`limit\` per page (default ${PAYMENT_LINK_PAGE.default}, at most ` +
+      `${PAYMENT_LINK_PAGE.max}); when \`nextCursor\` is not null, pass it as \`cursor\` (with the same ` +
+      'filters) for the next page. Each item is what `GET /api/payrequests/{id}` answers.' +
+      statusNote,
+    tags: ['Payment links'],
+    security: 'apiToken',
+    query: listPaymentLinksQuery,
+    parameterExamples: { default: { status: 'pending', customIdentifier: 'ORDER-5521' } },
+    responses: {
+      200: {
+        description: 'One page of payment links.',
+        schema: paymentLinkListResponse,
+        example: { payRequests: [oneOffDetails], nextCursor: null },
+      },
+    },
+  }),
+  cancelPaymentLink: defineOperation({
+    method: 'post',
+    path: '/api/payrequests/{id}/cancel',
+    operationId: 'cancelPaymentLink',
+    summary: 'Cancel a payment link',
+    description:
+      'A link still payable (`statusId` 1 pending, or 5 last attempt rejected) becomes cancelled (7): its ' +
+      'page offers nothing to pay any more. A paid, expired or already cancelled link is 409 and stays as ' +
+      "it was; another merchant's link is 404. A recurrent link's subscription is not changed by this; " +
+      'cancel it with `POST /api/subscriptions/cancel-all` (which also cancels a link still unpaid).' +
+      statusNote,
+    tags: ['Payment links'],
+    security: 'apiToken',
+    pathParams: paymentLinkIdParams,
+    parameterExamples: { default: { id: 1048 } },
+    errors: [
+      'PAYMENT_LINK_NOT_FOUND',
+      'PAYMENT_LINK_ALREADY_PAID',
+      'PAYMENT_LINK_CANCELLED',
+      'PAYMENT_LINK_EXPIRED',
+    ],
+    responses: {
+      200: {
+        description: 'The link, cancelled.',
+        schema: paymentLinkDetails,
+        example: {
+          id: 1048,
+          statusId: 7,
+          paid: false,
+          currency: 'PYG',
+          amount: '99000.50',
+          label: 'Invoice 2026-11',
+          handleValue: 'ana@example.com',
+          handleLabel: 'Ana Gómez',
+          customIdentifier: 'CUST-881',
+          customIdentifier2: null,
+          createTime: '2026-11-23T09:00:00-03:00',
+          expireTime: '2026-11-24T09:00:00-03:00',
+          slug: 'Vd2y0nQd8M4lq0cX3JbR9g',
+          publicPayUrl: 'https://pay.example.com/pay/Vd2y0nQd8M4lq0cX3JbR9g',
+          singlePayment: true,
+          creditAndDebitCard: true,
+          paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+          recurrentPayment: false,
+          recurrentPaymentType: null,
+          installmentAmount: null,
+          totalPeriods: null,
+          dayOfMonth: null,
+          monthForSecondInstallment: null,
         },
       },
     },

@@ -789,7 +789,8 @@ export const subscriptionApi = {
     summary: 'Cancel the entire subscription',
     description:
       'The subscription becomes cancelled with every pending installment (installment 1 too while the link ' +
-      `is unpaid). An installment whose charge is in progress is left to finish. ${LOCATOR_NOTE}`,
+      'is unpaid: the link is then cancelled too, `statusId` 7, and can no longer be paid). An installment ' +
+      `whose charge is in progress is left to finish. ${LOCATOR_NOTE}`,
     tags: v1Tags,
     security: 'apiToken',
     errors: ['SUBSCRIPTION_NOT_FOUND', 'MULTIPLE_SUBSCRIPTIONS_MATCH'],

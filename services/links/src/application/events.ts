@@ -34,3 +34,22 @@ export function linkCreatedEvent(link: PaymentLink, merchant: MerchantContext, n
     now,
   );
 }
+
+export function linkCancelledEvent(
+  link: PaymentLink,
+  reason: 'merchant' | 'subscription-cancelled',
+  now: Date,
+): EventEnvelope {
+  return createEvent(
+    'link.cancelled',
+    {
+      linkId: link.id,
+      merchantId: link.merchantId,
+      amount: link.amount,
+      currency: link.currency as MerchantContext['currency'],
+      cancelledAt: now.toISOString(),
+      reason,
+    },
+    now,
+  );
+}

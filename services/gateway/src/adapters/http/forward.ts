@@ -13,7 +13,7 @@ import type { Context } from 'hono';
 /** Which service owns which public path prefix of the merchant API. */
 export const ROUTES: Array<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/saleitems/', service: 'links' },
-  { prefix: '/api/payrequests/', service: 'links' },
+  { prefix: '/api/payrequests', service: 'links' },
   { prefix: '/api/ext-app/', service: 'links' },
   { prefix: '/api/subscriptions', service: 'subscriptions' },
   { prefix: '/api/bank-notification/', service: 'processor-gateway' },

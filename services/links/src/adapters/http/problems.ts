@@ -1,6 +1,6 @@
 import { LINK_ERRORS } from '@payrail/contracts';
 import { problemFromTable } from '@payrail/http';
-import { MerchantRuleViolation, PaymentLinkNotFound } from '../../domain/errors';
+import { MerchantRuleViolation, PaymentLinkNotFound, PaymentLinkNotPayable } from '../../domain/errors';
 
 /**
  * Use as `.catch(toProblem)`: domain errors become problem documents, their status from the service's
@@ -13,6 +13,9 @@ export function toProblem(error: unknown): never {
   }
   if (error instanceof PaymentLinkNotFound) {
     throw problemFromTable(LINK_ERRORS, error.code, 'Payment link not found');
+  }
+  if (error instanceof PaymentLinkNotPayable) {
+    throw problemFromTable(LINK_ERRORS, error.code, error.message);
   }
   throw error;
 }

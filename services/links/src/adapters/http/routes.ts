@@ -1,5 +1,10 @@
-import { type MerchantContext, type PaymentLinkDetails, paymentLinkApi } from '@payrail/contracts';
-import { answerMethodNotAllowed, requireMerchant, route } from '@payrail/http';
+import {
+  type MerchantContext,
+  PAYMENT_LINK_PAGE,
+  type PaymentLinkDetails,
+  paymentLinkApi,
+} from '@payrail/contracts';
+import { answerMethodNotAllowed, HttpProblem, requireMerchant, route } from '@payrail/http';
 import { Hono } from 'hono';
 import { createPaymentLink } from '../../application/create-payment-link';
 import type { CreatePaymentLinkDeps } from '../../application/deps';
@@ -7,13 +12,18 @@ import {
   type CreateSignedInUserLinkDeps,
   createSignedInUserLink,
 } from '../../application/create-signed-in-user-link';
+import { type CancelPaymentLinkDeps, cancelPaymentLink } from '../../application/cancel-payment-link';
 import { getPaymentLink } from '../../application/get-payment-link';
-import { localDateTime, localDateTimeWithOffset } from '@payrail/time';
+import { listPaymentLinks } from '../../application/list-payment-links';
+import { endOfLocalDay, localDateTime, localDateTimeWithOffset, startOfLocalDay } from '@payrail/time';
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
 import { toProblem } from './problems';
 
-export interface LinksRoutesDeps extends CreatePaymentLinkDeps, CreateSignedInUserLinkDeps {
+export interface LinksRoutesDeps
+  extends CreatePaymentLinkDeps,
+    CreateSignedInUserLinkDeps,
+    CancelPaymentLinkDeps {
   internalSecret: string;
   publicBaseUrl: string;
 }
@@ -52,6 +62,22 @@ function details(link: PaymentLink, merchant: MerchantContext, baseUrl: string):
     dayOfMonth: terms?.type === 'STATIC' ? terms.dayOfMonth : null,
     monthForSecondInstallment: terms?.type === 'STATIC' ? terms.monthForSecondInstallment : null,
   };
+}
+
+/** The cursor is the last id of the page, opaque to clients so that the paging scheme may change. */
+function encodeCursor(beforeId: number): string {
+  return Buffer.from(`before:${beforeId}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): number | null {
+  if (cursor === undefined) return null;
+  const match = /^before:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const beforeId = match ? Number(match[1]) : Number.NaN;
+  if (!Number.isSafeInteger(beforeId)) {
+    const message = 'must be a nextCursor of an earlier page';
+    throw new HttpProblem(400, 'VALIDATION_ERROR', `cursor ${message}`, [{ path: 'cursor', message }]);
+  }
+  return beforeId;
 }
 
 export function linksRoutes(deps: LinksRoutesDeps) {
@@ -116,6 +142,46 @@ export function linksRoutes(deps: LinksRoutesDeps) {
     paymentLinkApi.getPaymentLink,
     async (c, { params }) => {
       const link = await getPaymentLink(deps, c.var.merchant, params.id).catch(toProblem);
+      return c.json(details(link, c.var.merchant, deps.publicBaseUrl));
+    },
+    mountedAt,
+  );
+
+  route(
+    api,
+    paymentLinkApi.listPaymentLinks,
+    async (c, { query }) => {
+      const merchant = c.var.merchant;
+      if (query.createdFrom && query.createdTo && query.createdFrom > query.createdTo) {
+        const message = 'must not be before createdFrom';
+        throw new HttpProblem(400, 'VALIDATION_ERROR', `createdTo ${message}`, [
+          { path: 'createdTo', message },
+        ]);
+      }
+      const page = await listPaymentLinks(
+        deps,
+        merchant,
+        {
+          status: query.status,
+          customIdentifier: query.customIdentifier,
+          createdFrom: query.createdFrom ? startOfLocalDay(query.createdFrom, merchant.timezone) : undefined,
+          createdBefore: query.createdTo ? endOfLocalDay(query.createdTo, merchant.timezone) : undefined,
+        },
+        { beforeId: decodeCursor(query.cursor), limit: query.limit ?? PAYMENT_LINK_PAGE.default },
+      );
+      return c.json({
+        payRequests: page.links.map((link) => details(link, merchant, deps.publicBaseUrl)),
+        nextCursor: page.nextBeforeId === null ? null : encodeCursor(page.nextBeforeId),
+      });
+    },
+    mountedAt,
+  );
+
+  route(
+    api,
+    paymentLinkApi.cancelPaymentLink,
+    async (c, { params }) => {
+      const link = await cancelPaymentLink(deps, c.var.merchant, params.id).catch(toProblem);
       return c.json(details(link, c.var.merchant, deps.publicBaseUrl));
     },
     mountedAt,

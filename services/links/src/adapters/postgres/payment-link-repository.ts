@@ -7,7 +7,7 @@ import { bankTransferSettlements, customers, loginCodes, outbox, paymentLinks } 
 
 type Row = typeof paymentLinks.$inferSelect;
 
-function toLink(row: Row): PaymentLink {
+export function toLink(row: Row): PaymentLink {
   return {
     id: row.id,
     merchantId: row.merchantId,
