@@ -13,6 +13,7 @@ import { hashToken, looksLikeToken } from './application/api-tokens';
 import { docsRoutes } from './adapters/http/docs';
 import { idempotency } from './adapters/http/idempotency';
 import { merchantAuth } from './adapters/http/merchant-auth';
+import { clientAddressOf, forwardPublicPage } from './adapters/http/forward';
 import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
 import { postgresIdempotencyStore } from './adapters/postgres/idempotency-store';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
@@ -66,6 +67,11 @@ export const gatewayService: ServiceDefinition = {
     app.route('/admin', adminRoutes({ merchants, clock, adminToken: env.ADMIN_TOKEN || undefined }));
     app.use('/api/*', merchantAuth(merchants));
     app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
+    // The hosted pay page: public (a customer's browser, no token), served by links.
+    const payPages = upstream('links');
+    app.all('/pay/*', (c) =>
+      forwardPublicPage(c, payPages, clientAddressOf(c), { timeoutMs: settings.UPSTREAM_TIMEOUT_MS }),
+    );
     merchantApiRoutes(app, {
       upstream,
       forward: { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS },

@@ -4,9 +4,12 @@ import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
+import { payRoutes } from './adapters/http/pay/routes';
+import { processorOriginsFrom } from './adapters/http/pay/security-headers';
 import { linksRoutes } from './adapters/http/routes';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
+import { postgresMerchantProfiles } from './adapters/postgres/merchant-profiles';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { inbox, outbox } from './adapters/postgres/schema';
 
@@ -21,6 +24,8 @@ export const linksService: ServiceDefinition = {
   database: { schema: 'links', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
   async create({ database, bus, logger, clock, internalSecret, env }) {
     const links = postgresPaymentLinkRepository(database.db);
+    const merchants = postgresMerchantProfiles(database.db);
+    const publicBaseUrl = env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
     const { app, markNotReady } = createApp({
       service: 'links',
       logger,
@@ -36,7 +41,18 @@ export const linksService: ServiceDefinition = {
         newSlug,
         newLoginCode,
         internalSecret,
-        publicBaseUrl: env.PUBLIC_BASE_URL ?? 'http://localhost:3000',
+        publicBaseUrl,
+        merchants,
+      }),
+    );
+    app.route(
+      '/pay',
+      payRoutes({
+        links,
+        merchants,
+        clock,
+        csrf: { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') },
+        processorOrigins: processorOriginsFrom(env),
       }),
     );
     app.route('/internal', bankTransferRoutes({ links, clock, internalSecret }));

@@ -44,6 +44,11 @@ export interface PaymentLink extends PaymentLinkDraft {
   statusId: number;
   /** The signed-in user the link was made for (spec 4.2), if any. */
   customerId: number | null;
+  /** When it was paid (statusId 200), and by which of our charges when a card paid it on the pay page. */
+  paidAt?: Date | null;
+  paidChargeId?: string | null;
+  /** Why the last card attempt was declined (statusId 5). */
+  lastDecline?: { code: string; category: string } | null;
 }
 
 /** `payWaitHours` 0 or absent: the link never expires. */

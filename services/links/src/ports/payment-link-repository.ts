@@ -42,6 +42,8 @@ export interface PaymentLinkRepository {
   ): Promise<{ link: PaymentLink; customerId: number }>;
   /** Scoped by merchant: another merchant's link is not found. */
   findForMerchant(merchantId: string, id: number): Promise<PaymentLink | undefined>;
+  /** The pay page's lookup: the slug is the link's public, unguessable name. */
+  findBySlug(slug: string): Promise<PaymentLink | undefined>;
   /** The link a bank reference of the merchant already paid, if any. */
   findTransferSettlement(merchantId: string, reference: string): Promise<LinkTransferSettlement | undefined>;
   /**

@@ -82,3 +82,81 @@ export async function forwardToService(
   if (contentType) out.set('content-type', contentType);
   return new Response(response.body, { status: response.status, headers: out });
 }
+
+/** Request headers a browser's pay page request keeps on its way to links. */
+const PUBLIC_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'cookie', 'user-agent'];
+/** Response headers of the pay page that reach the browser (cookies, redirects, its security headers). */
+const PUBLIC_RESPONSE_HEADERS = [
+  'content-type',
+  'location',
+  'cache-control',
+  'content-security-policy',
+  'x-frame-options',
+  'x-content-type-options',
+  'referrer-policy',
+  'retry-after',
+];
+
+/**
+ * Forwards a customer's browser request for the hosted pay page (`/pay/*`) to links: public, so no
+ * merchant context and no token; the browser's cookies go along (the customer session, the CSRF value)
+ * and links' cookies, redirects and security headers come back. The client address goes as
+ * `x-forwarded-for` (rate limits on login codes).
+ */
+export async function forwardPublicPage(
+  c: Context,
+  upstream: Upstream,
+  clientAddress: string | undefined,
+  { timeoutMs }: Pick<ForwardSettings, 'timeoutMs'>,
+): Promise<Response> {
+  const headers = new Headers();
+  for (const name of PUBLIC_REQUEST_HEADERS) {
+    const value = c.req.header(name);
+    if (value) headers.set(name, value);
+  }
+  headers.set('x-request-id', String(c.get('requestId' as never)));
+  if (clientAddress) headers.set('x-forwarded-for', clientAddress);
+  for (const [name, value] of Object.entries(currentTraceHeaders())) headers.set(name, value);
+  const url = new URL(c.req.url);
+  const method = c.req.method;
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.arrayBuffer();
+  let response: Response;
+  try {
+    response = await callWithDeadline(
+      upstream,
+      new Request(`http://internal${url.pathname}${url.search}`, {
+        method,
+        headers,
+        body,
+        redirect: 'manual',
+      }),
+      timeoutMs,
+    );
+  } catch (error) {
+    const status = error instanceof UpstreamTimeout ? 504 : 502;
+    return new Response(
+      '<!doctype html><title>Payment page unavailable</title><p>Try again in a moment.</p>',
+      {
+        status,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'retry-after': '5',
+        },
+      },
+    );
+  }
+  const out = new Headers();
+  for (const name of PUBLIC_RESPONSE_HEADERS) {
+    const value = response.headers.get(name);
+    if (value) out.set(name, value);
+  }
+  for (const cookie of response.headers.getSetCookie()) out.append('set-cookie', cookie);
+  return new Response(response.body, { status: response.status, headers: out });
+}
+
+/** The address of the peer that called the gateway (Node's server socket), when known. */
+export function clientAddressOf(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
+}

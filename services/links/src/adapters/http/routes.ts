@@ -18,6 +18,7 @@ import { listPaymentLinks } from '../../application/list-payment-links';
 import { endOfLocalDay, localDateTime, localDateTimeWithOffset, startOfLocalDay } from '@payrail/time';
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
+import type { MerchantProfiles } from '../../ports/merchant-profiles';
 import { toProblem } from './problems';
 
 export interface LinksRoutesDeps
@@ -26,6 +27,8 @@ export interface LinksRoutesDeps
     CancelPaymentLinkDeps {
   internalSecret: string;
   publicBaseUrl: string;
+  /** Keeps the merchant's signed settings for the public pay page (name, processors, time zone). */
+  merchants?: MerchantProfiles;
 }
 
 /** `/pay/<slug>`, plus the single-use login code for a signed-in-user link. */
@@ -83,6 +86,13 @@ function decodeCursor(cursor: string | undefined): number | null {
 export function linksRoutes(deps: LinksRoutesDeps) {
   const api = new Hono<{ Variables: { merchant: MerchantContext } }>();
   api.use('*', requireMerchant(deps.internalSecret));
+  const merchants = deps.merchants;
+  if (merchants) {
+    api.use('*', async (c, next) => {
+      await merchants.remember(c.var.merchant, deps.clock.now());
+      await next();
+    });
+  }
 
   const mountedAt = { mountedAt: '/api' };
 

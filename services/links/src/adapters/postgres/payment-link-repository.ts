@@ -31,6 +31,12 @@ export function toLink(row: Row): PaymentLink {
     statusId: row.statusId,
     createdAt: row.createdAt,
     customerId: row.customerId,
+    paidAt: row.paidAt,
+    paidChargeId: row.paidChargeId,
+    lastDecline:
+      row.lastDeclineCode && row.lastDeclineCategory
+        ? { code: row.lastDeclineCode, category: row.lastDeclineCategory }
+        : null,
   };
 }
 
@@ -92,6 +98,11 @@ export function postgresPaymentLinkRepository(db: Database): PaymentLinkReposito
         .select()
         .from(paymentLinks)
         .where(and(eq(paymentLinks.id, id), eq(paymentLinks.merchantId, merchantId)));
+      return row ? toLink(row) : undefined;
+    },
+
+    async findBySlug(slug) {
+      const [row] = await db.select().from(paymentLinks).where(eq(paymentLinks.slug, slug));
       return row ? toLink(row) : undefined;
     },
 

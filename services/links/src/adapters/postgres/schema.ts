@@ -1,5 +1,6 @@
 import { MAX_LENGTH } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -66,8 +67,24 @@ export const paymentLinks = linksSchema.table(
     paidAt: timestamp('paid_at', { withTimezone: true }),
     /** The signed-in user the link was made for (spec 4.2). */
     customerId: bigint('customer_id', { mode: 'number' }).references(() => customers.id),
+    /** A card payment on the pay page: the processor, the vault's card, our charge and who paid. */
+    paidProcessor: text('paid_processor'),
+    paidPaymentMethodId: uuid('paid_payment_method_id'),
+    paidChargeId: uuid('paid_charge_id'),
+    paidCustomerId: bigint('paid_customer_id', { mode: 'number' }),
+    /** Why the last card attempt was declined (statusId 5): shown to the customer in their language. */
+    lastDeclineCode: text('last_decline_code'),
+    lastDeclineCategory: text('last_decline_category'),
+    /** When statusId 6 was written (lazily on read, or by the sweep). */
+    expiredAt: timestamp('expired_at', { withTimezone: true }),
   },
-  (table) => [index('payment_links_merchant_idx').on(table.merchantId, table.id)],
+  (table) => [
+    index('payment_links_merchant_idx').on(table.merchantId, table.id),
+    // The expiry sweep reads only links still payable that have a validity.
+    index('payment_links_payable_expiry_idx')
+      .on(table.expiresAt)
+      .where(sql`${table.statusId} in (1, 5) and ${table.expiresAt} is not null`),
+  ],
 );
 
 /**
@@ -111,6 +128,49 @@ export const bankTransferSettlements = linksSchema.table(
     settledAt: timestamp('settled_at', { withTimezone: true }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.merchantId, table.reference] })],
+);
+
+/**
+ * The merchant's settings as the gateway last signed them (name, processors, time zone): the public pay
+ * page has no merchant request to read them from. Refreshed whenever the merchant calls the API.
+ */
+export const merchantProfiles = linksSchema.table('merchant_profiles', {
+  merchantId: uuid('merchant_id').primaryKey(),
+  context: jsonb('context').$type<Record<string, unknown>>().notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+});
+
+/**
+ * Payment attempts on a link's pay page, numbered per link: attempt n charges with the key
+ * `link:<id>:payment:<n>`. The number is decided under the link's row lock, and an open attempt is
+ * continued rather than a new one started, so double clicks, two tabs and retries make one charge.
+ */
+export const linkPayments = linksSchema.table(
+  'link_payments',
+  {
+    linkId: bigint('link_id', { mode: 'number' })
+      .notNull()
+      .references(() => paymentLinks.id),
+    paymentNumber: integer('payment_number').notNull(),
+    /** `hosted` (a new card on the processor's form), `saved-card`, or `registration` (save, then charge). */
+    kind: text('kind', { enum: ['hosted', 'saved-card', 'registration'] }).notNull(),
+    processor: text('processor').notNull(),
+    customerId: bigint('customer_id', { mode: 'number' }),
+    /** Whether the customer chose the subscription (the link's recurrence) rather than a one-off payment. */
+    subscription: boolean('subscription').notNull(),
+    registrationId: uuid('registration_id'),
+    paymentMethodId: uuid('payment_method_id'),
+    chargeId: uuid('charge_id'),
+    status: text('status', { enum: ['open', 'succeeded', 'failed'] }).notNull(),
+    declineCode: text('decline_code'),
+    declineCategory: text('decline_category'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.linkId, table.paymentNumber] }),
+    index('link_payments_charge_idx').on(table.chargeId),
+  ],
 );
 
 export const outbox = outboxTable(linksSchema);

@@ -1,0 +1,201 @@
+/**
+ * Every word the pay page shows, in Spanish (the default) and English. A string is added to both
+ * languages or to neither: `Messages` is Spanish's shape and English must match it key by key.
+ */
+
+export const LANGUAGES = ['es', 'en'] as const;
+export type Lang = (typeof LANGUAGES)[number];
+
+const es = {
+  htmlTitle: 'Pagar',
+  payTo: 'Pago a',
+  amount: 'Monto',
+  status: 'Estado',
+  statusPending: 'Pendiente de pago',
+  statusRejected: 'El último intento fue rechazado',
+  statusPaid: 'Pagado',
+  statusExpired: 'Vencido',
+  statusCancelled: 'Anulado',
+  alreadyPaid: 'Este enlace ya fue pagado. No hace falta pagar de nuevo.',
+  expiredNothingToPay: 'Este enlace venció y ya no se puede pagar. Pedí un enlace nuevo al comercio.',
+  cancelledNothingToPay: 'El comercio anuló este enlace; no hay nada que pagar.',
+  rejectedTryAgain: 'Tu pago fue rechazado: {reason}. Podés intentar de nuevo, con otra tarjeta si querés.',
+  notFoundTitle: 'Enlace no encontrado',
+  notFoundText: 'Este enlace de pago no existe. Revisá la dirección que te enviaron.',
+  chooseHowTitle: 'Cómo querés pagar',
+  optionSingle: 'Pago único',
+  optionSubscription: 'Suscripción',
+  subscriptionNeedsCard: 'La suscripción se paga con tarjeta de crédito o débito.',
+  chooseProcessor: 'Procesador de pago',
+  processorA: 'Procesador A (formulario en esta página)',
+  processorB: 'Procesador B (te llevamos a su página)',
+  noProcessor: 'Este comercio no tiene habilitado ningún medio de pago con tarjeta para este enlace.',
+  savedCards: 'Tus tarjetas guardadas',
+  savedCardLabel: '{brand} •••• {last4}, vence {expiry}',
+  newCard: 'Una tarjeta nueva',
+  saveCard: 'Guardar esta tarjeta para próximos pagos',
+  pay: 'Pagar {amount}',
+  payAndSubscribe: 'Pagar {amount} y suscribirme',
+  loginNeeded: 'Para pagar, primero ingresá con tu correo.',
+  login: 'Ingresar',
+  identifyNeeded: 'Para pagar, confirmá tu número de documento.',
+  identify: 'Confirmar documento',
+  scheduleTitle: 'Plan de pagos',
+  scheduleInWords:
+    'Un primer pago de {first} hoy y luego {count} cuotas de {installment}, el día {day} de cada mes desde {month}.',
+  scheduleSinglePeriod: 'Un único pago de {first} hoy.',
+  scheduleDynamic:
+    'Un primer pago de {first} hoy; las cuotas siguientes las informa el comercio en cada factura.',
+  scheduleInstallment: 'Cuota',
+  scheduleDate: 'Fecha',
+  scheduleAmount: 'Monto',
+  scheduleToday: 'Hoy',
+  scheduleMore: '… y {count} cuotas más',
+  cardFormTitle: 'Datos de la tarjeta',
+  cardFormHint: 'Escribí los datos de tu tarjeta en el formulario seguro del procesador.',
+  cardFormCancel: 'Volver',
+  paymentInProgress: 'Estamos confirmando tu pago. Esta página se actualiza sola.',
+  refresh: 'Actualizar',
+  receiptTitle: 'Pago recibido',
+  receiptText: 'Recibimos tu pago de {amount} para «{label}».',
+  receiptReference: 'Referencia',
+  receiptDate: 'Fecha',
+  formExpired: 'El formulario venció. Volvé a intentarlo.',
+  declineSoft: 'la tarjeta no tiene fondos suficientes o el banco no autorizó el pago',
+  declineHard: 'el banco rechazó la tarjeta',
+  declineBlocked: 'la tarjeta está bloqueada para este comercio por demasiados intentos',
+  declineProcessorDown: 'el procesador no respondió; no se cobró nada',
+  declineCancelled: 'cancelaste el pago en el formulario',
+  declineUnknown: 'el pago no se completó',
+  language: 'Idioma',
+  footer: 'Pago seguro. Los datos de tu tarjeta los recibe solo el procesador de pago.',
+  months: [
+    'enero',
+    'febrero',
+    'marzo',
+    'abril',
+    'mayo',
+    'junio',
+    'julio',
+    'agosto',
+    'septiembre',
+    'octubre',
+    'noviembre',
+    'diciembre',
+  ],
+};
+
+export type Messages = typeof es;
+
+const en: Messages = {
+  htmlTitle: 'Pay',
+  payTo: 'Payment to',
+  amount: 'Amount',
+  status: 'Status',
+  statusPending: 'Awaiting payment',
+  statusRejected: 'The last attempt was declined',
+  statusPaid: 'Paid',
+  statusExpired: 'Expired',
+  statusCancelled: 'Cancelled',
+  alreadyPaid: 'This link is already paid. There is nothing more to pay.',
+  expiredNothingToPay: 'This link has expired and can no longer be paid. Ask the merchant for a new one.',
+  cancelledNothingToPay: 'The merchant cancelled this link; there is nothing to pay.',
+  rejectedTryAgain: 'Your payment was declined: {reason}. You can try again, with another card if you like.',
+  notFoundTitle: 'Link not found',
+  notFoundText: 'This payment link does not exist. Check the address you were sent.',
+  chooseHowTitle: 'How do you want to pay',
+  optionSingle: 'One-off payment',
+  optionSubscription: 'Subscription',
+  subscriptionNeedsCard: 'A subscription is paid by credit or debit card.',
+  chooseProcessor: 'Payment processor',
+  processorA: 'Processor A (form on this page)',
+  processorB: 'Processor B (we take you to its page)',
+  noProcessor: 'This merchant has no card payment enabled for this link.',
+  savedCards: 'Your saved cards',
+  savedCardLabel: '{brand} •••• {last4}, expires {expiry}',
+  newCard: 'A new card',
+  saveCard: 'Save this card for future payments',
+  pay: 'Pay {amount}',
+  payAndSubscribe: 'Pay {amount} and subscribe',
+  loginNeeded: 'To pay, first sign in with your e-mail.',
+  login: 'Sign in',
+  identifyNeeded: 'To pay, confirm your document number.',
+  identify: 'Confirm document',
+  scheduleTitle: 'Payment plan',
+  scheduleInWords:
+    'A first payment of {first} today, then {count} installments of {installment} on day {day} of each month from {month}.',
+  scheduleSinglePeriod: 'A single payment of {first} today.',
+  scheduleDynamic:
+    'A first payment of {first} today; the merchant announces each later installment with its invoice.',
+  scheduleInstallment: 'Installment',
+  scheduleDate: 'Date',
+  scheduleAmount: 'Amount',
+  scheduleToday: 'Today',
+  scheduleMore: '… and {count} more installments',
+  cardFormTitle: 'Card details',
+  cardFormHint: "Type your card details in the processor's secure form.",
+  cardFormCancel: 'Back',
+  paymentInProgress: 'We are confirming your payment. This page refreshes by itself.',
+  refresh: 'Refresh',
+  receiptTitle: 'Payment received',
+  receiptText: 'We received your payment of {amount} for “{label}”.',
+  receiptReference: 'Reference',
+  receiptDate: 'Date',
+  formExpired: 'The form expired. Please try again.',
+  declineSoft: 'the card has insufficient funds or the bank did not authorise the payment',
+  declineHard: 'the bank declined the card',
+  declineBlocked: 'the card is blocked at this merchant after too many attempts',
+  declineProcessorDown: 'the processor did not answer; nothing was charged',
+  declineCancelled: 'you cancelled the payment on the form',
+  declineUnknown: 'the payment did not go through',
+  language: 'Language',
+  footer: 'Secure payment. Only the payment processor receives your card details.',
+  months: [
+    'January',
+    'February',
+    'March',
+    'April',
+    'May',
+    'June',
+    'July',
+    'August',
+    'September',
+    'October',
+    'November',
+    'December',
+  ],
+};
+
+export const MESSAGES: Record<Lang, Messages> = { es, en };
+
+type TextKey = { [K in keyof Messages]: Messages[K] extends string ? K : never }[keyof Messages];
+
+/** A message with its `{name}` placeholders filled (values are plain text; the JSX layer escapes them). */
+export function say(lang: Lang, key: TextKey, values: Record<string, string | number> = {}): string {
+  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? String(values[name]) : whole,
+  );
+}
+
+/**
+ * The customer's language: `?lang=` wins (so a link can be shared in a language), then the first
+ * supported language of `Accept-Language` by its weight, else Spanish.
+ */
+export function pickLang(query: string | undefined, acceptLanguage: string | undefined): Lang {
+  if (query && (LANGUAGES as readonly string[]).includes(query)) return query as Lang;
+  if (!acceptLanguage) return 'es';
+  const ranked = acceptLanguage
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const weight = q ? Number(q.slice(2)) : 1;
+      return { base: tag.trim().toLowerCase().split('-')[0] ?? '', weight, index };
+    })
+    .filter((entry) => Number.isFinite(entry.weight) && entry.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.index - b.index);
+  for (const entry of ranked) {
+    if ((LANGUAGES as readonly string[]).includes(entry.base)) return entry.base as Lang;
+  }
+  return 'es';
+}

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_PORTS } from '@payrail/runtime';
+import type { MiddlewareHandler } from 'hono';
+
+/** What the pay page's handlers read from the context: the nonce of this response's inline style/script. */
+export interface PayVariables {
+  cspNonce: string;
+}
+
+/** The origin (`scheme://host:port`) of a URL, or undefined when it is not an http(s) URL. */
+export function originOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Content-Security-Policy of a pay page. Nothing loads from elsewhere; frames only from the card
+ * processors' origins (PROCESSOR_A's form lives in an iframe); forms post to us, or to a processor (a
+ * redirect after our own post counts as the form's target). Inline style and script only with this
+ * response's nonce. No one may frame the pay page itself (clickjacking).
+ */
+export function contentSecurityPolicy(nonce: string, processorOrigins: readonly string[]): string {
+  const processors = processorOrigins.length > 0 ? ` ${processorOrigins.join(' ')}` : '';
+  return [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    `frame-src${processors.length > 0 ? processors : " 'none'"}`,
+    `form-action 'self'${processors}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "connect-src 'self'",
+  ].join('; ');
+}
+
+/**
+ * Sets the security headers of every pay page response (CSP with a fresh nonce, no framing, no sniffing,
+ * no referrer: the page's URL is the customer's credential, and may carry a login code).
+ */
+export function securityHeaders(processorOrigins: readonly string[]): MiddlewareHandler<{
+  Variables: PayVariables;
+}> {
+  const origins = [...new Set(processorOrigins)];
+  return async (c, next) => {
+    const nonce = randomBytes(16).toString('base64');
+    c.set('cspNonce', nonce);
+    await next();
+    c.header('content-security-policy', contentSecurityPolicy(nonce, origins));
+    c.header('x-frame-options', 'DENY');
+    c.header('x-content-type-options', 'nosniff');
+    c.header('referrer-policy', 'no-referrer');
+    c.header('cache-control', 'no-store');
+  };
+}
+
+/**
+ * The processors' public origins from the same settings processor-gateway builds their form URLs from:
+ * each processor's own URL, else the sandbox's.
+ */
+export function processorOriginsFrom(env: Record<string, string | undefined>): string[] {
+  const sandbox = originOf(env.PROCESSOR_SANDBOX_PUBLIC_URL) ?? originOf(env.PROCESSOR_SANDBOX_URL);
+  const a = originOf(env.PROCESSOR_A_URL) ?? sandbox;
+  const b = originOf(env.PROCESSOR_B_URL) ?? sandbox;
+  const origins = [a, b].filter((origin): origin is string => origin !== undefined);
+  return origins.length > 0
+    ? [...new Set(origins)]
+    : [`http://127.0.0.1:${DEFAULT_PORTS['processor-sandbox']}`];
+}

@@ -1,0 +1,36 @@
+import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
+import type { Database } from '@payrail/db';
+import { eq, sql } from 'drizzle-orm';
+import type { MerchantProfiles } from '../../ports/merchant-profiles';
+import { merchantProfiles } from './schema';
+
+export function postgresMerchantProfiles(db: Database): MerchantProfiles {
+  // What this process last stored per merchant: an unchanged context costs no write.
+  const known = new Map<string, string>();
+  return {
+    async remember(merchant, at) {
+      const serialized = JSON.stringify(merchant);
+      if (known.get(merchant.merchantId) === serialized) return;
+      await db
+        .insert(merchantProfiles)
+        .values({ merchantId: merchant.merchantId, context: merchant, updatedAt: at })
+        .onConflictDoUpdate({
+          target: merchantProfiles.merchantId,
+          set: { context: merchant, updatedAt: at },
+          // Another instance may have stored a newer one meanwhile: never go back in time.
+          setWhere: sql`${merchantProfiles.updatedAt} <= ${at.toISOString()}`,
+        });
+      known.set(merchant.merchantId, serialized);
+    },
+
+    async find(merchantId): Promise<MerchantContext | undefined> {
+      const [row] = await db
+        .select()
+        .from(merchantProfiles)
+        .where(eq(merchantProfiles.merchantId, merchantId));
+      if (!row) return undefined;
+      const parsed = merchantContextSchema.safeParse(row.context);
+      return parsed.success ? parsed.data : undefined;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { PROCESSORS, type Processor } from '@payrail/contracts';
+import { addMonths, dayIn, type IsoDate, localDate, monthOf } from '@payrail/time';
+import { LinkStatus, type PaymentLink, statusAt } from './payment-link';
+
+/** The pay page's name of a link status (`data-status` of `pay-status`). */
+export type PayPageStatus = 'pending' | 'rejected' | 'paid' | 'expired' | 'cancelled';
+
+/** A link's status as the customer sees it now: a link whose validity has passed is expired. */
+export function payPageStatus(link: Pick<PaymentLink, 'statusId' | 'expiresAt'>, now: Date): PayPageStatus {
+  switch (statusAt(link, now)) {
+    case LinkStatus.PAID:
+      return 'paid';
+    case LinkStatus.EXPIRED:
+      return 'expired';
+    case LinkStatus.CANCELLED:
+      return 'cancelled';
+    case LinkStatus.LAST_ATTEMPT_REJECTED:
+      return 'rejected';
+    default:
+      return 'pending';
+  }
+}
+
+/** Whether the customer may pay now: pending, or the last attempt was rejected (spec: still payable). */
+export function isPayable(link: Pick<PaymentLink, 'statusId' | 'expiresAt'>, now: Date): boolean {
+  const status = payPageStatus(link, now);
+  return status === 'pending' || status === 'rejected';
+}
+
+/**
+ * Spec 1.8: the processors a customer may choose are the link's `paymentMethods` that the merchant has
+ * enabled, in the merchant's order.
+ */
+export function processorsForLink(
+  link: Pick<PaymentLink, 'paymentMethods'>,
+  merchantProcessors: readonly string[],
+): Processor[] {
+  return PROCESSORS.filter(
+    (processor) => merchantProcessors.includes(processor) && link.paymentMethods.includes(processor),
+  );
+}
+
+/** What the link lets the customer choose: a one-off payment, a subscription (its recurrence), or both. */
+export type PayOption = 'single' | 'subscription';
+
+export function payOptions(
+  link: Pick<PaymentLink, 'singlePayment' | 'recurrence' | 'creditAndDebitCard'>,
+): PayOption[] {
+  const options: PayOption[] = [];
+  if (link.singlePayment || link.recurrence === null) options.push('single');
+  // A subscription charges the customer's card again each month: only by card.
+  if (link.recurrence !== null && link.creditAndDebitCard) options.push('subscription');
+  return options;
+}
+
+/** One row of a subscription's schedule as the pay page shows it; installment 1 is today's payment. */
+export interface ScheduledInstallment {
+  number: number;
+  /** `yyyy-MM-dd` in the merchant's time zone; null for installment 1 (paid now, on this page). */
+  date: IsoDate | null;
+  amount: string;
+}
+
+/**
+ * The STATIC schedule (design 4): installment 1 is the link payment; installment k ≥ 2 falls on
+ * `dayOfMonth` of the month `creation month + monthForSecondInstallment + (k − 2)`, in the merchant's
+ * time zone.
+ */
+export function staticSchedule(
+  link: Pick<PaymentLink, 'amount' | 'createdAt' | 'recurrence'>,
+  timezone: string,
+): ScheduledInstallment[] {
+  const terms = link.recurrence;
+  if (terms?.type !== 'STATIC') return [];
+  const created = monthOf(localDate(link.createdAt, timezone));
+  const rows: ScheduledInstallment[] = [{ number: 1, date: null, amount: link.amount }];
+  for (let number = 2; number <= terms.totalPeriods; number++) {
+    const month = addMonths(created, terms.monthForSecondInstallment + number - 2);
+    rows.push({ number, date: dayIn(month, terms.dayOfMonth), amount: terms.installmentAmount });
+  }
+  return rows;
+}
