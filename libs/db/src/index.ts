@@ -16,8 +16,16 @@ export type Executor = Database | Transaction;
 export interface DatabaseHandle {
   db: Database;
   driver: 'postgres' | 'pglite';
-  /** Calls `onNotify` on every NOTIFY on `channel`; resolves to an unlisten function. */
-  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onNotify` on every NOTIFY on `channel`; resolves to an unlisten function. `onListen` runs each
+   * time the LISTEN is in place, the first time and after every reconnect (what was sent in between is
+   * lost: a cache kept fresh by NOTIFY drops everything then).
+   */
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onListen?: () => void,
+  ): Promise<() => Promise<void>>;
   /** Throws when the database does not answer (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -73,8 +81,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     return {
       db,
       driver: 'postgres',
-      async listen(channel, onNotify) {
-        const { unlisten } = await client.listen(channel, (payload) => onNotify(payload));
+      async listen(channel, onNotify, onListen) {
+        const { unlisten } = await client.listen(channel, (payload) => onNotify(payload), onListen);
         return unlisten;
       },
       async ping() {
@@ -103,8 +111,10 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   return {
     db,
     driver: 'pglite',
-    async listen(channel, onNotify) {
-      return client.listen(channel, onNotify);
+    async listen(channel, onNotify, onListen) {
+      const unlisten = await client.listen(channel, onNotify);
+      onListen?.();
+      return unlisten;
     },
     async ping() {
       await client.query('select 1');

@@ -16,6 +16,7 @@ import { merchantAuth } from './adapters/http/merchant-auth';
 import { clientAddressOf, forwardPublicPage } from './adapters/http/forward';
 import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
 import { postgresIdempotencyStore } from './adapters/postgres/idempotency-store';
+import { cachedMerchantStore } from './adapters/postgres/cached-merchant-store';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
 
 /**
@@ -37,6 +38,8 @@ export const DEMO_MERCHANT: MerchantContext = {
 const gatewayEnvSchema = z.object({
   /** How long a forwarded call may take, answer included, before the merchant gets a 504. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_UPSTREAM_TIMEOUT_MS),
+  /** How long a live Api-Token's merchant is cached (revocations reach every replica at once by NOTIFY); 0: off. */
+  TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
 });
 
 /** Expired idempotency records are purged this often (they are ignored once expired anyway). */
@@ -49,7 +52,9 @@ export const gatewayService: ServiceDefinition = {
   database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
   async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
     const settings = parseConfig(gatewayEnvSchema, env);
-    const merchants = postgresMerchantStore(database.db);
+    const merchants = cachedMerchantStore(postgresMerchantStore(database.db), database, logger, {
+      ttlMs: settings.TOKEN_CACHE_TTL_MS,
+    });
     const idempotencyStore = postgresIdempotencyStore(database.db, { secret: internalSecret });
     const demoToken = env.DEMO_API_TOKEN;
     if (demoToken) {
@@ -91,11 +96,13 @@ export const gatewayService: ServiceDefinition = {
       app,
       markNotReady,
       async start() {
+        await merchants.start();
         purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);
         purgeTimer.unref();
       },
       async stop() {
         if (purgeTimer) clearInterval(purgeTimer);
+        await merchants.stop();
       },
     };
   },

@@ -2,8 +2,8 @@ import { ApiTokenNotFound } from '../domain/errors';
 import type { MerchantAdminDeps } from './deps';
 
 /**
- * Revokes a token. Every merchant request looks its token up afresh (no cache), so the next request
- * with it is already refused.
+ * Revokes a token. The token cache of every gateway replica is dropped when the revocation commits
+ * (NOTIFY; this replica's at once), so the next request with it is already refused.
  */
 export async function revokeApiToken(
   deps: MerchantAdminDeps,

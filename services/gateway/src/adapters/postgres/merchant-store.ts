@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
-import type { Database } from '@payrail/db';
-import { and, asc, eq, isNull, ne } from 'drizzle-orm';
+import type { Database, Executor } from '@payrail/db';
+import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { MerchantSettings } from '../../domain/merchant';
 import type { MerchantRecord, MerchantStore } from '../../ports/merchant-store';
 import { apiTokens, merchants } from './schema';
@@ -20,6 +20,16 @@ export function toMerchantContext(row: MerchantRow): MerchantContext {
     timezone: row.timezone,
     processors: row.processors,
   });
+}
+
+/**
+ * Every gateway replica caches token lookups briefly and LISTENs here: a write that revokes a token or
+ * changes a merchant NOTIFYs in its own transaction (delivered at commit), and each replica drops its cache.
+ */
+export const CREDENTIALS_CHANNEL = 'gateway_credentials';
+
+async function announceCredentialsChange(tx: Executor, merchantId: string): Promise<void> {
+  await tx.execute(sql`select pg_notify(${CREDENTIALS_CHANNEL}, ${merchantId})`);
 }
 
 function settingsColumns(settings: MerchantSettings) {
@@ -98,6 +108,7 @@ export function postgresMerchantStore(db: Database): MerchantStore {
               isNull(apiTokens.revokedAt),
             ),
           );
+        await announceCredentialsChange(tx, merchant.merchantId);
         return true;
       });
     },
@@ -125,11 +136,15 @@ export function postgresMerchantStore(db: Database): MerchantStore {
     find,
 
     async update(merchantId, settings, updatedAt) {
-      const updated = await db
-        .update(merchants)
-        .set({ ...settingsColumns(settings), updatedAt })
-        .where(eq(merchants.id, merchantId))
-        .returning({ id: merchants.id });
+      const updated = await db.transaction(async (tx) => {
+        const rows = await tx
+          .update(merchants)
+          .set({ ...settingsColumns(settings), updatedAt })
+          .where(eq(merchants.id, merchantId))
+          .returning({ id: merchants.id });
+        if (rows.length > 0) await announceCredentialsChange(tx, merchantId);
+        return rows;
+      });
       return updated.length > 0 ? find(merchantId) : undefined;
     },
 
@@ -155,10 +170,13 @@ export function postgresMerchantStore(db: Database): MerchantStore {
         .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.merchantId, merchantId)));
       if (!token) return false;
       if (!token.revokedAt) {
-        await db
-          .update(apiTokens)
-          .set({ revokedAt })
-          .where(and(eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt)));
+        await db.transaction(async (tx) => {
+          await tx
+            .update(apiTokens)
+            .set({ revokedAt })
+            .where(and(eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt)));
+          await announceCredentialsChange(tx, merchantId);
+        });
       }
       return true;
     },
