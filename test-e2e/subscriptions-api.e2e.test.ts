@@ -96,3 +96,36 @@ describe('installments through the gateway', () => {
     );
   });
 });
+
+describe('cancel-all before the first payment, through the gateway', () => {
+  it('cancels the subscription and then its unpaid link (statusId 7), which the merchant lists as cancelled', async () => {
+    const token = await newMerchantToken();
+    const created = await call(
+      'POST',
+      '/api/saleitems/add',
+      token,
+      aStaticLink({ customIdentifier: 'member-cancel', totalPeriods: 3 }),
+    );
+    const link = (await created.json()) as { id: number };
+    await waitFor(async () => {
+      const response = await call('GET', `/api/subscriptions?payRequestId=${link.id}`, token);
+      return ((await response.json()) as { subscriptions: unknown[] }).subscriptions.length === 1;
+    });
+    const cancelled = await call('POST', '/api/subscriptions/cancel-all', token, {
+      customIdentifier: 'member-cancel',
+    });
+    expect(cancelled.status).toBe(200);
+    // subscription.cancelled travels to links, which cancels the link.
+    await waitFor(async () => {
+      const response = await call('GET', `/api/payrequests/${link.id}`, token);
+      return ((await response.json()) as { statusId: number }).statusId === 7;
+    });
+    const listed = await call('GET', '/api/payrequests?status=cancelled', token);
+    expect(
+      ((await listed.json()) as { payRequests: Array<{ id: number }> }).payRequests.map((l) => l.id),
+    ).toEqual([link.id]);
+    // Cancelled, the link can no longer be cancelled by the merchant either.
+    const again = await call('POST', `/api/payrequests/${link.id}/cancel`, token);
+    expect(again.status).toBe(409);
+  });
+});
