@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 const globalSetup = ['libs/test-infra/src/global-setup.ts'];
 
-// Three projects: fast unit tests (no servers), integration tests on real Postgres and RabbitMQ
-// (`*.int.test.ts`), and end-to-end tests that start the services as separate processes.
+// Four projects: fast unit tests (no servers), integration tests on real Postgres and RabbitMQ
+// (`*.int.test.ts`), end-to-end tests that start the services as separate processes, and the browser
+// tests (`*.browser.test.ts`): the same system driven through Debian's Chromium by playwright-core.
 export default defineConfig({
   test: {
     projects: [
@@ -30,6 +31,16 @@ export default defineConfig({
           globalSetup,
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test-e2e/browser/**/*.browser.test.ts'],
+          globalSetup: [...globalSetup, 'test-e2e/browser/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
           fileParallelism: false,
         },
       },

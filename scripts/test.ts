@@ -62,6 +62,20 @@ const steps: Step[] = [
     ],
     report: reportPath('e2e'),
   },
+  {
+    // The pay page in a real browser (Chromium, installed with apt-get when missing and run as root).
+    name: 'browser',
+    command: bin('vitest'),
+    args: [
+      'run',
+      '--project',
+      'browser',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${reportPath('browser')}`,
+    ],
+    report: reportPath('browser'),
+  },
 ].filter((step) => only.length === 0 || only.includes(step.name));
 
 let passed = 0;

@@ -23,8 +23,19 @@ export interface E2eSystem extends ProcessSystem {
   env: Record<string, string>;
 }
 
-/** Starts every service as its own process on the test database and broker, on free ports. */
-export async function startSystem(env: Record<string, string>): Promise<E2eSystem> {
+/** Where the services will listen, known before they start (for env that names public URLs). */
+export interface SystemPorts {
+  gatewayUrl: string;
+  sandboxUrl: string;
+}
+
+/**
+ * Starts every service as its own process on the test database and broker, on free ports. `env` may be
+ * made from the ports, e.g. a `PUBLIC_BASE_URL` a browser can reach.
+ */
+export async function startSystem(
+  env: Record<string, string> | ((ports: SystemPorts) => Record<string, string>),
+): Promise<E2eSystem> {
   const names: ServiceName[] = [
     'gateway',
     'links',
@@ -35,9 +46,16 @@ export async function startSystem(env: Record<string, string>): Promise<E2eSyste
   ];
   const ports: Record<string, string> = {};
   for (const name of names) ports[`${name.toUpperCase().replace(/-/g, '_')}_PORT`] = String(await freePort());
-  const fullEnv = { ...process.env, ...ports, ...env } as Record<string, string>;
-  const logs: string[] = [];
   const port = Number(ports.GATEWAY_PORT);
+  const given =
+    typeof env === 'function'
+      ? env({
+          gatewayUrl: `http://127.0.0.1:${port}`,
+          sandboxUrl: `http://127.0.0.1:${ports.PROCESSOR_SANDBOX_PORT}`,
+        })
+      : env;
+  const fullEnv = { ...process.env, ...ports, ...given } as Record<string, string>;
+  const logs: string[] = [];
   const system = await startProcesses({
     root: ROOT,
     env: fullEnv,
