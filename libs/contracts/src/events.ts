@@ -76,6 +76,7 @@ const installmentSnapshot = z.object({
 });
 
 export const DECLINE_CATEGORIES = ['soft', 'hard', 'card-blocked', 'processor-down'] as const;
+export type DeclineCategory = (typeof DECLINE_CATEGORIES)[number];
 
 /** What a charge was for: an installment of a subscription (automatic debit) or a link on the pay page. */
 const chargePurpose = z.object({
@@ -226,14 +227,17 @@ export const eventSchemas = {
     1: subscriptionSnapshot.extend({ installments: z.array(installmentItem).min(1) }),
   },
   /**
-   * Settled without a charge by us: installment 1 by the link payment (`method` as the link was paid), a
-   * later one by a bank transfer the merchant notified (`BANK_TRANSFER`, with its `bankReference`).
+   * Installment 1 by the link payment (`method` as the link was paid), a later one by its automatic charge
+   * (`CARD`) or by a bank transfer the merchant notified (`BANK_TRANSFER`, with its `bankReference`).
    */
   'installment.paid': {
     1: installmentSnapshot.extend({
       paidAt: z.string(),
       method: paymentMethodKind,
       bankReference: z.string().nullable().default(null),
+      /** The subscription's paid installments and their sum after this one (null in older messages). */
+      paidCount: z.number().int().min(1).nullable().default(null),
+      paidTotal: moneyString.nullable().default(null),
     }),
   },
   /**
@@ -269,8 +273,8 @@ export const eventSchemas = {
   },
   /**
    * subscriptions did not request a charge for a `installment.charge-due` (no longer pending, subscription not
-   * active, no card, the card's 24-hour attempt cap reached, ...). `retryOn`: when it may be asked again
-   * (the cap), else null.
+   * active, no card, the card's 24-hour attempt cap reached, moved to a later day, ...). `retryOn`: when it
+   * may be asked again (the cap, the new day), else null.
    */
   'installment.charge-skipped': {
     1: z.object({
@@ -285,6 +289,8 @@ export const eventSchemas = {
         'no-payment-method',
         'card-attempt-cap',
         'attempt-already-requested',
+        /** The merchant moved it to a later day since the run claimed it: `retryOn` is that day. */
+        'not-due',
       ]),
       retryOn: isoDate.nullable(),
     }),

@@ -79,7 +79,12 @@ export {
   type UpdateMerchantRequest,
   updateMerchantRequest,
 } from './api/admin';
-export { DECLINE_CATEGORIES, INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from './events';
+export {
+  DECLINE_CATEGORIES,
+  type DeclineCategory,
+  INSTALLMENT_STATUSES,
+  SUBSCRIPTION_STATUSES,
+} from './events';
 export {
   addInstallmentsRequest,
   BULK_LIMITS,

@@ -75,4 +75,43 @@ describe('payment method of link.paid and installment.paid', () => {
       createEvent('link.paid', { ...linkPaid, method: 'CASH' as unknown as 'CARD' }, new Date()),
     ).toThrow(ContractViolation);
   });
+
+  it('reads an installment.paid written before paidCount/paidTotal existed with them null, and keeps them when given', () => {
+    const data = {
+      merchantId: linkPaid.merchantId,
+      subscriptionId: 3,
+      installmentId: 9,
+      number: 2,
+      paymentDate: '2026-12-10',
+      amount: '150000.00',
+      currency: 'PYG' as const,
+      status: 'paid' as const,
+      invoiceNumber: null,
+      timezone: 'America/Asuncion',
+      paidAt: '2026-12-10T12:00:00.000Z',
+      method: 'CARD' as const,
+      bankReference: null,
+    };
+    const old = { id: 'e-2', type: 'installment.paid', v: 1, occurredAt: data.paidAt, data };
+    expect(parseEvent('installment.paid', JSON.stringify(old)).data).toMatchObject({
+      paidCount: null,
+      paidTotal: null,
+    });
+    const event = createEvent(
+      'installment.paid',
+      { ...data, paidCount: 2, paidTotal: '350000.00' },
+      new Date(),
+    );
+    expect(parseEvent('installment.paid', JSON.stringify(event)).data).toMatchObject({
+      paidCount: 2,
+      paidTotal: '350000.00',
+    });
+    expect(() =>
+      createEvent(
+        'installment.paid',
+        { ...data, paidCount: 2, paidTotal: 350000 as unknown as string },
+        new Date(),
+      ),
+    ).toThrow(ContractViolation);
+  });
 });
