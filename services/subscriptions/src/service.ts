@@ -6,6 +6,19 @@ import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
 import { createSubscriptionOnLinkCreated } from './adapters/messaging/create-subscription-on-link-created.consumer';
+import {
+  failInstallmentOnDunningExhausted,
+  recordRetryOnRetryScheduled,
+} from './adapters/messaging/dunning.consumer';
+import {
+  forgetCardOnPaymentMethodRemoved,
+  replaceCardOnPaymentMethodSaved,
+} from './adapters/messaging/payment-method.consumer';
+import {
+  payInstallmentOnPaymentSucceeded,
+  recordDeclineOnPaymentFailed,
+} from './adapters/messaging/record-charge-outcome.consumer';
+import { requestChargeOnChargeDue } from './adapters/messaging/request-charge-on-charge-due.consumer';
 import { inbox, outbox } from './adapters/postgres/schema';
 import { postgresSubscriptionStore } from './adapters/postgres/subscription-store';
 import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
@@ -37,6 +50,14 @@ export const subscriptionsService: ServiceDefinition = {
       async start() {
         await bus.subscribe(createSubscriptionOnLinkCreated(unitOfWork, clock));
         await bus.subscribe(activateSubscriptionOnLinkPaid(unitOfWork, clock, logger));
+        // Automatic debit.
+        await bus.subscribe(requestChargeOnChargeDue(unitOfWork, clock, logger));
+        await bus.subscribe(payInstallmentOnPaymentSucceeded(unitOfWork, clock, logger));
+        await bus.subscribe(recordDeclineOnPaymentFailed(unitOfWork, clock));
+        await bus.subscribe(recordRetryOnRetryScheduled(unitOfWork, clock));
+        await bus.subscribe(failInstallmentOnDunningExhausted(unitOfWork, clock));
+        await bus.subscribe(forgetCardOnPaymentMethodRemoved(unitOfWork, clock));
+        await bus.subscribe(replaceCardOnPaymentMethodSaved(unitOfWork, clock));
         await relay.start();
       },
       stop: () => relay.stop(),

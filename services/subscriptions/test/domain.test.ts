@@ -40,6 +40,9 @@ function aSubscription(overrides: Partial<Subscription> = {}): Subscription {
     createdAt: at,
     activatedAt: at,
     endedAt: null,
+    paymentMethodId: null,
+    processor: null,
+    customerId: null,
     ...overrides,
   };
 }
@@ -71,13 +74,18 @@ function codeOf(action: () => unknown): string | undefined {
 const schedule = [1, 2, 3, 4].map((n) => anInstallment(n));
 
 describe('state machines', () => {
-  it('installments: pending → processing → paid | failed, pending → cancelled, and nothing out of a final state', () => {
+  it('installments: pending → processing → paid | pending (declined) | failed, pending → cancelled | failed, failed → paid only, nothing out of paid or cancelled', () => {
     expect(canMoveTo('pending', 'processing')).toBe(true);
     expect(canMoveTo('processing', 'paid')).toBe(true);
+    expect(canMoveTo('processing', 'pending')).toBe(true);
     expect(canMoveTo('processing', 'failed')).toBe(true);
     expect(canMoveTo('pending', 'cancelled')).toBe(true);
+    expect(canMoveTo('pending', 'failed')).toBe(true);
     expect(canMoveTo('processing', 'cancelled')).toBe(false);
-    for (const final of ['paid', 'failed', 'cancelled'] as const) {
+    expect(canMoveTo('failed', 'paid')).toBe(true);
+    for (const to of ['pending', 'processing', 'failed', 'cancelled'] as const)
+      expect(canMoveTo('failed', to)).toBe(false);
+    for (const final of ['paid', 'cancelled'] as const) {
       for (const to of ['pending', 'processing', 'paid', 'failed', 'cancelled'] as const)
         expect(canMoveTo(final, to)).toBe(false);
     }

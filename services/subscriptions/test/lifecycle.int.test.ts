@@ -160,6 +160,8 @@ describe('link.paid → active subscription, installment 1 paid', () => {
         paidAt: '2026-01-15T16:00:00.000Z',
         method: 'CARD',
         bankReference: null,
+        paidCount: 1,
+        paidTotal: '200000.00',
       },
     ]);
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { createEvent, type EventData, type EventEnvelope, type MerchantContext } from '@payrail/contracts';
 import type { MessageBus } from '@payrail/messaging';
@@ -58,11 +59,19 @@ export function linkCreated(
   );
 }
 
+/** The vault's card a pay-page payment reports in `link.paid`. */
+export interface PaidWithCard {
+  paymentMethodId: string;
+  processor: 'PARAGUAY.PROCESSOR_A' | 'PARAGUAY.PROCESSOR_B';
+  customerId: number;
+}
+
 export function linkPaid(
   merchant: MerchantContext,
   linkId: number,
   amount = '200000.00',
   recurrent = true,
+  card: PaidWithCard | null = null,
 ): EventEnvelope<'link.paid'> {
   return createEvent(
     'link.paid',
@@ -75,10 +84,10 @@ export function linkPaid(
       txId: 'tx-1',
       recurrent,
       method: 'CARD',
-      processor: null,
-      paymentMethodId: null,
-      chargeId: null,
-      customerId: null,
+      processor: card?.processor ?? null,
+      paymentMethodId: card?.paymentMethodId ?? null,
+      chargeId: card ? randomUUID() : null,
+      customerId: card?.customerId ?? null,
     },
     new Date('2026-01-15T16:00:00Z'),
   );
@@ -131,8 +140,9 @@ export async function activate(
   svc: ServiceUnderTest,
   merchant: MerchantContext,
   linkId: number,
+  card: PaidWithCard | null = null,
 ): Promise<SubscriptionRow> {
-  await publish(svc.bus, linkPaid(merchant, linkId));
+  await publish(svc.bus, linkPaid(merchant, linkId, '200000.00', true, card));
   return waitFor(
     async () => {
       const row = await subscriptionOfLink(svc, linkId);
@@ -148,9 +158,10 @@ export async function activeSubscription(
   svc: ServiceUnderTest,
   merchant: MerchantContext,
   options: LinkOptions = {},
+  card: PaidWithCard | null = null,
 ) {
   const created = await createSubscription(svc, merchant, options);
-  const subscription = await activate(svc, merchant, created.linkId);
+  const subscription = await activate(svc, merchant, created.linkId, card);
   return {
     subscription,
     installments: await installmentsOfSubscription(svc, subscription.id),

@@ -1,6 +1,6 @@
 import type { EventData, PaymentMethodKind } from '@payrail/contracts';
 import { type Installment, markPaid } from '../domain/installment';
-import { activate, type Subscription } from '../domain/subscription';
+import { activate, type PaymentCard, type Subscription } from '../domain/subscription';
 import type { SubscriptionStore } from '../ports/subscription-store';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
@@ -14,7 +14,10 @@ export type PaymentOutcome =
   /** Already active (a redelivery), or cancelled before the payment came. */
   | { kind: 'ignored'; subscription: Subscription };
 
-/** `link.paid`: the first payment activates the subscription and settles installment 1. */
+/**
+ * `link.paid`: the first payment activates the subscription and settles installment 1; the card that paid
+ * is the subscription's card for the installments after it.
+ */
 export async function activateSubscriptionOnPayment(
   deps: UseCaseDeps,
   payment: EventData<'link.paid'>,
@@ -31,6 +34,7 @@ export async function activateSubscriptionOnPayment(
         paidAt,
         method: payment.method,
         txId: payment.txId,
+        card: cardOf(payment),
       });
       return { kind: 'recorded' };
     }
@@ -38,9 +42,22 @@ export async function activateSubscriptionOnPayment(
     const source = paymentSourceOf(payment);
     return {
       kind: 'activated',
-      subscription: await activateWithPayment(store, subscription, paidAt, at, source),
+      subscription: await activateWithPayment(store, subscription, paidAt, at, source, cardOf(payment)),
     };
   });
+}
+
+/**
+ * The card of the first payment, which later installments are charged to: the vault's payment method the
+ * pay page reported. None for a transfer, or a message from before the pay page reported it.
+ */
+export function cardOf(payment: EventData<'link.paid'>): PaymentCard | null {
+  if (payment.method !== 'CARD' || !payment.paymentMethodId) return null;
+  return {
+    paymentMethodId: payment.paymentMethodId,
+    processor: payment.processor,
+    customerId: payment.customerId,
+  };
 }
 
 /** A link paid by bank transfer carries the bank's reference as its `txId`. */
@@ -58,6 +75,7 @@ export async function activateWithPayment(
   paidAt: Date,
   at: Date,
   payment: PaymentSource,
+  card: PaymentCard | null,
 ): Promise<Subscription> {
   const installments = await store.installmentsOf(subscription.id);
   const first = installments.find((installment) => installment.number === 1) as Installment;
@@ -65,7 +83,7 @@ export async function activateWithPayment(
     subscription,
     installments,
     changed: first.status === 'pending' ? [markPaid(first, paidAt)] : [],
-    nextSubscription: activate(subscription, paidAt),
+    nextSubscription: activate(subscription, paidAt, card),
     at,
     payment,
   });

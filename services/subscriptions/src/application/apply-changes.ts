@@ -1,11 +1,11 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import { changedFields, type Installment } from '../domain/installment';
-import { completeIfFinished, type Subscription } from '../domain/subscription';
+import { completeIfFinished, restoreIfSettled, type Subscription } from '../domain/subscription';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { SubscriptionStore } from '../ports/subscription-store';
 import type { UseCaseDeps } from './deps';
 import { findSubscriptionForUpdate } from './find-subscription';
-import { installmentsChanged, type PaymentSource, subscriptionStatusChanged } from './events';
+import { installmentsChanged, type PaymentSource, paidTally, subscriptionStatusChanged } from './events';
 
 export interface ChangeSet {
   subscription: Subscription;
@@ -22,7 +22,8 @@ export interface ChangeSet {
 
 /**
  * Stores changed installments and the subscription in one go, with the events announcing every change,
- * and completes a STATIC subscription left with nothing to collect. Returns the installments that really
+ * makes a past-due subscription active again once no installment of it is failed, and completes a STATIC
+ * subscription left with nothing to collect. Returns the installments that really
  * changed (a change to the value it already had is no change) and the subscription as stored.
  */
 export async function applyChanges(
@@ -37,12 +38,13 @@ export async function applyChanges(
 
   const updated = new Map(real.map(({ after }) => [after.id, after]));
   const afterAll = installments.map((installment) => updated.get(installment.id) ?? installment);
-  const next = completeIfFinished(changes.nextSubscription ?? subscription, afterAll, at);
+  const restored = restoreIfSettled(changes.nextSubscription ?? subscription, afterAll);
+  const next = completeIfFinished(restored, afterAll, at);
 
   await store.saveInstallments(real, at);
   if (next !== subscription) await store.saveSubscription(next);
   const events: EventEnvelope[] = [
-    ...installmentsChanged(next, real, at, changes.payment),
+    ...installmentsChanged(next, real, at, changes.payment, paidTally(afterAll)),
     ...subscriptionStatusChanged(subscription, next, at),
   ];
   await store.publish(events);

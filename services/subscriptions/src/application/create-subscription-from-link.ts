@@ -36,6 +36,9 @@ export async function createSubscriptionFromLink(
       createdAt: new Date(link.createdAt),
       activatedAt: null,
       endedAt: null,
+      paymentMethodId: null,
+      processor: null,
+      customerId: null,
     });
     if (!subscription) return undefined;
     const schedule =
@@ -51,7 +54,14 @@ export async function createSubscriptionFromLink(
 
     const earlyPayment = await store.takeEarlyPayment(link.merchantId, link.linkId);
     if (earlyPayment) {
-      return activateWithPayment(store, subscription, earlyPayment.paidAt, at, paymentSourceOf(earlyPayment));
+      return activateWithPayment(
+        store,
+        subscription,
+        earlyPayment.paidAt,
+        at,
+        paymentSourceOf(earlyPayment),
+        earlyPayment.card,
+      );
     }
     return subscription;
   });

@@ -1,4 +1,12 @@
-import { type Currency, createEvent, type EventEnvelope, type PaymentMethodKind } from '@payrail/contracts';
+import {
+  type Currency,
+  createEvent,
+  type DeclineCategory,
+  type EventData,
+  type EventEnvelope,
+  type PaymentMethodKind,
+} from '@payrail/contracts';
+import { formatAmount, parseAmount } from '@payrail/money';
 import { type ChangedField, changedFields, type Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 
@@ -61,6 +69,7 @@ export function subscriptionStatusChanged(
 ): EventEnvelope[] {
   if (before.status === after.status) return [];
   switch (after.status) {
+    // First payment, or back from past due once the failed installment is paid (same event, same snapshot).
     case 'active':
       return [
         createEvent(
@@ -73,6 +82,7 @@ export function subscriptionStatusChanged(
       return [createEvent('subscription.completed', subscriptionSnapshot(after), at)];
     case 'cancelled':
       return [createEvent('subscription.cancelled', subscriptionSnapshot(after), at)];
+    // `subscription.past-due` names its installment: built by `installmentFailed`'s caller.
     default:
       return [];
   }
@@ -139,6 +149,23 @@ export interface PaymentSource {
 
 export const CARD_PAYMENT: PaymentSource = { method: 'CARD', bankReference: null };
 
+/** What `installment.paid` tells of the whole subscription: its paid installments and their sum. */
+export interface PaidTally {
+  paidCount: number;
+  paidTotal: string;
+}
+
+export function paidTally(installments: Installment[]): PaidTally {
+  let total = 0n;
+  let count = 0;
+  for (const installment of installments) {
+    if (installment.status !== 'paid') continue;
+    count += 1;
+    total += parseAmount(installment.amount);
+  }
+  return { paidCount: count, paidTotal: formatAmount(total) };
+}
+
 /**
  * The events for changes to installments of one subscription: one `installments.cancelled` with every
  * cancelled one, one `installments.updated` with every one whose amount or date changed, and an
@@ -149,6 +176,7 @@ export function installmentsChanged(
   changes: InstallmentChange[],
   at: Date,
   payment: PaymentSource = CARD_PAYMENT,
+  tally: PaidTally | null = null,
 ): EventEnvelope[] {
   const cancelled: Installment[] = [];
   const updated: Array<Installment & { changedFields: ChangedField[] }> = [];
@@ -169,10 +197,14 @@ export function installmentsChanged(
               paidAt: (after.paidAt ?? at).toISOString(),
               method: payment.method,
               bankReference: payment.bankReference,
+              paidCount: tally?.paidCount ?? null,
+              paidTotal: tally?.paidTotal ?? null,
             },
             at,
           ),
         );
+      } else if (after.status === 'processing' || after.status === 'pending' || after.status === 'failed') {
+        // Charging, a declined attempt, dunning giving up: announced by the debit's own events.
       } else throw new Error(`No event for an installment going from ${before.status} to ${after.status}`);
       continue;
     }
@@ -205,4 +237,86 @@ export function installmentsChanged(
     );
   }
   return events;
+}
+
+/** subscriptions declined to charge what billing-scheduler said was due. */
+export function chargeSkipped(
+  due: EventData<'installment.charge-due'>,
+  reason: EventData<'installment.charge-skipped'>['reason'],
+  retryOn: string | null,
+  at: Date,
+): EventEnvelope {
+  return createEvent(
+    'installment.charge-skipped',
+    {
+      runId: due.runId,
+      merchantId: due.merchantId,
+      subscriptionId: due.subscriptionId,
+      installmentId: due.installmentId,
+      attempt: due.attempt,
+      reason,
+      retryOn,
+    },
+    at,
+  );
+}
+
+export function chargeRequested(
+  subscription: Subscription,
+  installment: Installment,
+  attempt: number,
+  idempotencyKey: string,
+  paymentMethodId: string,
+  at: Date,
+): EventEnvelope {
+  return createEvent(
+    'charge.requested',
+    {
+      idempotencyKey,
+      merchantId: subscription.merchantId,
+      subscriptionId: subscription.id,
+      installmentId: installment.id,
+      attempt,
+      paymentMethodId,
+      amount: installment.amount,
+      currency: subscription.currency as Currency,
+    },
+    at,
+  );
+}
+
+/** Dunning gave up: the installment is `failed` (and the subscription `past_due`, `subscriptionPastDue`). */
+export function installmentFailed(
+  subscription: Subscription,
+  installment: Installment,
+  outcome: { attempts: number; declineCode: string | null; category: DeclineCategory | null },
+  at: Date,
+): EventEnvelope {
+  return createEvent(
+    'installment.failed',
+    {
+      ...installmentItem(installment),
+      merchantId: subscription.merchantId,
+      subscriptionId: subscription.id,
+      currency: subscription.currency as Currency,
+      timezone: subscription.timezone,
+      failedAt: at.toISOString(),
+      attempts: outcome.attempts,
+      declineCode: outcome.declineCode,
+      category: outcome.category,
+    },
+    at,
+  );
+}
+
+export function subscriptionPastDue(
+  subscription: Subscription,
+  installmentId: number,
+  at: Date,
+): EventEnvelope {
+  return createEvent(
+    'subscription.past-due',
+    { ...subscriptionSnapshot(subscription), installmentId, pastDueAt: at.toISOString() },
+    at,
+  );
 }

@@ -17,14 +17,16 @@ export interface Installment {
 }
 
 /**
- * `pending → processing → paid | failed`, `pending → cancelled`; and `pending → paid` when the money came
- * without a charge of ours (installment 1 by the link payment, later a bank transfer).
+ * `pending → processing → paid`; a declined charge goes back `processing → pending` while dunning decides,
+ * and dunning that gives up makes it `pending → failed`. `pending → cancelled`; `pending → paid` when the
+ * money came without a charge of ours (installment 1 by the link payment, later a bank transfer), and
+ * `failed → paid` when a failed installment is paid later after all (a bank transfer, a late success).
  */
 const NEXT: Record<InstallmentStatus, readonly InstallmentStatus[]> = {
-  pending: ['processing', 'paid', 'cancelled'],
-  processing: ['paid', 'failed'],
+  pending: ['processing', 'paid', 'cancelled', 'failed'],
+  processing: ['paid', 'pending', 'failed'],
   paid: [],
-  failed: [],
+  failed: ['paid'],
   cancelled: [],
 };
 
@@ -110,6 +112,21 @@ export function changedFields(before: Installment, after: Installment): ChangedF
   return fields;
 }
 
+/** Automatic debit: a charge of it was requested. */
+export function startCharge(installment: Installment): Installment {
+  return moveTo(installment, 'processing');
+}
+
+/** The charge was declined: pending again while dunning decides whether and when to try again. */
+export function chargeDeclined(installment: Installment): Installment {
+  return moveTo(installment, 'pending');
+}
+
+/** Dunning gave up on it (hard decline, or the last retry failed). */
+export function failAfterDunning(installment: Installment): Installment {
+  return moveTo(installment, 'failed');
+}
+
 export function markPaid(installment: Installment, paidAt: Date): Installment {
   return { ...moveTo(installment, 'paid'), paidAt };
 }
@@ -137,13 +154,13 @@ export function payByTransfer(
   if (installment.status === 'cancelled') {
     throw new SubscriptionError('INSTALLMENT_CANCELLED', `Installment ${installment.id} is cancelled`);
   }
-  if (installment.status !== 'pending') {
+  if (installment.status !== 'pending' && installment.status !== 'failed') {
     throw new SubscriptionError(
       'INSTALLMENT_NOT_PENDING',
-      `Installment ${installment.id} is ${installment.status}; only a pending installment can be paid by transfer`,
+      `Installment ${installment.id} is ${installment.status}; only a pending or failed installment can be paid by transfer`,
     );
   }
-  if (subscription.status !== 'active') {
+  if (subscription.status !== 'active' && subscription.status !== 'past_due') {
     throw new SubscriptionError(
       'SUBSCRIPTION_NOT_ACTIVE',
       `The subscription is ${subscription.status}; its first payment (the link) comes before any installment`,

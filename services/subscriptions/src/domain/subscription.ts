@@ -22,6 +22,18 @@ export interface Subscription {
   createdAt: Date;
   activatedAt: Date | null;
   endedAt: Date | null;
+  /** The card later installments are charged to (the vault's payment method); null: none to charge. */
+  paymentMethodId: string | null;
+  processor: string | null;
+  /** The links service's customer who paid the first installment. */
+  customerId: number | null;
+}
+
+/** Where a subscription's installments are charged: the card of its first payment, or a replacement. */
+export interface PaymentCard {
+  paymentMethodId: string;
+  processor: string | null;
+  customerId: number | null;
 }
 
 /**
@@ -46,8 +58,58 @@ function moveTo(subscription: Subscription, to: SubscriptionStatus): Subscriptio
   return { ...subscription, status: to };
 }
 
-export function activate(subscription: Subscription, at: Date): Subscription {
-  return { ...moveTo(subscription, 'active'), activatedAt: at };
+export function activate(
+  subscription: Subscription,
+  at: Date,
+  card: PaymentCard | null = null,
+): Subscription {
+  return {
+    ...moveTo(subscription, 'active'),
+    activatedAt: at,
+    paymentMethodId: card?.paymentMethodId ?? null,
+    processor: card?.processor ?? null,
+    customerId: card?.customerId ?? null,
+  };
+}
+
+/** Statuses in which the merchant still manages the subscription and its installments are charged. */
+export function isOpen(subscription: Subscription): boolean {
+  return subscription.status === 'pending' || isCollecting(subscription);
+}
+
+/** Active, or past due (an installment failed, the others are still collected). */
+export function isCollecting(subscription: Subscription): boolean {
+  return subscription.status === 'active' || subscription.status === 'past_due';
+}
+
+/** Dunning gave up on an installment: the subscription is past due until it is paid. */
+export function markPastDue(subscription: Subscription): Subscription {
+  if (subscription.status === 'past_due') return subscription;
+  return moveTo(subscription, 'past_due');
+}
+
+/**
+ * A past-due subscription none of whose installments is `failed` any more (the failed one was paid later,
+ * by a retry or a bank transfer) is active again.
+ */
+export function restoreIfSettled(subscription: Subscription, installments: Installment[]): Subscription {
+  if (subscription.status !== 'past_due') return subscription;
+  if (installments.some((installment) => installment.status === 'failed')) return subscription;
+  return moveTo(subscription, 'active');
+}
+
+/** The card is gone from the vault: nothing to charge until a replacement. */
+export function withoutCard(subscription: Subscription): Subscription {
+  return { ...subscription, paymentMethodId: null, processor: null };
+}
+
+export function withCard(subscription: Subscription, card: PaymentCard): Subscription {
+  return {
+    ...subscription,
+    paymentMethodId: card.paymentMethodId,
+    processor: card.processor,
+    customerId: card.customerId ?? subscription.customerId,
+  };
 }
 
 export function cancelSubscription(subscription: Subscription, at: Date): Subscription {
@@ -69,8 +131,9 @@ export function completeIfFinished(
   return { ...moveTo(subscription, 'completed'), endedAt: at };
 }
 
+/** Adding installments needs the first payment made: an active or a past-due subscription. */
 export function assertActive(subscription: Subscription): void {
-  if (subscription.status !== 'active') {
+  if (!isCollecting(subscription)) {
     throw new SubscriptionError(
       'SUBSCRIPTION_NOT_ACTIVE',
       `The subscription is ${subscription.status}; installments can be added once the first payment is made`,

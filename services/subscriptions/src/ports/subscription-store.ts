@@ -1,9 +1,10 @@
 import type { EventEnvelope, PaymentMethodKind } from '@payrail/contracts';
 import type { AmountUpdate, DateMatch } from '../domain/bulk';
+import type { AttemptOutcome, ChargeAttempt } from '../domain/debit';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import type { SubscriptionStatus } from '../domain/status';
-import type { Subscription } from '../domain/subscription';
+import type { PaymentCard, Subscription } from '../domain/subscription';
 
 export type NewSubscription = Omit<Subscription, 'id'>;
 export type NewInstallment = Omit<Installment, 'id' | 'subscriptionId'>;
@@ -22,6 +23,8 @@ export interface EarlyLinkPayment {
   paidAt: Date;
   method: PaymentMethodKind;
   txId: string | null;
+  /** The card that paid (kept for later installments); null for a transfer. */
+  card: PaymentCard | null;
 }
 
 /** An installment paid by a bank transfer, found again by the merchant's bank reference. */
@@ -100,6 +103,38 @@ export interface SubscriptionStore {
   findTransferSettlement(merchantId: string, reference: string): Promise<TransferSettlement | undefined>;
   /** In the transaction that marks the installment paid. */
   recordTransferSettlement(settlement: TransferSettlement): Promise<void>;
+
+  // Automatic debit.
+
+  /** Serialises, until the transaction ends, everything that counts or adds attempts on one card. */
+  lockCard(paymentMethodId: string): Promise<void>;
+  /** When each attempt on the card since `since` was requested, oldest first. */
+  cardAttemptsSince(paymentMethodId: string, since: Date): Promise<Date[]>;
+  findAttempt(installmentId: number, attempt: number): Promise<ChargeAttempt | undefined>;
+  /** The highest attempt number requested for the installment (0 when none). */
+  latestAttemptNumber(installmentId: number): Promise<number>;
+  recordAttempt(attempt: ChargeAttempt): Promise<void>;
+  /** Settles a `requested` attempt; false when it was settled already (nothing changed). */
+  settleAttempt(installmentId: number, attempt: number, outcome: AttemptOutcome): Promise<boolean>;
+  /**
+   * Dunning scheduled the next attempt: on the installment (the v2 list shows it) and on the failed attempt
+   * (the audit shows it). `null` clears the installment's (paid, failed, given up).
+   */
+  setNextAttempt(
+    installmentId: number,
+    failedAttempt: number | null,
+    nextAttemptOn: string | null,
+  ): Promise<void>;
+  /** The installment's attempts, first first. */
+  attemptsOf(installmentId: number): Promise<ChargeAttempt[]>;
+  /** For lists: each installment's last attempt and next attempt day. */
+  attemptSummaries(
+    installmentIds: number[],
+  ): Promise<Map<number, { lastAttempt: ChargeAttempt | null; nextAttemptOn: string | null }>>;
+  /** The merchant's subscriptions charged to this card (locked, in id order). */
+  subscriptionsWithCard(merchantId: string, paymentMethodId: string): Promise<Subscription[]>;
+  /** The merchant's active or past-due subscriptions of this customer left without a card (locked). */
+  cardlessSubscriptionsOfCustomer(merchantId: string, customerId: number): Promise<Subscription[]>;
 
   /** Outbox: one multi-row insert, in the current transaction. */
   publish(events: EventEnvelope[]): Promise<void>;

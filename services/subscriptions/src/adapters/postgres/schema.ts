@@ -1,4 +1,5 @@
 import {
+  DECLINE_CATEGORIES,
   INSTALLMENT_STATUSES,
   MAX_LENGTH,
   PAYMENT_METHOD_KINDS,
@@ -50,15 +51,26 @@ export const subscriptions = subscriptionsSchema.table(
     activatedAt: timestamp('activated_at', { withTimezone: true }),
     /** When it became `completed` or `cancelled`. */
     endedAt: timestamp('ended_at', { withTimezone: true }),
+    /**
+     * The card later installments are charged to: the vault's payment method of the first payment
+     * (`link.paid`), or a replacement. Null: no card (a transfer paid the link, or the card was removed).
+     */
+    paymentMethodId: uuid('payment_method_id'),
+    processor: text('processor'),
+    /** The links service's customer who paid the link: whose newly saved card may replace a removed one. */
+    customerId: bigint('customer_id', { mode: 'number' }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
     index('subscriptions_lookup_idx').on(table.merchantId, table.customIdentifier, table.customIdentifier2),
     // Bulk operations may name a subscription by its second identifier alone.
     index('subscriptions_lookup2_idx').on(table.merchantId, table.customIdentifier2),
+    index('subscriptions_payment_method_idx')
+      .on(table.paymentMethodId)
+      .where(sql`payment_method_id is not null`),
     check(
       'subscriptions_status_check',
-      sql`${table.status} in ('pending', 'active', 'completed', 'cancelled')`,
+      sql`${table.status} in ('pending', 'active', 'past_due', 'completed', 'cancelled')`,
     ),
   ],
 );
@@ -80,6 +92,8 @@ export const installments = subscriptionsSchema.table(
     /** DYNAMIC subscriptions: the merchant's invoice the installment collects. */
     invoiceNumber: varchar('invoice_number', { length: MAX_LENGTH.invoiceNumber }),
     paidAt: timestamp('paid_at', { withTimezone: true }),
+    /** Dunning: the day of the next charge attempt billing-scheduler scheduled after a failed one. */
+    nextAttemptOn: date('next_attempt_on', { mode: 'string' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
@@ -110,6 +124,10 @@ export const earlyLinkPayments = subscriptionsSchema.table('early_link_payments'
   /** How the link was paid, for the `installment.paid` of installment 1. */
   method: text('method', { enum: PAYMENT_METHOD_KINDS }).notNull().default('CARD'),
   txId: text('tx_id'),
+  /** The card that paid, to charge later installments with (null for a transfer or an older message). */
+  paymentMethodId: uuid('payment_method_id'),
+  processor: text('processor'),
+  customerId: bigint('customer_id', { mode: 'number' }),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -134,6 +152,47 @@ export const bankTransferSettlements = subscriptionsSchema.table(
     settledAt: timestamp('settled_at', { withTimezone: true }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.merchantId, table.reference] })],
+);
+
+/**
+ * Every charge attempt of an installment (automatic debit), kept for the audit: written `requested` in the
+ * transaction that moves the installment to `processing` and emits `charge.requested`, then settled by
+ * `payment.succeeded` / `payment.failed`. (installment, attempt) is unique, so attempt n is requested once.
+ * The 24-hour cap per card counts these rows by `payment_method_id` and `requested_at`.
+ */
+export const chargeAttempts = subscriptionsSchema.table(
+  'charge_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    installmentId: integer('installment_id')
+      .notNull()
+      .references(() => installments.id),
+    subscriptionId: bigint('subscription_id', { mode: 'number' })
+      .notNull()
+      .references(() => subscriptions.id),
+    merchantId: uuid('merchant_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    /** `installment:<id>:attempt:<n>`: the key processor-gateway charges at most once. */
+    idempotencyKey: text('idempotency_key').notNull().unique(),
+    runId: uuid('run_id'),
+    paymentMethodId: uuid('payment_method_id').notNull(),
+    processor: text('processor'),
+    amount: numeric('amount', { precision: 18, scale: 2, mode: 'string' }).notNull(),
+    currency: text('currency').notNull(),
+    status: text('status', { enum: ['requested', 'succeeded', 'failed'] }).notNull(),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+    chargeId: uuid('charge_id'),
+    declineCode: text('decline_code'),
+    category: text('category', { enum: DECLINE_CATEGORIES }),
+    /** Set by `installment.retry-scheduled` for this failed attempt. */
+    nextAttemptOn: date('next_attempt_on', { mode: 'string' }),
+  },
+  (table) => [
+    unique('charge_attempts_installment_attempt_unique').on(table.installmentId, table.attempt),
+    index('charge_attempts_card_idx').on(table.paymentMethodId, table.requestedAt),
+    check('charge_attempts_status_check', sql`${table.status} in ('requested', 'succeeded', 'failed')`),
+  ],
 );
 
 export const outbox = outboxTable(subscriptionsSchema);

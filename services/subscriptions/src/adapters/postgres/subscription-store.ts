@@ -2,19 +2,51 @@ import type { EventEnvelope } from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
 import { outboxChannel } from '@payrail/messaging';
 import { currentTraceHeaders } from '@payrail/observability';
-import { and, asc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { DateMatch } from '../../domain/bulk';
+import type { ChargeAttempt } from '../../domain/debit';
 import { SubscriptionError } from '../../domain/errors';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
 import type { Subscription } from '../../domain/subscription';
 import type { SubscriptionStore } from '../../ports/subscription-store';
-import { bankTransferSettlements, earlyLinkPayments, installments, outbox, subscriptions } from './schema';
+import {
+  bankTransferSettlements,
+  chargeAttempts,
+  earlyLinkPayments,
+  installments,
+  outbox,
+  subscriptions,
+} from './schema';
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 type InstallmentRow = typeof installments.$inferSelect;
+type AttemptRow = typeof chargeAttempts.$inferSelect;
 
-const OPEN_STATUSES = ['pending', 'active'] as const;
+function toAttempt(row: AttemptRow): ChargeAttempt {
+  return {
+    installmentId: row.installmentId,
+    subscriptionId: row.subscriptionId,
+    merchantId: row.merchantId,
+    attempt: row.attempt,
+    idempotencyKey: row.idempotencyKey,
+    runId: row.runId,
+    paymentMethodId: row.paymentMethodId,
+    processor: row.processor,
+    amount: row.amount,
+    currency: row.currency,
+    status: row.status,
+    requestedAt: row.requestedAt,
+    settledAt: row.settledAt,
+    chargeId: row.chargeId,
+    declineCode: row.declineCode,
+    category: row.category,
+    nextAttemptOn: row.nextAttemptOn,
+  };
+}
+
+/** Subscriptions the merchant still manages: past due ones too (their other installments are still collected). */
+const OPEN_STATUSES = ['pending', 'active', 'past_due'] as const;
 const INVOICE_UNIQUE = 'installments_subscription_invoice_unique';
 
 function toSubscription(row: SubscriptionRow): Subscription {
@@ -37,6 +69,9 @@ function toSubscription(row: SubscriptionRow): Subscription {
     createdAt: row.createdAt,
     activatedAt: row.activatedAt,
     endedAt: row.endedAt,
+    paymentMethodId: row.paymentMethodId,
+    processor: row.processor,
+    customerId: row.customerId,
   };
 }
 
@@ -121,6 +156,9 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
           dayOfMonth: subscription.dayOfMonth,
           activatedAt: subscription.activatedAt,
           endedAt: subscription.endedAt,
+          paymentMethodId: subscription.paymentMethodId,
+          processor: subscription.processor,
+          customerId: subscription.customerId,
           updatedAt: sql`now()`,
         })
         .where(eq(subscriptions.id, subscription.id));
@@ -287,7 +325,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
           from json_to_recordset(${json(request)}::json) as r(k int, ci text, ci2 text, li bigint)
           join ${subscriptions} s
             on s.merchant_id = ${merchantId}
-           and s.status in ('pending', 'active')
+           and s.status in ('pending', 'active', 'past_due')
            and (r.ci is null or s.custom_identifier = r.ci)
            and (r.ci2 is null or s.custom_identifier2 = r.ci2)
            and (r.li is null or s.link_id = r.li)
@@ -383,7 +421,16 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     },
 
     async recordEarlyPayment(payment) {
-      await executor.insert(earlyLinkPayments).values(payment).onConflictDoNothing();
+      const { card, ...rest } = payment;
+      await executor
+        .insert(earlyLinkPayments)
+        .values({
+          ...rest,
+          paymentMethodId: card?.paymentMethodId ?? null,
+          processor: card?.processor ?? null,
+          customerId: card?.customerId ?? null,
+        })
+        .onConflictDoNothing();
     },
 
     async takeEarlyPayment(merchantId, linkId) {
@@ -399,6 +446,9 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
             paidAt: row.paidAt,
             method: row.method,
             txId: row.txId,
+            card: row.paymentMethodId
+              ? { paymentMethodId: row.paymentMethodId, processor: row.processor, customerId: row.customerId }
+              : null,
           }
         : undefined;
     },
@@ -430,6 +480,140 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         }
         throw error;
       }
+    },
+
+    async lockCard(paymentMethodId) {
+      // A transaction-scoped advisory lock named by the card: two installments of different subscriptions on
+      // one card cannot both see 5 attempts and both make the 6th and 7th.
+      await executor.execute(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`card:${paymentMethodId}`}, 0))`,
+      );
+    },
+
+    async cardAttemptsSince(paymentMethodId, since) {
+      const rows = await executor
+        .select({ requestedAt: chargeAttempts.requestedAt })
+        .from(chargeAttempts)
+        .where(
+          and(eq(chargeAttempts.paymentMethodId, paymentMethodId), gt(chargeAttempts.requestedAt, since)),
+        )
+        .orderBy(asc(chargeAttempts.requestedAt));
+      return rows.map((row) => row.requestedAt);
+    },
+
+    async findAttempt(installmentId, attempt) {
+      const [row] = await executor
+        .select()
+        .from(chargeAttempts)
+        .where(and(eq(chargeAttempts.installmentId, installmentId), eq(chargeAttempts.attempt, attempt)));
+      return row ? toAttempt(row) : undefined;
+    },
+
+    async latestAttemptNumber(installmentId) {
+      const [row] = await executor
+        .select({ latest: sql<number | null>`max(${chargeAttempts.attempt})` })
+        .from(chargeAttempts)
+        .where(eq(chargeAttempts.installmentId, installmentId));
+      return Number(row?.latest ?? 0);
+    },
+
+    async recordAttempt(attempt) {
+      await executor.insert(chargeAttempts).values(attempt);
+    },
+
+    async settleAttempt(installmentId, attempt, outcome) {
+      const updated = await executor
+        .update(chargeAttempts)
+        .set({
+          status: outcome.status,
+          chargeId: outcome.chargeId,
+          processor: outcome.processor,
+          settledAt: outcome.settledAt,
+          declineCode: outcome.declineCode,
+          category: outcome.category,
+        })
+        .where(
+          and(
+            eq(chargeAttempts.installmentId, installmentId),
+            eq(chargeAttempts.attempt, attempt),
+            eq(chargeAttempts.status, 'requested'),
+          ),
+        )
+        .returning({ id: chargeAttempts.id });
+      return updated.length > 0;
+    },
+
+    async setNextAttempt(installmentId, failedAttempt, nextAttemptOn) {
+      await executor.update(installments).set({ nextAttemptOn }).where(eq(installments.id, installmentId));
+      if (failedAttempt !== null) {
+        await executor
+          .update(chargeAttempts)
+          .set({ nextAttemptOn })
+          .where(
+            and(eq(chargeAttempts.installmentId, installmentId), eq(chargeAttempts.attempt, failedAttempt)),
+          );
+      }
+    },
+
+    async attemptsOf(installmentId) {
+      const rows = await executor
+        .select()
+        .from(chargeAttempts)
+        .where(eq(chargeAttempts.installmentId, installmentId))
+        .orderBy(asc(chargeAttempts.attempt));
+      return rows.map(toAttempt);
+    },
+
+    async attemptSummaries(installmentIds) {
+      const summaries = new Map<
+        number,
+        { lastAttempt: ChargeAttempt | null; nextAttemptOn: string | null }
+      >();
+      if (installmentIds.length === 0) return summaries;
+      const next = await executor
+        .select({ id: installments.id, nextAttemptOn: installments.nextAttemptOn })
+        .from(installments)
+        .where(inArray(installments.id, installmentIds));
+      for (const row of next) summaries.set(row.id, { lastAttempt: null, nextAttemptOn: row.nextAttemptOn });
+      const last = await executor
+        .selectDistinctOn([chargeAttempts.installmentId])
+        .from(chargeAttempts)
+        .where(inArray(chargeAttempts.installmentId, installmentIds))
+        .orderBy(chargeAttempts.installmentId, sql`${chargeAttempts.attempt} desc`);
+      for (const row of last) {
+        const summary = summaries.get(row.installmentId);
+        if (summary) summary.lastAttempt = toAttempt(row);
+      }
+      return summaries;
+    },
+
+    async subscriptionsWithCard(merchantId, paymentMethodId) {
+      const rows = await executor
+        .select()
+        .from(subscriptions)
+        .where(
+          and(eq(subscriptions.merchantId, merchantId), eq(subscriptions.paymentMethodId, paymentMethodId)),
+        )
+        .orderBy(asc(subscriptions.id))
+        .for('update');
+      return rows.map(toSubscription);
+    },
+
+    async cardlessSubscriptionsOfCustomer(merchantId, customerId) {
+      const rows = await executor
+        .select()
+        .from(subscriptions)
+        .where(
+          and(
+            eq(subscriptions.merchantId, merchantId),
+            eq(subscriptions.customerId, customerId),
+            isNull(subscriptions.paymentMethodId),
+            inArray(subscriptions.status, ['active', 'past_due']),
+          ),
+        )
+        .orderBy(asc(subscriptions.id))
+        .for('update');
+      return rows.map(toSubscription);
     },
 
     async publish(events: EventEnvelope[]) {

@@ -1,0 +1,72 @@
+import type { EventData } from '@payrail/contracts';
+import { failAfterDunning } from '../domain/installment';
+import { isCollecting, markPastDue } from '../domain/subscription';
+import { applyChanges } from './apply-changes';
+import type { UseCaseDeps } from './deps';
+import { installmentFailed, subscriptionPastDue } from './events';
+
+/**
+ * `installment.retry-scheduled` (billing-scheduler's dunning policy): the day of the next attempt, kept on
+ * the installment and on the attempt that failed, for the audit and the v2 list.
+ */
+export async function recordScheduledRetry(
+  deps: UseCaseDeps,
+  retry: EventData<'installment.retry-scheduled'>,
+): Promise<boolean> {
+  return deps.store.transaction(async (store) => {
+    const found = await store.findInstallment(retry.merchantId, retry.installmentId);
+    if (!found) return false;
+    // A retry scheduled for an installment meanwhile paid, cancelled or failed is moot.
+    if (found.installment.status !== 'pending' && found.installment.status !== 'processing') return false;
+    await store.setNextAttempt(retry.installmentId, retry.failedAttempt, retry.nextAttemptOn);
+    return true;
+  });
+}
+
+/**
+ * `installment.dunning-exhausted`: billing-scheduler gave up (a hard decline, or the last retry failed).
+ * The installment is `failed` (`installment.failed`) and the subscription, if it was being collected,
+ * `past_due` (`subscription.past-due`) until that installment is paid. An installment paid or cancelled
+ * meanwhile stays as it is.
+ */
+export async function failInstallmentAfterDunning(
+  deps: UseCaseDeps,
+  exhausted: EventData<'installment.dunning-exhausted'>,
+): Promise<boolean> {
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const found = await store.findInstallment(exhausted.merchantId, exhausted.installmentId);
+    if (!found) return false;
+    const { subscription, installment } = found;
+    if (installment.status !== 'pending' && installment.status !== 'processing') return false;
+    const failed = failAfterDunning(installment);
+    const installments = await store.installmentsOf(subscription.id);
+    const result = await applyChanges(store, {
+      subscription,
+      installments,
+      changed: [failed],
+      nextSubscription: isCollecting(subscription) ? markPastDue(subscription) : subscription,
+      at,
+    });
+    await store.setNextAttempt(installment.id, null, null);
+    const attempts = await store.attemptsOf(installment.id);
+    const last = attempts.at(-1);
+    const events = [
+      installmentFailed(
+        result.subscription,
+        failed,
+        {
+          attempts: Math.max(exhausted.attempts, attempts.length, 1),
+          declineCode: last?.declineCode ?? null,
+          category: last?.category ?? null,
+        },
+        at,
+      ),
+    ];
+    if (subscription.status !== 'past_due' && result.subscription.status === 'past_due') {
+      events.push(subscriptionPastDue(result.subscription, installment.id, at));
+    }
+    await store.publish(events);
+    return true;
+  });
+}

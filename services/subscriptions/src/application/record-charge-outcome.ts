@@ -1,0 +1,91 @@
+import type { EventData } from '@payrail/contracts';
+import { parseChargeKey } from '../domain/debit';
+import { chargeDeclined, markPaid } from '../domain/installment';
+import type { Subscription } from '../domain/subscription';
+import { applyChanges } from './apply-changes';
+import type { UseCaseDeps } from './deps';
+
+export type ChargeOutcomeResult =
+  /** Not an installment's charge (a link's), or not one of ours: nothing to do. */
+  | { kind: 'not-ours' }
+  /** Already recorded (the same outcome reported twice). */
+  | { kind: 'duplicate' }
+  | { kind: 'paid'; subscription: Subscription }
+  /** The charge succeeded but the installment was already paid or cancelled: money to give back. */
+  | { kind: 'paid-twice'; installmentStatus: string }
+  | { kind: 'declined'; backToPending: boolean };
+
+/**
+ * Automatic debit, step 4 (`payment.succeeded`): the attempt is recorded as succeeded and the installment
+ * `paid` (`installment.paid` with the subscription's paid count and total); the last one completes a STATIC
+ * subscription, and a past-due subscription is active again once its failed installment is paid.
+ */
+export async function recordChargeSucceeded(
+  deps: UseCaseDeps,
+  payment: EventData<'payment.succeeded'>,
+): Promise<ChargeOutcomeResult> {
+  const key = parseChargeKey(payment.idempotencyKey);
+  if (!key || payment.installmentId === null) return { kind: 'not-ours' };
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const found = await store.findInstallment(payment.merchantId, key.installmentId);
+    if (!found) return { kind: 'not-ours' };
+    const settled = await store.settleAttempt(key.installmentId, key.attempt, {
+      status: 'succeeded',
+      chargeId: payment.chargeId,
+      processor: payment.processor,
+      settledAt: new Date(payment.paidAt),
+      declineCode: null,
+      category: null,
+    });
+    if (!settled) return { kind: 'duplicate' };
+    const { subscription, installment } = found;
+    if (installment.status === 'paid' || installment.status === 'cancelled') {
+      return { kind: 'paid-twice', installmentStatus: installment.status };
+    }
+    const installments = await store.installmentsOf(subscription.id);
+    const result = await applyChanges(store, {
+      subscription,
+      installments,
+      changed: [markPaid(installment, new Date(payment.paidAt))],
+      at,
+    });
+    await store.setNextAttempt(installment.id, null, null);
+    return { kind: 'paid', subscription: result.subscription };
+  });
+}
+
+/**
+ * Automatic debit, step 4 (`payment.failed`): the attempt's outcome (code, category) is recorded and the
+ * installment is pending again, awaiting billing-scheduler's dunning decision (`installment.retry-scheduled`
+ * or `installment.dunning-exhausted`). Only the installment's latest attempt moves it back: an older
+ * attempt's late answer changes nothing but its own record.
+ */
+export async function recordChargeFailed(
+  deps: UseCaseDeps,
+  payment: EventData<'payment.failed'>,
+): Promise<ChargeOutcomeResult> {
+  const key = parseChargeKey(payment.idempotencyKey);
+  if (!key || payment.installmentId === null) return { kind: 'not-ours' };
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const found = await store.findInstallment(payment.merchantId, key.installmentId);
+    if (!found) return { kind: 'not-ours' };
+    const settled = await store.settleAttempt(key.installmentId, key.attempt, {
+      status: 'failed',
+      chargeId: payment.chargeId,
+      processor: payment.processor,
+      settledAt: new Date(payment.failedAt),
+      declineCode: payment.declineCode,
+      category: payment.category,
+    });
+    if (!settled) return { kind: 'duplicate' };
+    const { installment } = found;
+    const latest = await store.latestAttemptNumber(installment.id);
+    if (installment.status !== 'processing' || latest !== key.attempt) {
+      return { kind: 'declined', backToPending: false };
+    }
+    await store.saveInstallments([{ before: installment, after: chargeDeclined(installment) }], at);
+    return { kind: 'declined', backToPending: true };
+  });
+}

@@ -1,0 +1,102 @@
+import type { DeclineCategory, EventData } from '@payrail/contracts';
+import { type IsoDate, localDate } from '@payrail/time';
+import type { Installment } from './installment';
+import { isCollecting, type Subscription } from './subscription';
+
+/**
+ * Automatic debit: whether an installment billing-scheduler says is due is still to be charged, decided
+ * on the installment and its subscription as they are now (both locked by the caller).
+ */
+
+export type SkipReason = EventData<'installment.charge-skipped'>['reason'];
+
+/** The processors block a card after 7 declines in 24 hours: we never try one more than 6 times in 24 hours. */
+export const CARD_ATTEMPTS_PER_24_HOURS = 6;
+export const CARD_CAP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export interface ChargeDueFacts {
+  subscription: Subscription;
+  installment: Installment;
+  /** The attempt billing-scheduler asks for. */
+  attempt: number;
+  /** The run's day (merchant's time zone): the installment must be due on or before it. */
+  asOf: IsoDate;
+  /** Attempt `attempt` of this installment was already requested (a repeated `charge-due`). */
+  attemptAlreadyRequested: boolean;
+  /** The attempts made on the subscription's card in the 24 hours before `now`, oldest first. */
+  cardAttemptsInWindow: Date[];
+  now: Date;
+}
+
+export type ChargeDecision =
+  | { kind: 'charge'; paymentMethodId: string; amount: string }
+  | { kind: 'skip'; reason: SkipReason; retryOn: IsoDate | null };
+
+export function decideCharge(facts: ChargeDueFacts): ChargeDecision {
+  const { subscription, installment } = facts;
+  if (facts.attemptAlreadyRequested) return skip('attempt-already-requested');
+  if (installment.status !== 'pending') return skip('not-pending');
+  if (!isCollecting(subscription)) return skip('subscription-not-active');
+  // Moved to a later day since the run claimed it: charged on the new day, not now.
+  if (installment.paymentDate > facts.asOf) return skip('not-due', installment.paymentDate);
+  if (subscription.paymentMethodId === null) return skip('no-payment-method');
+  const recent = facts.cardAttemptsInWindow;
+  if (recent.length >= CARD_ATTEMPTS_PER_24_HOURS) {
+    // The window frees a slot when the oldest attempt in it turns 24 hours old.
+    const oldest = recent[recent.length - CARD_ATTEMPTS_PER_24_HOURS] as Date;
+    const freed = new Date(oldest.getTime() + CARD_CAP_WINDOW_MS);
+    return skip('card-attempt-cap', localDate(freed, subscription.timezone));
+  }
+  return { kind: 'charge', paymentMethodId: subscription.paymentMethodId, amount: installment.amount };
+}
+
+function skip(reason: SkipReason, retryOn: IsoDate | null = null): ChargeDecision {
+  return { kind: 'skip', reason, retryOn };
+}
+
+/** The key processor-gateway charges at most once. */
+export function chargeKey(installmentId: number, attempt: number): string {
+  return `installment:${installmentId}:attempt:${attempt}`;
+}
+
+/** `installment:<id>:attempt:<n>` read back, or undefined for any other key (a link's payment). */
+export function parseChargeKey(key: string): { installmentId: number; attempt: number } | undefined {
+  const match = /^installment:(\d+):attempt:(\d+)$/.exec(key);
+  if (!match) return undefined;
+  return { installmentId: Number(match[1]), attempt: Number(match[2]) };
+}
+
+export type AttemptStatus = 'requested' | 'succeeded' | 'failed';
+
+/** One charge attempt of an installment, as the audit keeps it. */
+export interface ChargeAttempt {
+  installmentId: number;
+  subscriptionId: number;
+  merchantId: string;
+  attempt: number;
+  idempotencyKey: string;
+  runId: string | null;
+  paymentMethodId: string;
+  processor: string | null;
+  /** Two-decimal string: the amount charged, as the installment was when the charge was requested. */
+  amount: string;
+  currency: string;
+  status: AttemptStatus;
+  requestedAt: Date;
+  settledAt: Date | null;
+  chargeId: string | null;
+  declineCode: string | null;
+  category: DeclineCategory | null;
+  /** The retry billing-scheduler scheduled after this attempt failed. */
+  nextAttemptOn: IsoDate | null;
+}
+
+/** The outcome processor-gateway reported for an attempt. */
+export interface AttemptOutcome {
+  status: 'succeeded' | 'failed';
+  chargeId: string;
+  processor: string;
+  settledAt: Date;
+  declineCode: string | null;
+  category: DeclineCategory | null;
+}

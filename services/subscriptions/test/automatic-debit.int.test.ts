@@ -1,0 +1,548 @@
+import type { EventEnvelope, MerchantContext } from '@payrail/contracts';
+import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
+import {
+  aMerchant,
+  deleteBrokerTopology,
+  type ServiceUnderTest,
+  startService,
+  testAmqpUrl,
+  testClock,
+  uniqueName,
+  waitFor,
+} from '@payrail/testing';
+import type { SimulatedClock } from '@payrail/time';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHARGE_DUE_CONSUMER } from '../src/adapters/messaging/request-charge-on-charge-due.consumer';
+import { subscriptionsService } from '../src/service';
+import {
+  aCard,
+  attemptRows,
+  cardEvent,
+  chargeDue,
+  dunningExhausted,
+  eventsAbout,
+  paymentFailed,
+  paymentSucceeded,
+  retryScheduled,
+} from './debit-support';
+import {
+  activeSubscription,
+  createSubscription,
+  eventsOfType,
+  installmentsOfSubscription,
+  type PaidWithCard,
+  publishAndWait,
+  subscriptionOfLink,
+} from './support';
+
+/**
+ * subscriptions' side of the automatic debit, on real PostgreSQL and a real RabbitMQ (exchange and queues
+ * of this file's own): charge-due → chargeable? → processing + attempt + charge.requested, or skipped with
+ * its reason; payment results; dunning; the card and its 24-hour cap; the cancel/charge race.
+ */
+let bus: MessageBus;
+let svc: ServiceUnderTest;
+let clock: SimulatedClock;
+const exchange = uniqueName('debit_test');
+const queuePrefix = `${uniqueName('debit_test')}.`;
+
+beforeAll(async () => {
+  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+  clock = testClock(new Date('2026-02-10T15:00:00Z'));
+  svc = await startService(subscriptionsService, { bus, clock });
+});
+afterAll(async () => {
+  await svc?.stop();
+  await bus?.close();
+  const consumers = [
+    'subscriptions.create-subscription-on-link-created',
+    'subscriptions.activate-subscription-on-link-paid',
+    CHARGE_DUE_CONSUMER,
+    'subscriptions.pay-installment-on-payment-succeeded',
+    'subscriptions.record-decline-on-payment-failed',
+    'subscriptions.record-retry-on-retry-scheduled',
+    'subscriptions.fail-installment-on-dunning-exhausted',
+    'subscriptions.forget-card-on-payment-method-removed',
+    'subscriptions.replace-card-on-payment-method-saved',
+  ];
+  await deleteBrokerTopology(
+    testAmqpUrl(),
+    exchange,
+    consumers.map((consumer) => `${queuePrefix}${consumer}`),
+  );
+});
+
+async function subscribedWithCard(merchant: MerchantContext, card: PaidWithCard, totalPeriods = 4) {
+  return activeSubscription(
+    svc,
+    merchant,
+    {
+      recurrence: {
+        type: 'STATIC',
+        installmentAmount: '150000.00',
+        totalPeriods,
+        dayOfMonth: 10,
+        monthForSecondInstallment: 1,
+      },
+    },
+    card,
+  );
+}
+
+async function requested(installmentId: number): Promise<Array<EventEnvelope<'charge.requested'>>> {
+  return eventsAbout(svc, 'charge.requested', installmentId);
+}
+
+async function skipReasons(installmentId: number) {
+  return (await eventsAbout(svc, 'installment.charge-skipped', installmentId)).map((e) => [
+    e.data.reason,
+    e.data.retryOn,
+  ]);
+}
+
+async function installment(subscriptionId: number, number: number) {
+  const rows = await installmentsOfSubscription(svc, subscriptionId);
+  return rows.find((row) => row.number === number) as (typeof rows)[number];
+}
+
+describe('the subscription card', () => {
+  it('is the card of the first payment (link.paid), also when the payment came before link.created', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription } = await subscribedWithCard(merchant, card);
+    expect(subscription).toMatchObject({
+      status: 'active',
+      paymentMethodId: card.paymentMethodId,
+      processor: card.processor,
+      customerId: card.customerId,
+    });
+  });
+
+  it('is forgotten when the vault removes it (charges skipped: no-payment-method), replaced by the customer’s next saved card', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card);
+    await publishAndWait(svc, cardEvent('payment-method.removed', merchant, card));
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.paymentMethodId).toBeNull();
+
+    const second = installments[1] as (typeof installments)[number];
+    await publishAndWait(svc, chargeDue(merchant, second));
+    expect(await skipReasons(second.id)).toEqual([['no-payment-method', null]]);
+    expect(await requested(second.id)).toEqual([]);
+
+    // Another customer's new card is not theirs; the same customer's is.
+    await publishAndWait(svc, cardEvent('payment-method.saved', merchant, aCard()));
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.paymentMethodId).toBeNull();
+    const replacement = aCard(card.customerId);
+    await publishAndWait(svc, cardEvent('payment-method.saved', merchant, replacement));
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.paymentMethodId).toBe(
+      replacement.paymentMethodId,
+    );
+    await publishAndWait(svc, chargeDue(merchant, second, 2));
+    expect((await requested(second.id)).map((e) => e.data.paymentMethodId)).toEqual([
+      replacement.paymentMethodId,
+    ]);
+  });
+
+  it('a link paid without a card reported leaves the subscription without one: skipped no-payment-method', async () => {
+    const merchant = aMerchant();
+    const { installments } = await activeSubscription(svc, merchant);
+    const second = installments[1] as (typeof installments)[number];
+    await publishAndWait(svc, chargeDue(merchant, second));
+    expect(await skipReasons(second.id)).toEqual([['no-payment-method', null]]);
+  });
+});
+
+describe('installment.charge-due', () => {
+  it('charges the installment as it is now: processing, the attempt recorded, charge.requested with the current amount and key', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { installments } = await subscribedWithCard(merchant, card);
+    const second = installments[1] as (typeof installments)[number];
+    const patched = await svc.request('PATCH', `/api/subscriptions/installments/${second.id}`, {
+      merchant,
+      body: { amount: 99000.5 },
+    });
+    expect(patched.status).toBe(200);
+
+    const due = chargeDue(merchant, second, 1, '2026-02-10');
+    await publishAndWait(svc, due);
+    expect((await installment(second.subscriptionId, 2)).status).toBe('processing');
+    const [charge, ...more] = await requested(second.id);
+    expect(more).toEqual([]);
+    expect(charge?.data).toEqual({
+      idempotencyKey: `installment:${second.id}:attempt:1`,
+      merchantId: merchant.merchantId,
+      subscriptionId: second.subscriptionId,
+      installmentId: second.id,
+      attempt: 1,
+      paymentMethodId: card.paymentMethodId,
+      amount: '99000.50',
+      currency: 'PYG',
+    });
+    const [attempt] = await attemptRows(svc, second.id);
+    expect(attempt).toMatchObject({
+      attempt: 1,
+      status: 'requested',
+      amount: '99000.50',
+      paymentMethodId: card.paymentMethodId,
+      processor: card.processor,
+      runId: due.data.runId,
+      requestedAt: clock.now(),
+    });
+
+    // The same attempt asked again (a new run's message): nothing charged twice.
+    await publishAndWait(svc, chargeDue(merchant, second, 1, '2026-02-10'));
+    expect(await requested(second.id)).toHaveLength(1);
+    expect(await skipReasons(second.id)).toEqual([['attempt-already-requested', null]]);
+  });
+
+  it('skips what is no longer chargeable, saying why: not-pending, subscription-not-active, not-due', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { installments } = await subscribedWithCard(merchant, card);
+    const [, second, third, fourth] = installments as Array<(typeof installments)[number]>;
+    if (!second || !third || !fourth) throw new Error('schedule');
+
+    expect(
+      (await svc.request('POST', `/api/subscriptions/installments/${second.id}/cancel`, { merchant })).status,
+    ).toBe(200);
+    await publishAndWait(svc, chargeDue(merchant, second));
+    expect(await skipReasons(second.id)).toEqual([['not-pending', null]]);
+
+    // Moved to a later day after the run claimed it: charged on the new day, not on the old one.
+    expect(
+      (
+        await svc.request('PATCH', `/api/subscriptions/installments/${third.id}`, {
+          merchant,
+          body: { payment_date: '2026-03-25' },
+        })
+      ).status,
+    ).toBe(200);
+    await publishAndWait(svc, chargeDue(merchant, third, 1, '2026-03-10'));
+    expect(await skipReasons(third.id)).toEqual([['not-due', '2026-03-25']]);
+    await publishAndWait(svc, chargeDue(merchant, third, 1, '2026-03-25'));
+    expect(await requested(third.id)).toHaveLength(1);
+
+    expect(
+      (
+        await svc.request('POST', '/api/subscriptions/cancel-all', {
+          merchant,
+          body: { customIdentifier: 'CI-1' },
+        })
+      ).status,
+    ).toBe(200);
+    await publishAndWait(svc, chargeDue(merchant, fourth));
+    expect(await skipReasons(fourth.id)).toEqual([['not-pending', null]]);
+
+    // A subscription not yet paid for: nothing charged.
+    const pending = await createSubscription(svc, aMerchant(), {});
+    const pendingSecond = pending.installments[1] as (typeof pending.installments)[number];
+    await publishAndWait(
+      svc,
+      chargeDue({ ...merchant, merchantId: pending.subscription.merchantId }, pendingSecond),
+    );
+    expect(await skipReasons(pendingSecond.id)).toEqual([['subscription-not-active', null]]);
+    expect(await requested(pendingSecond.id)).toEqual([]);
+  });
+
+  it('another merchant’s charge-due for an installment charges nothing', async () => {
+    const merchant = aMerchant();
+    const { installments } = await subscribedWithCard(merchant, aCard());
+    const second = installments[1] as (typeof installments)[number];
+    await publishAndWait(svc, chargeDue(aMerchant(), second));
+    expect(await requested(second.id)).toEqual([]);
+    expect((await installment(second.subscriptionId, 2)).status).toBe('pending');
+  });
+
+  it('never more than 6 attempts on one card in 24 hours by the clock, across subscriptions', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const first = await subscribedWithCard(merchant, card, 5);
+    const second = await activeSubscription(
+      svc,
+      merchant,
+      {
+        customIdentifier: 'CI-2',
+        recurrence: {
+          type: 'STATIC',
+          installmentAmount: '150000.00',
+          totalPeriods: 5,
+          dayOfMonth: 10,
+          monthForSecondInstallment: 1,
+        },
+      },
+      card,
+    );
+    const due = [...first.installments.slice(1), ...second.installments.slice(1)];
+    expect(due).toHaveLength(8);
+    const start = clock.now();
+    // Concurrently: the card's lock makes the count exact.
+    await Promise.all(due.map((row) => publishAndWait(svc, chargeDue(merchant, row))));
+    const charged = (await Promise.all(due.map((row) => requested(row.id)))).flat();
+    expect(charged).toHaveLength(6);
+    const skipped = (await Promise.all(due.map((row) => skipReasons(row.id)))).flat();
+    expect(skipped).toEqual([
+      ['card-attempt-cap', '2026-02-11'],
+      ['card-attempt-cap', '2026-02-11'],
+    ]);
+
+    // 24 hours later by the clock a slot is free again.
+    clock.set(new Date(start.getTime() + 24 * 60 * 60 * 1000 + 1));
+    const waiting = due.filter((row) => !charged.some((c) => c.data.installmentId === row.id));
+    await publishAndWait(svc, chargeDue(merchant, waiting[0] as (typeof due)[number], 2));
+    expect(await requested((waiting[0] as (typeof due)[number]).id)).toHaveLength(1);
+    clock.set(start);
+  });
+});
+
+describe('payment results', () => {
+  it('payment.succeeded: paid, installment.paid (CARD, paid count and total), the last one completes the subscription', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 3);
+    for (const row of installments.slice(1)) {
+      await publishAndWait(svc, chargeDue(merchant, row));
+      const [charge] = await requested(row.id);
+      await publishAndWait(svc, paymentSucceeded(charge as EventEnvelope<'charge.requested'>, card));
+      expect((await installment(subscription.id, row.number)).status).toBe('paid');
+    }
+    const paid = (await eventsOfType(svc, 'installment.paid'))
+      .map(
+        (e) =>
+          e.data as {
+            subscriptionId: number;
+            number: number;
+            method: string;
+            paidCount: number;
+            paidTotal: string;
+          },
+      )
+      .filter((data) => data.subscriptionId === subscription.id)
+      .map((data) => [data.number, data.method, data.paidCount, data.paidTotal]);
+    expect(paid).toEqual([
+      [1, 'CARD', 1, '200000.00'],
+      [2, 'CARD', 2, '350000.00'],
+      [3, 'CARD', 3, '500000.00'],
+    ]);
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
+    const [attempt] = await attemptRows(svc, installments[2]?.id as number);
+    expect(attempt).toMatchObject({ status: 'succeeded', declineCode: null });
+    expect(attempt?.chargeId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('dunning: a soft decline back to pending with its code; retries recorded; exhausted → failed + past_due; paid later by transfer → active', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 4);
+    const second = installments[1] as (typeof installments)[number];
+    const retryDays = ['2026-02-11', '2026-02-13', '2026-02-15'];
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      await publishAndWait(svc, chargeDue(merchant, second, attempt));
+      const charge = (await requested(second.id))[attempt - 1] as EventEnvelope<'charge.requested'>;
+      expect(charge.data.idempotencyKey).toBe(`installment:${second.id}:attempt:${attempt}`);
+      await publishAndWait(svc, paymentFailed(charge, card, '51', 'soft'));
+      expect((await installment(subscription.id, 2)).status).toBe('pending');
+      const next = retryDays[attempt - 1];
+      if (next) {
+        await publishAndWait(svc, retryScheduled(merchant, second, attempt, next));
+        expect((await installment(subscription.id, 2)).nextAttemptOn).toBe(next);
+      }
+    }
+    await publishAndWait(svc, dunningExhausted(merchant, second, 4));
+    expect((await installment(subscription.id, 2)).status).toBe('failed');
+    expect((await installment(subscription.id, 2)).nextAttemptOn).toBeNull();
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('past_due');
+    expect(
+      (await attemptRows(svc, second.id)).map((a) => [
+        a.attempt,
+        a.status,
+        a.declineCode,
+        a.category,
+        a.nextAttemptOn,
+      ]),
+    ).toEqual([
+      [1, 'failed', '51', 'soft', '2026-02-11'],
+      [2, 'failed', '51', 'soft', '2026-02-13'],
+      [3, 'failed', '51', 'soft', '2026-02-15'],
+      [4, 'failed', '51', 'soft', null],
+    ]);
+    const [failed] = await eventsAbout(svc, 'installment.failed', second.id);
+    expect(failed?.data).toMatchObject({
+      status: 'failed',
+      attempts: 4,
+      declineCode: '51',
+      category: 'soft',
+    });
+    const pastDue = (await eventsOfType(svc, 'subscription.past-due')).filter(
+      (e) => (e.data as { subscriptionId: number }).subscriptionId === subscription.id,
+    );
+    expect(pastDue.map((e) => e.data)).toEqual([
+      expect.objectContaining({ status: 'past_due', installmentId: second.id }),
+    ]);
+
+    // The other installments are still charged while past due.
+    const third = installments[2] as (typeof installments)[number];
+    await publishAndWait(svc, chargeDue(merchant, third));
+    expect(await requested(third.id)).toHaveLength(1);
+
+    // The failed installment paid by a bank transfer: active again.
+    const settled = await svc.request('POST', '/internal/bank-transfers/settle', {
+      merchant,
+      body: {
+        reference: `TRF-${second.id}`,
+        amount: '150000.00',
+        currency: null,
+        installmentId: second.id,
+        customIdentifier: null,
+        customIdentifier2: null,
+        paymentDate: null,
+      },
+    });
+    expect(settled.status).toBe(200);
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('active');
+    const activated = (await eventsOfType(svc, 'subscription.activated')).filter(
+      (e) => (e.data as { subscriptionId: number }).subscriptionId === subscription.id,
+    );
+    expect(activated).toHaveLength(2);
+  });
+
+  it('a hard decline exhausted at once: failed and past_due after one attempt; a late success of it makes it paid and active', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 4);
+    const second = installments[1] as (typeof installments)[number];
+    await publishAndWait(svc, chargeDue(merchant, second));
+    const [charge] = (await requested(second.id)) as Array<EventEnvelope<'charge.requested'>>;
+    if (!charge) throw new Error('no charge');
+    await publishAndWait(svc, paymentFailed(charge, card, '14', 'hard'));
+    await publishAndWait(svc, dunningExhausted(merchant, second, 1, 'hard-decline'));
+    expect((await installment(subscription.id, 2)).status).toBe('failed');
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('past_due');
+    // A charge-due for it now (a stale run) charges nothing.
+    await publishAndWait(svc, chargeDue(merchant, second, 2));
+    expect(await requested(second.id)).toHaveLength(1);
+    expect(await skipReasons(second.id)).toEqual([['not-pending', null]]);
+  });
+
+  it('a repeated payment.failed of an older attempt does not reopen the installment that a newer attempt charges', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 3);
+    const second = installments[1] as (typeof installments)[number];
+    await publishAndWait(svc, chargeDue(merchant, second, 1));
+    const [first] = (await requested(second.id)) as Array<EventEnvelope<'charge.requested'>>;
+    if (!first) throw new Error('no charge');
+    await publishAndWait(svc, paymentFailed(first, card));
+    await publishAndWait(svc, chargeDue(merchant, second, 2));
+    await publishAndWait(svc, paymentFailed(first, card));
+    expect((await installment(subscription.id, 2)).status).toBe('processing');
+  });
+});
+
+describe('cancel against charge', () => {
+  it('a processing installment cannot be cancelled: 409 INSTALLMENT_NOT_PENDING, and nothing changes', async () => {
+    const merchant = aMerchant();
+    const { installments } = await subscribedWithCard(merchant, aCard());
+    const second = installments[1] as (typeof installments)[number];
+    await publishAndWait(svc, chargeDue(merchant, second));
+    const response = await svc.request('POST', `/api/subscriptions/installments/${second.id}/cancel`, {
+      merchant,
+    });
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { code: string }).code).toBe('INSTALLMENT_NOT_PENDING');
+    expect((await installment(second.subscriptionId, 2)).status).toBe('processing');
+  });
+
+  it('200 cancels racing 200 charge-dues: each installment is either cancelled (200) and never charged, or charged and the cancel refused', async () => {
+    // One subscription (and card) per installment: the card's 24-hour cap is not what this is about.
+    const merchant = aMerchant();
+    const targets: Array<Awaited<ReturnType<typeof installment>>> = [];
+    for (let batch = 0; batch < 10; batch += 1) {
+      const made = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          activeSubscription(
+            svc,
+            merchant,
+            {
+              customIdentifier: `RACE-${batch}-${index}`,
+              recurrence: {
+                type: 'STATIC',
+                installmentAmount: '150000.00',
+                totalPeriods: 2,
+                dayOfMonth: 10,
+                monthForSecondInstallment: 1,
+              },
+            },
+            aCard(),
+          ),
+        ),
+      );
+      for (const one of made) targets.push(one.installments[1] as (typeof targets)[number]);
+    }
+    expect(targets).toHaveLength(200);
+    // Every charge-due on its way; once the consumer is charging them, every cancel at once, each after a
+    // random pause, so that cancels land before, during and after their installment's charge-due.
+    const targetIds = new Set(targets.map((row) => row.id));
+    await Promise.all(
+      targets.map((row) => {
+        const due = chargeDue(merchant, row);
+        return bus.publish({ id: due.id, type: due.type, body: JSON.stringify(due) });
+      }),
+    );
+    await waitFor(
+      async () =>
+        (await eventsOfType(svc, 'charge.requested')).some((e) =>
+          targetIds.has((e.data as { installmentId: number }).installmentId),
+        ),
+      10_000,
+      5,
+    );
+    const cancels = await Promise.all(
+      targets.map(async (row) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 400));
+        const response = await svc.request('POST', `/api/subscriptions/installments/${row.id}/cancel`, {
+          merchant,
+        });
+        return { id: row.id, status: response.status };
+      }),
+    );
+    // Every charge-due handled.
+    await waitFor(
+      async () => {
+        const seen = await eventsOfType(svc, 'charge.requested');
+        const skipped = await eventsOfType(svc, 'installment.charge-skipped');
+        const ids = new Set(
+          [...seen, ...skipped]
+            .map((e) => (e.data as { installmentId: number }).installmentId)
+            .filter((id) => targets.some((row) => row.id === id)),
+        );
+        return ids.size === 200;
+      },
+      60_000,
+      100,
+    );
+    const rows = new Map<number, { status: string }>();
+    for (const row of targets) rows.set(row.id, await installment(row.subscriptionId, 2));
+    const charges = new Set(
+      (await eventsOfType(svc, 'charge.requested')).map(
+        (e) => (e.data as { installmentId: number }).installmentId,
+      ),
+    );
+    let cancelledCount = 0;
+    for (const cancel of cancels) {
+      expect([200, 409]).toContain(cancel.status);
+      if (cancel.status === 200) {
+        cancelledCount += 1;
+        expect(charges.has(cancel.id)).toBe(false);
+        expect(rows.get(cancel.id)?.status).toBe('cancelled');
+      } else {
+        expect(charges.has(cancel.id)).toBe(true);
+        expect(rows.get(cancel.id)?.status).toBe('processing');
+      }
+    }
+    // Both outcomes happened: the race was a race.
+    expect(cancelledCount).toBeGreaterThan(0);
+    expect(cancelledCount).toBeLessThan(200);
+  }, 120_000);
+});
