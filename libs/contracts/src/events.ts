@@ -346,6 +346,11 @@ export const eventSchemas = {
       retryable: z.boolean(),
       declineCode: z.string(),
       category: z.enum(DECLINE_CATEGORIES),
+      /**
+       * `card-blocked`: when the processor's block on the card ends (ISO 8601), when it said; billing-scheduler
+       * retries no earlier. Null or absent: unknown (retried the next day).
+       */
+      blockedUntil: z.string().nullable().optional(),
     }),
   },
   'payment-method.saved': { 1: paymentMethodSnapshot.extend({ savedAt: z.string() }) },

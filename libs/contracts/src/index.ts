@@ -46,6 +46,8 @@ export {
   type LinkErrorCode,
   SUBSCRIPTION_ERRORS,
   BANK_TRANSFER_ERRORS,
+  BILLING_ERRORS,
+  type BillingErrorCode,
   type BankTransferErrorCode,
   type SubscriptionErrorCode,
 } from './api/errors';
@@ -54,6 +56,19 @@ export { DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
 export { adminApi } from './api/admin';
+export {
+  BILLING_RUN_STATUSES,
+  billingAdminApi,
+  billingAdminOperations,
+  billingRunIdParams,
+  billingRunListQuery,
+  billingRunListResponse,
+  billingRunResponse,
+  type CreateBillingRunRequest,
+  createBillingRunRequest,
+  dunningPolicyRequest,
+  dunningPolicyResponse,
+} from './api/billing';
 export { paymentLinkApi } from './api/payment-links';
 export { subscriptionApi } from './api/subscriptions';
 export {

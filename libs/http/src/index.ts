@@ -32,6 +32,12 @@ export {
   verifyMerchantContext,
 } from './merchant-context';
 export {
+  OPERATOR_SIGNATURE_HEADER,
+  requireOperator,
+  signOperatorContext,
+  verifyOperatorContext,
+} from './operator-context';
+export {
   type FieldError,
   HttpProblem,
   type ProblemBody,

@@ -62,6 +62,13 @@ export function dayIn(month: CalendarMonth, day: number): IsoDate {
   return `${String(month.year).padStart(4, '0')}-${String(month.month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
+/** The day `count` days after `date` (before it when negative): `2026-02-27` + 3 is `2026-03-02`. */
+export function addDays(date: IsoDate, count: number): IsoDate {
+  const { year, month, day } = parts(date);
+  const shifted = new Date(Date.UTC(year, month - 1, day + count));
+  return shifted.toISOString().slice(0, 10);
+}
+
 /** The calendar day an instant falls on in a time zone: `2026-02-01T02:30Z` is `2026-01-31` in Asunción. */
 export function localDate(instant: Date, timezone: string): IsoDate {
   return format(new TZDate(instant, timezone), 'yyyy-MM-dd');

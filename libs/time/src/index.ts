@@ -1,4 +1,5 @@
 export {
+  addDays,
   addMonths,
   type CalendarMonth,
   dayIn,

@@ -247,16 +247,33 @@ export const BANK_TRANSFER_ERRORS = {
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
+/** billing-scheduler: billing runs and dunning policies (operator API). */
+export const BILLING_ERRORS = {
+  BILLING_RUN_NOT_FOUND: {
+    status: 404,
+    description: 'No such billing run.',
+    detail: 'Billing run not found',
+  },
+  AS_OF_IN_FUTURE: {
+    status: 422,
+    description:
+      "`asOf` is after today in the merchant's time zone; only a deployment with simulated time (`SIMULATED_TIME=true`) runs the future.",
+    detail: 'asOf 2026-12-10 is after today (2026-11-23); future runs need SIMULATED_TIME=true',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
 export const ERROR_CODES = {
   ...COMMON_ERRORS,
   ...GATEWAY_ERRORS,
   ...LINK_ERRORS,
   ...SUBSCRIPTION_ERRORS,
   ...BANK_TRANSFER_ERRORS,
+  ...BILLING_ERRORS,
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type LinkErrorCode = keyof typeof LINK_ERRORS;
 export type SubscriptionErrorCode = keyof typeof SUBSCRIPTION_ERRORS;
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+export type BillingErrorCode = keyof typeof BILLING_ERRORS;
 export type BankTransferErrorCode = keyof typeof BANK_TRANSFER_ERRORS;

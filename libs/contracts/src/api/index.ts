@@ -1,5 +1,6 @@
 import { adminOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
+import { billingAdminOperations } from './billing';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
 import { subscriptionOperations } from './subscriptions';
@@ -10,4 +11,5 @@ export const apiOperations: ApiOperation[] = [
   ...subscriptionOperations,
   ...bankNotificationOperations,
   ...adminOperations,
+  ...billingAdminOperations,
 ];
