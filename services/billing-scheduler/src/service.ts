@@ -1,22 +1,118 @@
 import path from 'node:path';
+import { env as envRules, parseConfig } from '@payrail/config';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
-import { outbox } from './adapters/postgres/schema';
+import { z } from 'zod';
+import {
+  claimRun,
+  type RunDeps,
+  resumeUnfinishedRuns,
+  runScheduled,
+  startOperatorRun,
+} from './application/run-billing';
+import type { BillingRun } from './domain/billing-run';
+import { billingAdminRoutes } from './adapters/http/routes';
+import { projectInstallments } from './adapters/messaging/project-installments.consumer';
+import { recordChargeOutcomes } from './adapters/messaging/record-charge-outcomes.consumer';
+import { postgresRunStore } from './adapters/postgres/billing-store';
+import { inbox, outbox } from './adapters/postgres/schema';
+import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
 
-/** Starts, connects to its database and the broker, and consumes nothing yet (walking skeleton). */
+/** An operator run whose claim has not finished this long after it started is taken over by the ticker. */
+const STALE_RUN_MS = 60_000;
+
+export const billingSchedulerEnvSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    /** How often the scheduled run claims what is due today; 0 turns it off (tests). */
+    BILLING_RUN_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    /** Installments claimed per transaction. */
+    BILLING_CLAIM_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+    SIMULATED_TIME: envRules.boolean(false),
+  })
+  .superRefine((config, ctx) => {
+    if (config.SIMULATED_TIME && config.NODE_ENV === 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SIMULATED_TIME'],
+        message:
+          'must not be true with NODE_ENV=production: simulated time charges future installments today',
+      });
+    }
+  });
+
+/** Decides when to charge: the due-charge projection, billing runs (every minute and on demand), dunning. */
 export const billingSchedulerService: ServiceDefinition = {
   name: 'billing-scheduler',
   defaultPort: 3003,
   database: { schema: 'billing_scheduler', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  async create({ database, bus, logger, env }) {
+  async create({ database, bus, logger, env, clock, internalSecret }) {
+    const settings = parseConfig(billingSchedulerEnvSchema, env);
     const { app, markNotReady } = createApp({
       service: 'billing-scheduler',
       logger,
       maxBodyBytes: maxBodyBytesFrom(env),
       readiness: readinessChecks({ database, bus }),
     });
+    const deps: RunDeps = {
+      runs: postgresRunStore(database.db),
+      clock,
+      simulatedTime: settings.SIMULATED_TIME,
+      batchSize: settings.BILLING_CLAIM_BATCH,
+    };
+    const inFlight = new Set<Promise<unknown>>();
+    const track = (work: Promise<unknown>, what: string) => {
+      const tracked = work
+        .catch((error) => logger.error({ err: error }, `${what} failed`))
+        .finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+    };
+    app.route(
+      '/admin',
+      billingAdminRoutes({
+        ...deps,
+        internalSecret,
+        startOperatorRun: (request) => startOperatorRun(deps, request),
+        claimInBackground: (run: BillingRun) => track(claimRun(deps, run), `billing run ${run.id}`),
+      }),
+    );
+    const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
     const relay = createOutboxRelay({ database, outbox, schemaName: 'billing_scheduler', bus, logger });
-    return { app, markNotReady, start: () => relay.start(), stop: () => relay.stop() };
+
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const tick = async () => {
+      try {
+        await resumeUnfinishedRuns(deps, new Date(clock.now().getTime() - STALE_RUN_MS));
+        const claimed = await runScheduled(deps);
+        if (claimed > 0) logger.info({ claimed }, 'scheduled billing run claimed due installments');
+      } catch (error) {
+        logger.error({ err: error }, 'scheduled billing run failed; next tick retries');
+      }
+      if (!stopped)
+        timer = setTimeout(() => track(tick(), 'scheduled billing run'), settings.BILLING_RUN_INTERVAL_MS);
+    };
+
+    return {
+      app,
+      markNotReady,
+      async start() {
+        await bus.subscribe(projectInstallments(unitOfWork));
+        await bus.subscribe(recordChargeOutcomes(unitOfWork, clock));
+        await relay.start();
+        // A run this process or another left half-claimed (it stopped) is claimed to the end now.
+        track(resumeUnfinishedRuns(deps, clock.now()), 'resuming unfinished billing runs');
+        if (settings.BILLING_RUN_INTERVAL_MS > 0) {
+          timer = setTimeout(() => track(tick(), 'scheduled billing run'), settings.BILLING_RUN_INTERVAL_MS);
+        }
+      },
+      async stop() {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        await Promise.allSettled([...inFlight]);
+        await relay.stop();
+      },
+    };
   },
 };

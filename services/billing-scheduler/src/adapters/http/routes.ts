@@ -1,0 +1,98 @@
+import { BILLING_ERRORS, billingAdminApi } from '@payrail/contracts';
+import { answerMethodNotAllowed, problemFromTable, requireOperator, route } from '@payrail/http';
+import { Hono } from 'hono';
+import { getDunningPolicy, setDunningPolicy } from '../../application/dunning-policies';
+import { getRun, listRuns, type RunDeps } from '../../application/run-billing';
+import type { BillingRun } from '../../domain/billing-run';
+import { runStatus } from '../../domain/billing-run';
+import { AsOfInFuture, BillingRunNotFound } from '../../domain/errors';
+
+export interface BillingRoutesDeps extends RunDeps {
+  internalSecret: string;
+  /** Claims the run's installments after the answer (the caller follows it with GET). */
+  claimInBackground(run: BillingRun): void;
+  startOperatorRun(request: { asOf: string; merchantId?: string }): Promise<BillingRun>;
+}
+
+const MOUNTED_AT = { mountedAt: '/admin' };
+
+function toProblem(error: unknown): never {
+  if (error instanceof AsOfInFuture) throw problemFromTable(BILLING_ERRORS, 'AS_OF_IN_FUTURE', error.message);
+  if (error instanceof BillingRunNotFound) {
+    throw problemFromTable(BILLING_ERRORS, 'BILLING_RUN_NOT_FOUND', 'Billing run not found');
+  }
+  throw error;
+}
+
+export function runView(run: BillingRun) {
+  return {
+    id: run.id,
+    trigger: run.trigger,
+    asOf: run.asOf,
+    merchantId: run.merchantId,
+    status: runStatus(run),
+    due: run.due,
+    requested: run.requested,
+    succeeded: run.succeeded,
+    failed: run.failed,
+    skipped: run.skipped,
+    startedAt: run.startedAt.toISOString(),
+    claimedAt: run.claimedAt?.toISOString() ?? null,
+  };
+}
+
+/** The operator API of billing runs and dunning policies, reached only through the gateway's `/admin/*`. */
+export function billingAdminRoutes(deps: BillingRoutesDeps) {
+  const admin = new Hono();
+  admin.use('*', requireOperator(deps.internalSecret));
+
+  route(
+    admin,
+    billingAdminApi.createBillingRun,
+    async (c, { body }) => {
+      const run = await deps.startOperatorRun(body).catch(toProblem);
+      deps.claimInBackground(run);
+      return c.json(runView(run), 202);
+    },
+    MOUNTED_AT,
+  );
+
+  route(
+    admin,
+    billingAdminApi.listBillingRuns,
+    async (c, { query }) => c.json({ runs: (await listRuns(deps, query)).map(runView) }),
+    MOUNTED_AT,
+  );
+
+  route(
+    admin,
+    billingAdminApi.getBillingRun,
+    async (c, { params }) => c.json(runView(await getRun(deps, params.id).catch(toProblem))),
+    MOUNTED_AT,
+  );
+
+  const policyView = (policy: Awaited<ReturnType<typeof getDunningPolicy>>) => ({
+    merchantId: policy.merchantId,
+    retryOffsetDays: policy.retryOffsetDays,
+    cancelAfterFailedInstallments: policy.cancelAfterFailedInstallments,
+    isDefault: policy.isDefault,
+    updatedAt: policy.updatedAt?.toISOString() ?? null,
+  });
+
+  route(
+    admin,
+    billingAdminApi.getDunningPolicy,
+    async (c, { params }) => c.json(policyView(await getDunningPolicy(deps, params.id))),
+    MOUNTED_AT,
+  );
+
+  route(
+    admin,
+    billingAdminApi.setDunningPolicy,
+    async (c, { params, body }) => c.json(policyView(await setDunningPolicy(deps, params.id, body))),
+    MOUNTED_AT,
+  );
+
+  answerMethodNotAllowed(admin);
+  return admin;
+}

@@ -1,0 +1,145 @@
+import { createEvent, type EventType, parseEvent } from '@payrail/contracts';
+import { addDays, type Clock, type IsoDate, localDate } from '@payrail/time';
+import { installmentAttemptOfKey } from '../domain/billing-run';
+import { afterFailedAttempt } from '../domain/dunning-policy';
+import type { ProjectedInstallment, ProjectionStore } from '../ports/billing-store';
+
+/** What happened to the charges billing-scheduler asked for: run progress, and dunning after a decline. */
+export const CHARGE_OUTCOME_EVENTS = [
+  'charge.requested',
+  'payment.succeeded',
+  'payment.failed',
+  'installment.charge-skipped',
+] as const satisfies readonly EventType[];
+
+/** The claimed attempt an outcome is about, or undefined when it is stale (another attempt, or settled). */
+function openAttempt(
+  row: ProjectedInstallment | undefined,
+  attempt: number,
+): ProjectedInstallment | undefined {
+  return row && row.state === 'claimed' && row.attempt === attempt ? row : undefined;
+}
+
+async function timezoneOf(store: ProjectionStore, row: ProjectedInstallment): Promise<string> {
+  return (await store.subscription(row.subscriptionId))?.timezone ?? 'UTC';
+}
+
+/** The as-of day of the row's last attempt (today in its zone when unknown). */
+async function attemptDay(store: ProjectionStore, row: ProjectedInstallment, clock: Clock): Promise<IsoDate> {
+  return row.lastAttemptOn ?? localDate(clock.now(), await timezoneOf(store, row));
+}
+
+async function onPaymentFailed(
+  store: ProjectionStore,
+  clock: Clock,
+  body: string,
+  installmentId: number,
+  attempt: number,
+): Promise<void> {
+  const { data } = parseEvent('payment.failed', body);
+  await store.markOutcome(installmentId, attempt, 'failed');
+  const row = openAttempt(await store.installmentForUpdate(installmentId), attempt);
+  if (!row) return;
+  const attemptOn = await attemptDay(store, row, clock);
+  const timezone = await timezoneOf(store, row);
+  const decision = afterFailedAttempt(await store.policyOf(row.merchantId), {
+    attempt,
+    category: data.category,
+    retryable: data.retryable,
+    firstAttemptOn: row.firstAttemptOn ?? attemptOn,
+    attemptOn,
+    blockedUntil: data.blockedUntil ? localDate(new Date(data.blockedUntil), timezone) : null,
+  });
+  const now = clock.now();
+  const owner = { merchantId: row.merchantId, subscriptionId: row.subscriptionId, installmentId };
+  if (decision.kind === 'retry') {
+    await store.saveInstallment({
+      ...row,
+      state: 'scheduled',
+      attempt: decision.nextAttempt,
+      dueOn: decision.on,
+    });
+    await store.enqueue([
+      createEvent(
+        'installment.retry-scheduled',
+        { ...owner, failedAttempt: attempt, nextAttempt: decision.nextAttempt, nextAttemptOn: decision.on },
+        now,
+      ),
+    ]);
+    return;
+  }
+  await store.saveInstallment({ ...row, state: 'failed' });
+  await store.enqueue([
+    createEvent(
+      'installment.dunning-exhausted',
+      { ...owner, attempts: decision.attempts, reason: decision.reason },
+      now,
+    ),
+  ]);
+}
+
+async function onChargeSkipped(store: ProjectionStore, clock: Clock, body: string): Promise<void> {
+  const { data } = parseEvent('installment.charge-skipped', body);
+  await store.markOutcome(data.installmentId, data.attempt, 'skipped', data.runId);
+  const row = openAttempt(await store.installmentForUpdate(data.installmentId), data.attempt);
+  if (!row) return;
+  const attemptOn = await attemptDay(store, row, clock);
+  switch (data.reason) {
+    case 'card-attempt-cap':
+      // The card's 24-hour cap: the same attempt again once the cap allows it.
+      await store.saveInstallment({
+        ...row,
+        state: 'scheduled',
+        dueOn: data.retryOn ?? addDays(attemptOn, 1),
+      });
+      return;
+    case 'no-payment-method':
+      // A card may be saved meanwhile: asked again the next day.
+      await store.saveInstallment({ ...row, state: 'scheduled', dueOn: addDays(attemptOn, 1) });
+      return;
+    case 'subscription-not-active':
+      // Claimed again only once the subscription is active (its event updates the projection).
+      await store.saveInstallment({ ...row, state: 'scheduled' });
+      return;
+    case 'not-pending':
+    case 'attempt-already-requested':
+      // Paid, cancelled or in flight: subscriptions' events or the charge's outcome settle the row.
+      return;
+  }
+}
+
+/** Applies one outcome event (inside the consumer's transaction). Charges of links are not ours: ignored. */
+export async function recordChargeOutcome(
+  store: ProjectionStore,
+  clock: Clock,
+  message: { type: string; body: string },
+): Promise<void> {
+  switch (message.type) {
+    case 'charge.requested': {
+      const { data } = parseEvent('charge.requested', message.body);
+      await store.markRequested(data.installmentId, data.attempt);
+      return;
+    }
+    case 'payment.succeeded': {
+      const { data } = parseEvent('payment.succeeded', message.body);
+      const key = installmentAttemptOfKey(data.idempotencyKey);
+      if (!key) return;
+      await store.markOutcome(key.installmentId, key.attempt, 'succeeded');
+      const row = await store.installmentForUpdate(key.installmentId);
+      if (row && row.state !== 'paid') await store.saveInstallment({ ...row, state: 'paid' });
+      return;
+    }
+    case 'payment.failed': {
+      const { data } = parseEvent('payment.failed', message.body);
+      const key = installmentAttemptOfKey(data.idempotencyKey);
+      if (!key) return;
+      await onPaymentFailed(store, clock, message.body, key.installmentId, key.attempt);
+      return;
+    }
+    case 'installment.charge-skipped':
+      await onChargeSkipped(store, clock, message.body);
+      return;
+    default:
+      throw new Error(`billing-scheduler does not record ${message.type}`);
+  }
+}

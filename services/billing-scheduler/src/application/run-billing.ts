@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { createEvent, type EventEnvelope } from '@payrail/contracts';
+import type { Clock, IsoDate } from '@payrail/time';
+import { claimUpTo, latestToday } from '../domain/as-of';
+import type { BillingRun, RunTrigger } from '../domain/billing-run';
+import { AsOfInFuture, BillingRunNotFound } from '../domain/errors';
+import type { ClaimedInstallment, RunStore } from '../ports/billing-store';
+
+export interface RunDeps {
+  runs: RunStore;
+  clock: Clock;
+  /** `SIMULATED_TIME=true`: a run as of a future day is how tests and demos move through months. */
+  simulatedTime: boolean;
+  /** Installments claimed per transaction. */
+  batchSize: number;
+}
+
+function chargeDueEvents(run: { id: string; asOf: IsoDate | null }, at: Date) {
+  return (claimed: ClaimedInstallment[]): EventEnvelope[] =>
+    claimed.map((row) =>
+      createEvent(
+        'installment.charge-due',
+        {
+          runId: run.id,
+          merchantId: row.merchantId,
+          subscriptionId: row.subscriptionId,
+          installmentId: row.installmentId,
+          attempt: row.attempt,
+          dueOn: row.dueOn,
+          asOf: row.attemptOn,
+        },
+        at,
+      ),
+    );
+}
+
+/**
+ * Claims everything due for the run, batch after batch, until a batch comes back short. Several processes
+ * may claim for the same run at once (SKIP LOCKED); each installment goes to one of them.
+ */
+export async function claimRun(
+  deps: RunDeps,
+  run: { id: string; trigger: RunTrigger; asOf: IsoDate | null; merchantId: string | null; startedAt: Date },
+): Promise<number> {
+  const now = deps.clock.now();
+  const upTo: Record<string, IsoDate> = {};
+  for (const zone of await deps.runs.timezones(run.merchantId)) {
+    upTo[zone] = claimUpTo(run.asOf, zone, now, deps.simulatedTime);
+  }
+  let total = 0;
+  if (Object.keys(upTo).length > 0) {
+    for (;;) {
+      const claimed = await deps.runs.claimBatch(
+        {
+          runId: run.id,
+          trigger: run.trigger,
+          asOf: run.asOf,
+          merchantId: run.merchantId,
+          upTo,
+          limit: deps.batchSize,
+          startedAt: run.startedAt,
+        },
+        chargeDueEvents(run, deps.clock.now()),
+      );
+      total += claimed.length;
+      if (claimed.length < deps.batchSize) break;
+    }
+  }
+  await deps.runs.finishClaim(run.id, deps.clock.now());
+  return total;
+}
+
+/** An operator's run as of a day: refused for a future day unless time is simulated. Claiming follows. */
+export async function startOperatorRun(
+  deps: RunDeps,
+  request: { asOf: IsoDate; merchantId?: string },
+): Promise<BillingRun> {
+  const merchantId = request.merchantId?.toLowerCase() ?? null;
+  const now = deps.clock.now();
+  if (!deps.simulatedTime) {
+    const today = latestToday(await deps.runs.timezones(merchantId), now);
+    if (request.asOf > today) throw new AsOfInFuture(request.asOf, today);
+  }
+  const run = {
+    id: randomUUID(),
+    trigger: 'operator' as const,
+    asOf: request.asOf,
+    merchantId,
+    startedAt: now,
+  };
+  await deps.runs.createRun(run);
+  return { ...run, claimedAt: null, due: 0, requested: 0, succeeded: 0, failed: 0, skipped: 0 };
+}
+
+/** The every-minute run: today in each merchant's time zone. A run that finds nothing is not kept. */
+export async function runScheduled(deps: RunDeps): Promise<number> {
+  return claimRun(deps, {
+    id: randomUUID(),
+    trigger: 'schedule',
+    asOf: null,
+    merchantId: null,
+    startedAt: deps.clock.now(),
+  });
+}
+
+/** Operator runs whose process stopped while claiming (started before `before`): claimed to the end. */
+export async function resumeUnfinishedRuns(deps: RunDeps, before: Date): Promise<number> {
+  let total = 0;
+  for (const run of await deps.runs.unfinishedRuns(before)) total += await claimRun(deps, run);
+  return total;
+}
+
+export async function getRun(deps: Pick<RunDeps, 'runs'>, runId: string): Promise<BillingRun> {
+  const run = await deps.runs.run(runId.toLowerCase());
+  if (!run) throw new BillingRunNotFound(runId);
+  return run;
+}
+
+export async function listRuns(
+  deps: Pick<RunDeps, 'runs'>,
+  filter: { merchantId?: string; limit: number },
+): Promise<BillingRun[]> {
+  return deps.runs.runs({ merchantId: filter.merchantId?.toLowerCase(), limit: filter.limit });
+}

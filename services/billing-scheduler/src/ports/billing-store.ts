@@ -1,0 +1,91 @@
+import type { EventEnvelope } from '@payrail/contracts';
+import type { IsoDate } from '@payrail/time';
+import type { BillingRun, RunItemOutcome, RunTrigger } from '../domain/billing-run';
+import type { InstallmentState } from '../domain/due-installment';
+import type { DunningPolicy } from '../domain/dunning-policy';
+import type { SubscriptionStatus } from '../domain/subscription-status';
+
+export interface ProjectedSubscription {
+  subscriptionId: number;
+  merchantId: string;
+  status: SubscriptionStatus;
+  timezone: string;
+}
+
+export interface ProjectedInstallment {
+  installmentId: number;
+  subscriptionId: number;
+  merchantId: string;
+  number: number;
+  paymentDate: IsoDate;
+  dueOn: IsoDate;
+  attempt: number;
+  state: InstallmentState;
+  firstAttemptOn: IsoDate | null;
+  lastRunId: string | null;
+  lastAttemptOn: IsoDate | null;
+}
+
+/** The projection and the run bookkeeping, bound to one transaction (a consumer's, with its inbox row). */
+export interface ProjectionStore {
+  subscription(subscriptionId: number): Promise<ProjectedSubscription | undefined>;
+  saveSubscription(subscription: ProjectedSubscription): Promise<void>;
+  /** The installment, locked until the transaction ends. */
+  installmentForUpdate(installmentId: number): Promise<ProjectedInstallment | undefined>;
+  installmentsForUpdate(installmentIds: number[]): Promise<ProjectedInstallment[]>;
+  saveInstallment(installment: ProjectedInstallment): Promise<void>;
+  /** A charge of this attempt was requested: the run that claimed it counts it. */
+  markRequested(installmentId: number, attempt: number): Promise<void>;
+  /** The attempt ended: the run that claimed it (the given one, else the latest open one) counts it. */
+  markOutcome(installmentId: number, attempt: number, outcome: RunItemOutcome, runId?: string): Promise<void>;
+  policyOf(merchantId: string): Promise<DunningPolicy>;
+  enqueue(events: EventEnvelope[]): Promise<void>;
+}
+
+export interface ClaimRequest {
+  runId: string;
+  trigger: RunTrigger;
+  asOf: IsoDate | null;
+  merchantId: string | null;
+  /** The last due day claimed, per time zone (`claimUpTo`): also the as-of day of each claimed attempt. */
+  upTo: Record<string, IsoDate>;
+  limit: number;
+  startedAt: Date;
+}
+
+export interface ClaimedInstallment {
+  installmentId: number;
+  subscriptionId: number;
+  merchantId: string;
+  attempt: number;
+  dueOn: IsoDate;
+  attemptOn: IsoDate;
+}
+
+export interface StoredDunningPolicy extends DunningPolicy {
+  updatedAt: Date | null;
+}
+
+/** Runs and policies outside a consumer's transaction (HTTP and the ticker). */
+export interface RunStore {
+  /** The time zones of the subscriptions a run may claim (of one merchant, or of all). */
+  timezones(merchantId: string | null): Promise<string[]>;
+  createRun(
+    run: Omit<BillingRun, 'due' | 'requested' | 'succeeded' | 'failed' | 'skipped' | 'claimedAt'>,
+  ): Promise<void>;
+  /**
+   * Claims up to `limit` due installments (FOR UPDATE SKIP LOCKED: replicas share), records them as the
+   * run's, and writes the `installment.charge-due` events that `toEvents` builds, all in one transaction.
+   */
+  claimBatch(
+    request: ClaimRequest,
+    toEvents: (claimed: ClaimedInstallment[]) => EventEnvelope[],
+  ): Promise<ClaimedInstallment[]>;
+  finishClaim(runId: string, at: Date): Promise<void>;
+  run(runId: string): Promise<BillingRun | undefined>;
+  runs(filter: { merchantId?: string; limit: number }): Promise<BillingRun[]>;
+  /** Operator runs whose claim did not finish (their process stopped), started before `before`. */
+  unfinishedRuns(before: Date): Promise<BillingRun[]>;
+  policy(merchantId: string): Promise<StoredDunningPolicy | undefined>;
+  savePolicy(merchantId: string, policy: DunningPolicy, at: Date): Promise<StoredDunningPolicy>;
+}
