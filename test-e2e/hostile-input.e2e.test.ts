@@ -1,3 +1,4 @@
+import { billingSchedulerService } from '@payrail/billing-scheduler';
 import { apiOperations, MAX_LENGTH } from '@payrail/contracts';
 import { rowsOf } from '@payrail/db';
 import { gatewayService } from '@payrail/gateway';
@@ -25,6 +26,7 @@ let gateway: ServiceUnderTest;
 let links: ServiceUnderTest;
 let subscriptions: ServiceUnderTest;
 let processorGateway: ServiceUnderTest;
+let billingScheduler: ServiceUnderTest;
 
 type Json = Record<string, unknown>;
 interface Fixtures {
@@ -471,6 +473,7 @@ async function storedState(): Promise<string> {
     digestOf(links, 'links'),
     digestOf(subscriptions, 'subscriptions'),
     digestOf(processorGateway, 'processor_gateway'),
+    digestOf(billingScheduler, 'billing_scheduler'),
   ]);
   return digests.join(' ');
 }
@@ -486,11 +489,18 @@ async function countOf(service: ServiceUnderTest, query: string): Promise<number
 async function quiet(): Promise<boolean> {
   const [unpublished, linksCreated, taken] = await Promise.all([
     Promise.all(
-      (['gateway', 'links', 'subscriptions', 'processor_gateway'] as const).map((schema) =>
-        countOf(
-          { gateway, links, subscriptions, processor_gateway: processorGateway }[schema],
-          `select count(*)::int as count from "${schema}".outbox where published_at is null`,
-        ),
+      (['gateway', 'links', 'subscriptions', 'processor_gateway', 'billing_scheduler'] as const).map(
+        (schema) =>
+          countOf(
+            {
+              gateway,
+              links,
+              subscriptions,
+              processor_gateway: processorGateway,
+              billing_scheduler: billingScheduler,
+            }[schema],
+            `select count(*)::int as count from "${schema}".outbox where published_at is null`,
+          ),
       ),
     ),
     countOf(links, `select count(*)::int as count from links.outbox where type = 'link.created'`),
@@ -557,12 +567,18 @@ beforeAll(async () => {
       subscriptions: (request) => Promise.resolve(subscriptions.instance.app.fetch(request)),
     },
   });
+  // Billing runs and dunning policies (operator API): the scheduler, its ticker off.
+  billingScheduler = await startService(billingSchedulerService, {
+    bus,
+    env: { BILLING_RUN_INTERVAL_MS: '0' },
+  });
   gateway = await startService(gatewayService, {
     env: { ADMIN_TOKEN },
     upstreams: {
       links: (request) => Promise.resolve(links.instance.app.fetch(request)),
       subscriptions: (request) => Promise.resolve(subscriptions.instance.app.fetch(request)),
       'processor-gateway': (request) => Promise.resolve(processorGateway.instance.app.fetch(request)),
+      'billing-scheduler': (request) => Promise.resolve(billingScheduler.instance.app.fetch(request)),
     },
   });
   const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -617,13 +633,15 @@ beforeAll(async () => {
     countWrites(links, 'links'),
     countWrites(subscriptions, 'subscriptions'),
     countWrites(processorGateway, 'processor_gateway'),
+    countWrites(billingScheduler, 'billing_scheduler'),
   ]);
   fixtures = { apiToken, adminMerchantId: target.id, adminTokenId: target.tokenId, linkId, installmentId };
   document = (await (await gateway.request('GET', '/openapi.json')).json()) as typeof document;
 });
 
 afterAll(async () => {
-  for (const service of [gateway, processorGateway, links, subscriptions]) await service?.stop();
+  for (const service of [gateway, processorGateway, billingScheduler, links, subscriptions])
+    await service?.stop();
   await bus.close();
 });
 

@@ -70,4 +70,6 @@ export const CONSUMERS = [
   'subscriptions.create-subscription-on-link-created',
   'subscriptions.activate-subscription-on-link-paid',
   'links.cancel-link-on-subscription-cancelled',
+  'billing-scheduler.project-installments',
+  'billing-scheduler.record-charge-outcomes',
 ];

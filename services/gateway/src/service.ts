@@ -69,7 +69,11 @@ export const gatewayService: ServiceDefinition = {
       readiness: readinessChecks({ database, bus }),
     });
     app.route('/', docsRoutes());
-    app.route('/admin', adminRoutes({ merchants, clock, adminToken: env.ADMIN_TOKEN || undefined }));
+    const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
+    app.route(
+      '/admin',
+      adminRoutes({ merchants, clock, adminToken: env.ADMIN_TOKEN || undefined, upstream, forward }),
+    );
     app.use('/api/*', merchantAuth(merchants));
     app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
     // The hosted pay page: public (a customer's browser, no token), served by links.
@@ -77,10 +81,7 @@ export const gatewayService: ServiceDefinition = {
     app.all('/pay/*', (c) =>
       forwardPublicPage(c, payPages, clientAddressOf(c), { timeoutMs: settings.UPSTREAM_TIMEOUT_MS }),
     );
-    merchantApiRoutes(app, {
-      upstream,
-      forward: { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS },
-    });
+    merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
 
     let purgeTimer: NodeJS.Timeout | undefined;

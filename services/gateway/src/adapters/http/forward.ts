@@ -3,6 +3,7 @@ import {
   callWithDeadline,
   HttpProblem,
   signMerchantContext,
+  signOperatorContext,
   type Upstream,
   UpstreamTimeout,
 } from '@payrail/http';
@@ -39,7 +40,29 @@ export async function forwardToService(
   c: Context,
   upstream: Upstream,
   merchant: MerchantContext,
-  { internalSecret, timeoutMs }: ForwardSettings,
+  settings: ForwardSettings,
+): Promise<Response> {
+  return forward(c, upstream, signMerchantContext(merchant, settings.internalSecret), settings.timeoutMs);
+}
+
+/**
+ * Forwards an operator request (`/admin/*`, bearer token checked here) to the service that owns it, signed
+ * as the operator's for that method and path.
+ */
+export async function forwardOperatorRequest(
+  c: Context,
+  upstream: Upstream,
+  settings: ForwardSettings,
+): Promise<Response> {
+  const signed = signOperatorContext(c.req.method, new URL(c.req.url).pathname, settings.internalSecret);
+  return forward(c, upstream, signed, settings.timeoutMs);
+}
+
+async function forward(
+  c: Context,
+  upstream: Upstream,
+  signed: Record<string, string>,
+  timeoutMs: number,
 ): Promise<Response> {
   const headers = new Headers();
   for (const name of PASSED_HEADERS) {
@@ -49,7 +72,7 @@ export async function forwardToService(
   headers.set('x-request-id', String(c.get('requestId' as never)));
   for (const [name, value] of Object.entries({
     ...currentTraceHeaders(),
-    ...signMerchantContext(merchant, internalSecret),
+    ...signed,
   })) {
     headers.set(name, value);
   }

@@ -1,4 +1,4 @@
-import { adminApi, apiOperations } from '@payrail/contracts';
+import { adminApi, apiOperations, billingAdminApi, billingAdminOperations } from '@payrail/contracts';
 import { answerMethodNotAllowed, mountOperation, route, type Upstream } from '@payrail/http';
 import type { ServiceName } from '@payrail/runtime';
 import { type Env, Hono } from 'hono';
@@ -10,7 +10,7 @@ import { revokeApiToken } from '../../application/revoke-api-token';
 import { updateMerchant } from '../../application/update-merchant';
 import type { MerchantRecord } from '../../ports/merchant-store';
 import { adminAuth } from './admin-auth';
-import { type ForwardSettings, forwardToService, ownerOf } from './forward';
+import { type ForwardSettings, forwardOperatorRequest, forwardToService, ownerOf } from './forward';
 import { toProblem } from './problems';
 
 export function merchantView(merchant: MerchantRecord) {
@@ -35,7 +35,13 @@ export function merchantView(merchant: MerchantRecord) {
 }
 
 /** The operator API (`/admin/*`). */
-export function adminRoutes(deps: MerchantAdminDeps & { adminToken: string | undefined }) {
+export function adminRoutes(
+  deps: MerchantAdminDeps & {
+    adminToken: string | undefined;
+    upstream: (service: ServiceName) => Upstream;
+    forward: ForwardSettings;
+  },
+) {
   const admin = new Hono();
   admin.use('*', adminAuth(deps.adminToken));
   const mountedAt = { mountedAt: '/admin' };
@@ -92,6 +98,26 @@ export function adminRoutes(deps: MerchantAdminDeps & { adminToken: string | und
     },
     mountedAt,
   );
+
+  // Billing runs and dunning policies belong to billing-scheduler; a policy of a merchant that does not
+  // exist is 404 here, before anything is forwarded.
+  const billingScheduler = deps.upstream('billing-scheduler');
+  for (const operation of billingAdminOperations) {
+    const merchantScoped =
+      operation === billingAdminApi.getDunningPolicy || operation === billingAdminApi.setDunningPolicy;
+    mountOperation(
+      admin,
+      operation,
+      async (c) => {
+        if (merchantScoped) {
+          const id = c.req.param('id') ?? '';
+          if (/^[0-9a-f-]{36}$/i.test(id)) await getMerchant(deps, id.toLowerCase()).catch(toProblem);
+        }
+        return forwardOperatorRequest(c, billingScheduler, deps.forward);
+      },
+      mountedAt,
+    );
+  }
 
   answerMethodNotAllowed(admin);
   return admin;
