@@ -315,6 +315,11 @@ describe('the documented examples, replayed in document order', () => {
       'updateMerchant/default 200',
       'issueApiToken/default 201',
       'revokeApiToken/default 204',
+      'createBillingRun/default 202',
+      'listBillingRuns/default 200',
+      'getBillingRun/default 200',
+      'getDunningPolicy/default 200',
+      'setDunningPolicy/default 200',
     ]);
   }, 180_000);
 });
