@@ -116,6 +116,8 @@ export function installmentPaid(subscription: TestSubscription, installmentId: n
       paidAt: at.toISOString(),
       method: 'CARD',
       bankReference: null,
+      paidCount: known?.number ?? 1,
+      paidTotal: '150000.00',
     },
     at,
   );

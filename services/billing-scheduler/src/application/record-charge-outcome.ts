@@ -93,6 +93,14 @@ async function onChargeSkipped(store: ProjectionStore, clock: Clock, body: strin
         dueOn: data.retryOn ?? addDays(attemptOn, 1),
       });
       return;
+    case 'not-due':
+      // The merchant moved it to a later day after the claim: asked again on that day.
+      await store.saveInstallment({
+        ...row,
+        state: 'scheduled',
+        dueOn: data.retryOn ?? addDays(attemptOn, 1),
+      });
+      return;
     case 'no-payment-method':
       // A card may be saved meanwhile: asked again the next day.
       await store.saveInstallment({ ...row, state: 'scheduled', dueOn: addDays(attemptOn, 1) });

@@ -23,7 +23,8 @@ export function nextSubscriptionStatus(
   return RANK[reported] >= RANK[current] ? reported : current;
 }
 
-/** Only an active subscription's installments are claimed (subscriptions has the last word anyway). */
-export function isChargeable(status: SubscriptionStatus): boolean {
-  return status === 'active';
-}
+/**
+ * Whose installments a run claims: an active subscription's, and a past-due one's (a later installment is
+ * still collected while an earlier one waits to be paid). subscriptions has the last word on each charge.
+ */
+export const CHARGEABLE_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['active', 'past_due'];

@@ -5,6 +5,7 @@ import { context, currentTraceHeaders, SpanKind, trace, tracer } from '@payrail/
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { BillingRun, RunItemOutcome } from '../../domain/billing-run';
 import { DEFAULT_DUNNING_POLICY } from '../../domain/dunning-policy';
+import { CHARGEABLE_SUBSCRIPTION_STATUSES } from '../../domain/subscription-status';
 import type {
   ClaimedInstallment,
   ProjectedInstallment,
@@ -202,9 +203,10 @@ export function postgresRunStore(db: Database): RunStore {
         .selectDistinct({ timezone: subscriptions.timezone })
         .from(subscriptions)
         .where(
-          merchantId
-            ? and(eq(subscriptions.merchantId, merchantId), eq(subscriptions.status, 'active'))
-            : eq(subscriptions.status, 'active'),
+          and(
+            inArray(subscriptions.status, CHARGEABLE_SUBSCRIPTION_STATUSES),
+            merchantId ? eq(subscriptions.merchantId, merchantId) : undefined,
+          ),
         );
       return rows.map((row) => row.timezone);
     },
@@ -224,7 +226,7 @@ export function postgresRunStore(db: Database): RunStore {
             select i.installment_id, ${upTo} as attempt_on
             from ${installments} i
             join ${subscriptions} s on s.subscription_id = i.subscription_id
-            where i.state = 'scheduled' and s.status = 'active' and i.number > 1
+            where i.state = 'scheduled' and s.status in ('active', 'past_due') and i.number > 1
               and i.due_on <= ${upTo} ${merchantFilter}
             order by i.due_on, i.installment_id
             limit ${request.limit}
