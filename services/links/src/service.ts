@@ -2,13 +2,21 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
+import { parseConfig } from '@payrail/config';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import type { MiddlewareHandler } from 'hono';
+import { z } from 'zod';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { payRoutes } from './adapters/http/pay/routes';
+import type { CustomerVariables } from './adapters/http/pay/session';
 import { processorOriginsFrom } from './adapters/http/pay/security-headers';
 import { linksRoutes } from './adapters/http/routes';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
+import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
 import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
+import { postgresLinkPaymentRepository } from './adapters/postgres/link-payment-repository';
+import { cardPaymentsClient } from './adapters/processor-gateway/card-payments-client';
+import { linkExpiredEvent } from './application/events';
 import { postgresMerchantProfiles } from './adapters/postgres/merchant-profiles';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { inbox, outbox } from './adapters/postgres/schema';
@@ -18,53 +26,101 @@ const newSlug = () => randomBytes(16).toString('base64url');
 /** 256 random bits: a login code opens a user's session, so it must not be guessable either. */
 const newLoginCode = () => randomBytes(32).toString('base64url');
 
-export const linksService: ServiceDefinition = {
-  name: 'links',
-  defaultPort: 3001,
-  database: { schema: 'links', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  async create({ database, bus, logger, clock, internalSecret, env }) {
-    const links = postgresPaymentLinkRepository(database.db);
-    const merchants = postgresMerchantProfiles(database.db);
-    const publicBaseUrl = env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
-    const { app, markNotReady } = createApp({
-      service: 'links',
-      logger,
-      maxBodyBytes: maxBodyBytesFrom(env),
-      readiness: readinessChecks({ database, bus }),
-    });
-    app.route(
-      '/api',
-      linksRoutes({
-        links,
-        management: postgresLinkManagementRepository(database.db),
-        clock,
-        newSlug,
-        newLoginCode,
-        internalSecret,
-        publicBaseUrl,
-        merchants,
-      }),
-    );
-    app.route(
-      '/pay',
-      payRoutes({
-        links,
-        merchants,
-        clock,
-        csrf: { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') },
-        processorOrigins: processorOriginsFrom(env),
-      }),
-    );
-    app.route('/internal', bankTransferRoutes({ links, clock, internalSecret }));
-    const relay = createOutboxRelay({ database, outbox, schemaName: 'links', bus, logger });
-    return {
-      app,
-      markNotReady,
-      async start() {
-        await bus.subscribe(cancelLinkOnSubscriptionCancelled(database.db, inbox, clock));
-        await relay.start();
-      },
-      stop: () => relay.stop(),
-    };
-  },
-};
+const linksEnvSchema = z.object({
+  /** How long the pay page waits for processor-gateway (which itself waits up to 25 s for a processor). */
+  PROCESSOR_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  /** How often links past their `payWaitHours` are written expired (statusId 6, `link.expired`); 0: never. */
+  LINK_EXPIRY_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
+});
+
+export interface LinksServiceOptions {
+  /** Sets `c.var.customer` on the pay page; default: the customer session (`adapters/http/pay/session.ts`). */
+  customerSession?: MiddlewareHandler<{ Variables: CustomerVariables }>;
+}
+
+/** Links at most written expired per sweep transaction. */
+const EXPIRY_BATCH = 200;
+
+export function createLinksService(options: LinksServiceOptions = {}): ServiceDefinition {
+  return {
+    name: 'links',
+    defaultPort: 3001,
+    database: { schema: 'links', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+    async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
+      const settings = parseConfig(linksEnvSchema, env);
+      const links = postgresPaymentLinkRepository(database.db);
+      const payments = postgresLinkPaymentRepository(database.db);
+      const merchants = postgresMerchantProfiles(database.db);
+      const publicBaseUrl = env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
+      const { app, markNotReady } = createApp({
+        service: 'links',
+        logger,
+        maxBodyBytes: maxBodyBytesFrom(env),
+        readiness: readinessChecks({ database, bus }),
+      });
+      app.route(
+        '/api',
+        linksRoutes({
+          links,
+          management: postgresLinkManagementRepository(database.db),
+          clock,
+          newSlug,
+          newLoginCode,
+          internalSecret,
+          publicBaseUrl,
+          merchants,
+        }),
+      );
+      app.route(
+        '/pay',
+        payRoutes({
+          links,
+          payments,
+          merchants,
+          cards: cardPaymentsClient({
+            upstream: upstream('processor-gateway'),
+            internalSecret,
+            timeoutMs: settings.PROCESSOR_GATEWAY_TIMEOUT_MS,
+          }),
+          clock,
+          publicBaseUrl,
+          customerSession: options.customerSession,
+          csrf: { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') },
+          processorOrigins: processorOriginsFrom(env),
+        }),
+      );
+      app.route('/internal', bankTransferRoutes({ links, clock, internalSecret }));
+      const relay = createOutboxRelay({ database, outbox, schemaName: 'links', bus, logger });
+      let sweepTimer: NodeJS.Timeout | undefined;
+      const sweep = async () => {
+        try {
+          const now = clock.now();
+          const expired = await payments.expireDue(now, EXPIRY_BATCH, (link) => linkExpiredEvent(link, now));
+          if (expired.length > 0)
+            logger.info({ expired: expired.length }, 'links past their validity expired');
+        } catch (error) {
+          logger.warn({ err: error }, 'link expiry sweep failed; will retry');
+        }
+      };
+      return {
+        app,
+        markNotReady,
+        async start() {
+          await bus.subscribe(cancelLinkOnSubscriptionCancelled(database.db, inbox, clock));
+          await bus.subscribe(settleLinkOnPayment(database.db, inbox, clock));
+          await relay.start();
+          if (settings.LINK_EXPIRY_SWEEP_MS > 0) {
+            sweepTimer = setInterval(sweep, settings.LINK_EXPIRY_SWEEP_MS);
+            sweepTimer.unref();
+          }
+        },
+        async stop() {
+          if (sweepTimer) clearInterval(sweepTimer);
+          await relay.stop();
+        },
+      };
+    },
+  };
+}
+
+export const linksService: ServiceDefinition = createLinksService();

@@ -161,6 +161,8 @@ export const linkPayments = linksSchema.table(
     registrationId: uuid('registration_id'),
     paymentMethodId: uuid('payment_method_id'),
     chargeId: uuid('charge_id'),
+    /** The processor's id of the hosted form (A's process id, B's order hash): B sends the browser back with it. */
+    processorReference: text('processor_reference'),
     status: text('status', { enum: ['open', 'succeeded', 'failed'] }).notNull(),
     declineCode: text('decline_code'),
     declineCategory: text('decline_category'),
@@ -170,6 +172,7 @@ export const linkPayments = linksSchema.table(
   (table) => [
     primaryKey({ columns: [table.linkId, table.paymentNumber] }),
     index('link_payments_charge_idx').on(table.chargeId),
+    index('link_payments_processor_reference_idx').on(table.processorReference),
   ],
 );
 

@@ -61,6 +61,11 @@ const es = {
   receiptReference: 'Referencia',
   receiptDate: 'Fecha',
   formExpired: 'El formulario venció. Volvé a intentarlo.',
+  unavailableTitle: 'No pudimos procesar el pago',
+  unavailableText:
+    'El procesador de pago no respondió a tiempo. No se cobró nada: volvé a intentarlo en un momento.',
+  continueAfterForm: 'Si el formulario terminó y no pasa nada, continuá aquí',
+  backToLink: 'Volver al pago',
   declineSoft: 'la tarjeta no tiene fondos suficientes o el banco no autorizó el pago',
   declineHard: 'el banco rechazó la tarjeta',
   declineBlocked: 'la tarjeta está bloqueada para este comercio por demasiados intentos',
@@ -142,6 +147,11 @@ const en: Messages = {
   receiptReference: 'Reference',
   receiptDate: 'Date',
   formExpired: 'The form expired. Please try again.',
+  unavailableTitle: 'We could not process the payment',
+  unavailableText:
+    'The payment processor did not answer in time. Nothing was charged: please try again in a moment.',
+  continueAfterForm: 'If the form has finished and nothing happens, continue here',
+  backToLink: 'Back to the payment',
   declineSoft: 'the card has insufficient funds or the bank did not authorise the payment',
   declineHard: 'the bank declined the card',
   declineBlocked: 'the card is blocked at this merchant after too many attempts',
@@ -178,11 +188,17 @@ export function say(lang: Lang, key: TextKey, values: Record<string, string | nu
 }
 
 /**
- * The customer's language: `?lang=` wins (so a link can be shared in a language), then the first
- * supported language of `Accept-Language` by its weight, else Spanish.
+ * The customer's language: `?lang=` wins (so a link can be shared in a language), then the one this
+ * browser chose before, then the first supported language of `Accept-Language` by its weight, else Spanish.
  */
-export function pickLang(query: string | undefined, acceptLanguage: string | undefined): Lang {
+export function pickLang(
+  query: string | undefined,
+  acceptLanguage: string | undefined,
+  remembered?: string,
+): Lang {
   if (query && (LANGUAGES as readonly string[]).includes(query)) return query as Lang;
+  // The language chosen by `?lang=` earlier in this browser (kept in a cookie across the processor's form).
+  if (remembered && (LANGUAGES as readonly string[]).includes(remembered)) return remembered as Lang;
   if (!acceptLanguage) return 'es';
   const ranked = acceptLanguage
     .split(',')

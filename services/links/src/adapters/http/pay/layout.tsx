@@ -51,6 +51,8 @@ export interface LayoutProps {
    * Written by us, never built from input: it is emitted as is.
    */
   script?: string;
+  /** Reloads the page after a while (waiting for the processor), without any script. */
+  refresh?: { seconds: number; url: string };
   children?: Child;
 }
 
@@ -62,6 +64,9 @@ export function Layout(props: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
+        {props.refresh ? (
+          <meta http-equiv="refresh" content={`${props.refresh.seconds};url=${props.refresh.url}`} />
+        ) : null}
         <title>{`${props.title} · ${props.merchantName ?? MESSAGES[props.lang].htmlTitle}`}</title>
         <style nonce={props.nonce}>{raw(STYLE)}</style>
       </head>

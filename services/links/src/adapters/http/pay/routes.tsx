@@ -1,7 +1,20 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import type { Clock } from '@payrail/time';
+import type { Processor } from '@payrail/contracts';
+import { type Clock, localDate } from '@payrail/time';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import {
+  attemptOfProcessorReference,
+  ChoiceNotOffered,
+  expireIfDue,
+  offeredSavedCards,
+  type PayChoice,
+  type PaymentStep,
+  resumePayment,
+  returnPath,
+  startPayment,
+} from '../../../application/pay-link';
 import {
   isPayable,
   payOptions,
@@ -9,25 +22,36 @@ import {
   processorsForLink,
   staticSchedule,
 } from '../../../domain/pay-page';
+import { type CardPayments, CardPaymentsUnavailable, type SavedCard } from '../../../ports/card-payments';
+import type { LinkPaymentRepository } from '../../../ports/link-payment-repository';
 import type { MerchantProfiles } from '../../../ports/merchant-profiles';
 import type { PaymentLinkRepository } from '../../../ports/payment-link-repository';
 import { type CsrfSettings, csrfToken, requireCsrf } from './csrf';
 import { type Lang, MESSAGES, pickLang } from './i18n';
 import { htmlDocument } from './layout';
 import { declineReason, LinkPage, MessagePage, type PayPanel } from './link-page';
+import { IframePage, ReceiptPage, WaitingPage } from './payment-pages';
 import { type PayVariables, securityHeaders } from './security-headers';
 import { type CustomerVariables, customerSession } from './session';
 
 export interface PayRoutesDeps {
   links: PaymentLinkRepository;
+  payments: LinkPaymentRepository;
   merchants: MerchantProfiles;
+  /** processor-gateway: saved cards, hosted forms, charges. */
+  cards: CardPayments;
   clock: Clock;
+  /** The public origin of the pay page, where processors send the browser back. */
+  publicBaseUrl: string;
   csrf: CsrfSettings;
   /** The processors' public origins: the only ones the page may frame (CSP `frame-src`). */
   processorOrigins: readonly string[];
   /** Sets `c.var.customer` (the customer session); default: nobody is signed in. */
   customerSession?: MiddlewareHandler<{ Variables: CustomerVariables }>;
 }
+
+/** The time zone of Paraguay, where a merchant's settings are not known (they always are after a link). */
+const DEFAULT_TIMEZONE = 'America/Asuncion';
 
 export type PayEnv = { Variables: PayVariables & CustomerVariables & { lang: Lang } };
 
@@ -36,9 +60,11 @@ export function page(c: Context, body: unknown, status: 200 | 400 | 403 | 404 | 
   return c.html(htmlDocument(body), status);
 }
 
-/** The customer's language for this request (`?lang=`, else `Accept-Language`, else Spanish). */
+const LANG_COOKIE = 'payrail_lang';
+
+/** The customer's language for this request (`?lang=`, else as chosen before, else `Accept-Language`). */
 export function langOf(c: Context): Lang {
-  return pickLang(c.req.query('lang'), c.req.header('accept-language'));
+  return pickLang(c.req.query('lang'), c.req.header('accept-language'), getCookie(c, LANG_COOKIE));
 }
 
 /**
@@ -49,7 +75,17 @@ export function payRoutes(deps: PayRoutesDeps) {
   const pay = new Hono<PayEnv>();
   pay.use('*', securityHeaders(deps.processorOrigins));
   pay.use('*', async (c, next) => {
-    c.set('lang', langOf(c));
+    const lang = langOf(c);
+    c.set('lang', lang);
+    // Kept across the processor's form, which sends the browser back without our query string.
+    if (c.req.query('lang') === lang) {
+      setCookie(c, LANG_COOKIE, lang, {
+        path: '/pay',
+        httpOnly: true,
+        sameSite: 'Lax',
+        secure: deps.csrf.secureCookies,
+      });
+    }
     await next();
   });
   pay.use('*', deps.customerSession ?? customerSession());
@@ -84,15 +120,162 @@ export function payRoutes(deps: PayRoutesDeps) {
       404,
     );
 
+  const payDeps = {
+    links: deps.links,
+    payments: deps.payments,
+    merchants: deps.merchants,
+    cards: deps.cards,
+    clock: deps.clock,
+    publicBaseUrl: deps.publicBaseUrl,
+  };
+
+  const unavailable = (c: Context<PayEnv>) =>
+    c.html(
+      htmlDocument(
+        <MessagePage
+          lang={c.var.lang}
+          nonce={c.var.cspNonce}
+          path={c.req.path}
+          title={MESSAGES[c.var.lang].unavailableTitle}
+          text={MESSAGES[c.var.lang].unavailableText}
+        />,
+      ),
+      503,
+    );
+
+  const linkPath = (slug: string) => `/pay/${encodeURIComponent(slug)}`;
+
+  /** Where the browser goes after a payment step. */
+  async function answerStep(c: Context<PayEnv>, slug: string, step: PaymentStep): Promise<Response> {
+    switch (step.kind) {
+      case 'not-found':
+        return notFound(c);
+      case 'back-to-page':
+      case 'declined':
+        return c.redirect(linkPath(slug), 303);
+      case 'redirect':
+        return c.redirect(step.url, 303);
+      case 'paid':
+        // The merchant's page exactly as given, its own query string kept; else our receipt.
+        return c.redirect(step.link.redirectUrl || `${linkPath(slug)}/receipt`, 303);
+      case 'iframe': {
+        const merchant = await deps.merchants.find(step.link.merchantId);
+        return page(
+          c,
+          <IframePage
+            lang={c.var.lang}
+            nonce={c.var.cspNonce}
+            path={c.req.path}
+            merchantName={merchant?.name ?? ''}
+            link={step.link}
+            formUrl={step.formUrl}
+            returnPath={returnPath(slug, step.attempt.paymentNumber)}
+            processorOrigins={deps.processorOrigins}
+          />,
+        );
+      }
+      case 'waiting': {
+        const merchant = await deps.merchants.find(step.link.merchantId);
+        return page(
+          c,
+          <WaitingPage
+            lang={c.var.lang}
+            nonce={c.var.cspNonce}
+            path={c.req.path}
+            merchantName={merchant?.name ?? ''}
+            link={step.link}
+            refreshPath={returnPath(slug, step.attempt.paymentNumber)}
+          />,
+        );
+      }
+    }
+  }
+
+  const validSlug = (slug: string) => /^[\w-]{1,64}$/.test(slug);
+
+  // PROCESSOR_B's return page (set once in its merchant panel) carries only its order hash.
+  pay.get('/processor-b/return', async (c) => {
+    const hash = c.req.query('hash') ?? '';
+    const found = /^[\w-]{1,128}$/.test(hash)
+      ? await attemptOfProcessorReference(payDeps, 'PARAGUAY.PROCESSOR_B', hash)
+      : undefined;
+    if (!found) return notFound(c);
+    return c.redirect(returnPath(found.slug, found.paymentNumber), 303);
+  });
+
+  pay.post('/:slug/pay', async (c) => {
+    const slug = c.req.param('slug');
+    if (!validSlug(slug)) return notFound(c);
+    const customer = c.var.customer;
+    // Not signed in (or the session ended meanwhile): the page asks who the customer is.
+    if (!customer) return c.redirect(linkPath(slug), 303);
+    const body = await c.req.parseBody();
+    const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
+    const choice: PayChoice = {
+      option: text('option') === 'subscription' ? 'subscription' : 'single',
+      savedCardId: text('savedCard') || undefined,
+      processor: (text('processor') as Processor | undefined) || undefined,
+      saveCard: text('saveCard') === 'yes',
+    };
+    try {
+      const step = await startPayment(payDeps, { slug, payer: customer, choice });
+      return answerStep(c, slug, step);
+    } catch (error) {
+      if (error instanceof ChoiceNotOffered) return c.redirect(linkPath(slug), 303);
+      if (error instanceof CardPaymentsUnavailable) return unavailable(c);
+      throw error;
+    }
+  });
+
+  pay.get('/:slug/return/:paymentNumber', async (c) => {
+    const slug = c.req.param('slug');
+    const paymentNumber = Number(c.req.param('paymentNumber'));
+    if (!validSlug(slug) || !Number.isSafeInteger(paymentNumber) || paymentNumber < 1) return notFound(c);
+    try {
+      const step = await resumePayment(payDeps, {
+        slug,
+        paymentNumber,
+        registrationStatus: c.req.query('status'),
+        cancelled: c.req.query('cancelled') === '1' || c.req.query('status') === 'payment_cancel',
+      });
+      return answerStep(c, slug, step);
+    } catch (error) {
+      if (error instanceof CardPaymentsUnavailable) return unavailable(c);
+      throw error;
+    }
+  });
+
+  pay.get('/:slug/receipt', async (c) => {
+    const slug = c.req.param('slug');
+    const link = validSlug(slug) ? await deps.links.findBySlug(slug) : undefined;
+    if (!link) return notFound(c);
+    if (link.statusId !== 200) return c.redirect(linkPath(slug), 303);
+    const merchant = await deps.merchants.find(link.merchantId);
+    return page(
+      c,
+      <ReceiptPage
+        lang={c.var.lang}
+        nonce={c.var.cspNonce}
+        path={c.req.path}
+        merchantName={merchant?.name ?? ''}
+        link={link}
+        paidOn={link.paidAt ? localDate(link.paidAt, merchant?.timezone ?? DEFAULT_TIMEZONE) : null}
+        reference={link.paidChargeId ?? null}
+      />,
+    );
+  });
+
   pay.get('/:slug', async (c) => {
     const slug = c.req.param('slug');
-    const link = /^[\w-]{1,64}$/.test(slug) ? await deps.links.findBySlug(slug) : undefined;
-    if (!link) return notFound(c);
+    const found = validSlug(slug) ? await deps.links.findBySlug(slug) : undefined;
+    if (!found) return notFound(c);
+    // A payable link past its validity is written expired now (statusId 6, `link.expired`).
+    const link = await expireIfDue(payDeps, found);
     const merchant = await deps.merchants.find(link.merchantId);
     const now = deps.clock.now();
     const status = payPageStatus(link, now);
     const lang = c.var.lang;
-    const timezone = merchant?.timezone ?? 'America/Asuncion';
+    const timezone = merchant?.timezone ?? DEFAULT_TIMEZONE;
     let panel: PayPanel | undefined;
     if (isPayable(link, now)) {
       const customer = c.var.customer;
@@ -103,13 +286,18 @@ export function payRoutes(deps: PayRoutesDeps) {
           href: `/pay/${encodeURIComponent(slug)}/${link.noLoginRequired ? 'identify' : 'login'}?lang=${lang}`,
         };
       } else {
+        let savedCards: SavedCard[] = [];
+        if (merchant) {
+          // Without processor-gateway the page still offers a new card.
+          savedCards = await offeredSavedCards(payDeps, merchant, link, customer.customerId).catch(() => []);
+        }
         panel = {
           kind: 'choose',
           action: `/pay/${encodeURIComponent(slug)}/pay?lang=${lang}`,
           csrf: csrfToken(c, deps.csrf),
           options: payOptions(link),
           processors: processorsForLink(link, merchant?.processors ?? []),
-          savedCards: [],
+          savedCards,
         };
       }
     }

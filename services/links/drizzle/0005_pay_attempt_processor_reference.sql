@@ -1,0 +1,2 @@
+ALTER TABLE "links"."link_payments" ADD COLUMN "processor_reference" text;--> statement-breakpoint
+CREATE INDEX "link_payments_processor_reference_idx" ON "links"."link_payments" USING btree ("processor_reference");

@@ -1,0 +1,50 @@
+import { parseEvent } from '@payrail/contracts';
+import type { Database } from '@payrail/db';
+import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
+import type { Clock } from '@payrail/time';
+import { linkPaymentOfKey, settleAttempt } from '../../application/pay-link';
+import { postgresLinkPaymentRepository } from '../postgres/link-payment-repository';
+
+export const SETTLE_LINK_CONSUMER = 'links.settle-link-on-payment';
+
+/**
+ * `payment.succeeded` / `payment.failed` of a pay page charge (key `link:<id>:payment:<n>`): the link is
+ * paid or rejected even when the customer's browser never comes back. The inbox row and the link's state
+ * with its event commit together; a redelivery, or the browser having settled it first, changes nothing.
+ */
+export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Clock): Subscription {
+  return {
+    consumer: SETTLE_LINK_CONSUMER,
+    eventTypes: ['payment.succeeded', 'payment.failed'],
+    handler: idempotentConsumer({
+      db,
+      inbox,
+      consumer: SETTLE_LINK_CONSUMER,
+      handle: async (tx, message) => {
+        const type = message.type === 'payment.failed' ? 'payment.failed' : 'payment.succeeded';
+        const deps = { payments: postgresLinkPaymentRepository(tx), clock };
+        if (type === 'payment.succeeded') {
+          const { data } = parseEvent('payment.succeeded', message.body);
+          const attempt = linkPaymentOfKey(data.idempotencyKey);
+          if (!attempt || data.linkId !== attempt.linkId) return;
+          await settleAttempt(deps, attempt, {
+            kind: 'succeeded',
+            chargeId: data.chargeId,
+            paymentMethodId: data.paymentMethodId,
+          });
+          return;
+        }
+        const { data } = parseEvent('payment.failed', message.body);
+        const attempt = linkPaymentOfKey(data.idempotencyKey);
+        if (!attempt || data.linkId !== attempt.linkId) return;
+        await settleAttempt(deps, attempt, {
+          kind: 'failed',
+          chargeId: data.chargeId,
+          declineCode: data.declineCode,
+          category: data.category,
+          abandoned: data.declineCode === 'ABANDONED',
+        });
+      },
+    }),
+  };
+}

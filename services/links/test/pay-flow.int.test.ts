@@ -1,0 +1,447 @@
+import { createEvent, type MerchantContext } from '@payrail/contracts';
+import {
+  aMerchant,
+  aOneOffLink,
+  aStaticLink,
+  type ServiceUnderTest,
+  startService,
+  testClock,
+  waitFor,
+} from '@payrail/testing';
+import { eq } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomerVariables } from '../src/adapters/http/pay/session';
+import { linkPayments, outbox, paymentLinks } from '../src/adapters/postgres/schema';
+import { createLinksService } from '../src/service';
+import { processorGatewayStub } from './support/processor-gateway-stub';
+
+/** The test's customer session: `x-test-customer: <merchantId>:<customerId>` (pay-identity owns the real one). */
+const testSession: MiddlewareHandler<{ Variables: CustomerVariables }> = async (c, next) => {
+  const [merchantId, customerId] = (c.req.header('x-test-customer') ?? '').split(':');
+  c.set('customer', merchantId && customerId ? { merchantId, customerId: Number(customerId) } : null);
+  await next();
+};
+
+const clock = testClock(new Date('2026-11-22T12:00:00Z'));
+const stub = processorGatewayStub();
+let svc: ServiceUnderTest;
+beforeAll(async () => {
+  svc = await startService(createLinksService({ customerSession: testSession }), {
+    clock,
+    env: { PROCESSOR_SANDBOX_URL: 'http://sandbox.test:3005', LINK_EXPIRY_SWEEP_MS: '0' },
+    upstreams: { 'processor-gateway': (request) => stub.handle(request) },
+  });
+});
+afterAll(async () => svc?.stop());
+
+const shop = aMerchant({
+  name: 'Shop',
+  callbackUrl: 'https://shop.example.com/payments/callback',
+  processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+});
+let nextCustomer = 1000;
+
+async function createLink(body: Record<string, unknown>, merchant: MerchantContext = shop) {
+  const response = await svc.request('POST', '/api/saleitems/add', { body, merchant });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { id: number; slug: string };
+}
+
+/** A browser: its cookies, and the customer it is signed in as. */
+function browser(merchant: MerchantContext = shop, customerId = ++nextCustomer) {
+  const jar = new Map<string, string>();
+  const headers = () => ({
+    'x-test-customer': `${merchant.merchantId}:${customerId}`,
+    cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
+  });
+  const keep = (response: Response) => {
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair = ''] = cookie.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      jar.set(name, value);
+    }
+    return response;
+  };
+  return {
+    customerId,
+    async get(path: string) {
+      return keep(await svc.request('GET', path, { headers: headers() }));
+    },
+    async post(path: string, form: Record<string, string>) {
+      return keep(
+        await svc.request('POST', path, {
+          rawBody: new URLSearchParams(form).toString(),
+          headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+      );
+    },
+    /** Opens the page and reads the form's CSRF token. */
+    async open(slug: string) {
+      const response = await this.get(`/pay/${slug}`);
+      const html = await response.text();
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+      return { html, csrf };
+    },
+  };
+}
+
+async function linkRow(id: number) {
+  const [row] = await svc.database.db.select().from(paymentLinks).where(eq(paymentLinks.id, id));
+  return row!;
+}
+
+async function eventsOf(type: string, linkId: number) {
+  const rows = await svc.database.db.select().from(outbox).where(eq(outbox.type, type));
+  return rows
+    .map((row) => JSON.parse(row.body) as { data: Record<string, unknown> & { linkId: number } })
+    .filter((event) => event.data.linkId === linkId)
+    .map((event) => event.data);
+}
+
+describe('paying a link on the pay page', () => {
+  it('a signed-in customer sees the processors of link ∩ merchant and their saved cards', async () => {
+    const onlyB = await createLink(aOneOffLink({ paymentMethods: ['PARAGUAY.PROCESSOR_B'] }));
+    const customer = browser();
+    stub.addCard({
+      customerId: customer.customerId,
+      processor: 'PARAGUAY.PROCESSOR_B',
+      last4: '4444',
+      brand: 'Mastercard',
+      expiryMonth: 3,
+      expiryYear: 2029,
+      merchantId: shop.merchantId,
+    });
+    // A card at a processor this link does not take is not offered.
+    stub.addCard({
+      customerId: customer.customerId,
+      processor: 'PARAGUAY.PROCESSOR_A',
+      last4: '4242',
+      brand: 'Visa',
+      expiryMonth: 12,
+      expiryYear: 2028,
+      merchantId: shop.merchantId,
+    });
+    const { html, csrf } = await customer.open(onlyB.slug);
+    expect(csrf).not.toBe('');
+    expect(html).toContain('data-testid="pay-processor-PROCESSOR_B"');
+    expect(html).not.toContain('data-testid="pay-processor-PROCESSOR_A"');
+    expect(html).toMatch(/data-testid="pay-saved-card" data-last4="4444">Mastercard •••• 4444, vence 03\/29/);
+    expect(html).not.toContain('data-last4="4242"');
+    expect(html).toContain('data-testid="pay-option-single"');
+    expect(html).not.toContain('data-testid="pay-option-subscription"');
+    expect(html).toContain('data-testid="pay-save-card"');
+    expect(html).toContain('data-testid="pay-submit"');
+  });
+
+  it('new card on PROCESSOR_A: its form in an iframe, then paid once with link.paid filled, then the receipt', async () => {
+    const link = await createLink(aOneOffLink({ label: 'Cuota', amount: 150000 }));
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    const posted = await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+      newCard: 'yes',
+    });
+    expect(posted.status).toBe(200);
+    const html = await posted.text();
+    const charge = stub.chargeOfKey(`link:${link.id}:payment:1`)!;
+    expect(charge.amount).toBe('150000.00');
+    expect(html).toContain(
+      `<iframe src="http://sandbox.test:3005/checkout/new?process_id=${charge.processId}"`,
+    );
+    expect(posted.headers.get('content-security-policy')).toContain('frame-src http://sandbox.test:3005;');
+
+    // Before the processor confirms, the return page waits.
+    const early = await customer.get(`/pay/${link.slug}/return/1?status=payment_success`);
+    expect(early.status).toBe(200);
+    expect(await early.text()).toContain('data-testid="pay-waiting"');
+
+    stub.settle(`link:${link.id}:payment:1`, 'succeeded');
+    const back = await customer.get(`/pay/${link.slug}/return/1?status=payment_success`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(`/pay/${link.slug}/receipt`);
+    const row = await linkRow(link.id);
+    expect(row.statusId).toBe(200);
+    expect(row.paidChargeId).toBe(charge.chargeId);
+    const paid = await eventsOf('link.paid', link.id);
+    expect(paid).toEqual([
+      expect.objectContaining({
+        method: 'CARD',
+        processor: 'PARAGUAY.PROCESSOR_A',
+        chargeId: charge.chargeId,
+        txId: charge.chargeId,
+        customerId: customer.customerId,
+        recurrent: false,
+        amount: '150000.00',
+      }),
+    ]);
+    // Coming back again changes nothing.
+    await customer.get(`/pay/${link.slug}/return/1`);
+    expect(await eventsOf('link.paid', link.id)).toHaveLength(1);
+
+    const receipt = await customer.get(`/pay/${link.slug}/receipt`);
+    const receiptHtml = await receipt.text();
+    expect(receiptHtml).toContain('data-testid="pay-receipt"');
+    expect(receiptHtml).toContain(charge.chargeId);
+    const page = await (await customer.get(`/pay/${link.slug}`)).text();
+    expect(page).toMatch(/data-status="paid"/);
+    expect(page).not.toContain('pay-submit');
+  });
+
+  it('after payment the browser goes to redirectUrl exactly as given, its own query string kept', async () => {
+    const redirectUrl = 'https://shop.example.com/thanks?order=77&from=pay&x=%20y';
+    const link = await createLink(aOneOffLink({ redirectUrl }));
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    stub.settle(`link:${link.id}:payment:1`, 'succeeded');
+    const back = await customer.get(`/pay/${link.slug}/return/1`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(redirectUrl);
+  });
+
+  it('a declined card makes the link 5 with the reason in the customer language; the next attempt pays it', async () => {
+    const link = await createLink(aOneOffLink());
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay?lang=en`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    stub.settle(`link:${link.id}:payment:1`, 'failed', { code: '51', category: 'soft' });
+    const back = await customer.get(`/pay/${link.slug}/return/1?status=payment_fail`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(`/pay/${link.slug}`);
+    expect((await linkRow(link.id)).statusId).toBe(5);
+    expect(await eventsOf('link.payment-failed', link.id)).toEqual([
+      expect.objectContaining({ declineCode: '51', category: 'soft', processor: 'PARAGUAY.PROCESSOR_A' }),
+    ]);
+    // The language chosen with ?lang=en stays across the processor's form.
+    const page = await (await customer.get(`/pay/${link.slug}`)).text();
+    expect(page).toMatch(/data-status="rejected"/);
+    expect(page).toContain('Your payment was declined: the card has insufficient funds');
+    expect(page).toContain('data-testid="pay-submit"');
+
+    const retry = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: retry.csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    expect(stub.chargeOfKey(`link:${link.id}:payment:2`)).toBeDefined();
+    stub.settle(`link:${link.id}:payment:2`, 'succeeded');
+    await customer.get(`/pay/${link.slug}/return/2`);
+    expect((await linkRow(link.id)).statusId).toBe(200);
+  });
+
+  it('twenty clicks at once on a saved card make one charge and one link.paid', async () => {
+    const link = await createLink(aOneOffLink());
+    const customer = browser();
+    const card = stub.addCard({
+      customerId: customer.customerId,
+      processor: 'PARAGUAY.PROCESSOR_A',
+      last4: '1111',
+      brand: 'Visa',
+      expiryMonth: 1,
+      expiryYear: 2030,
+      merchantId: shop.merchantId,
+    });
+    const { html, csrf } = await customer.open(link.slug);
+    expect(html).toContain('data-last4="1111"');
+    const before = stub.calls.filter((call) => call === 'POST /payments/saved-card').length;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        customer.post(`/pay/${link.slug}/pay`, {
+          _csrf: csrf,
+          option: 'single',
+          savedCard: card.paymentMethodId,
+        }),
+      ),
+    );
+    for (const answer of answers) {
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get('location')).toBe(`/pay/${link.slug}/receipt`);
+    }
+    const keys = [...stub.charges.keys()].filter((key) => key.startsWith(`link:${link.id}:`));
+    expect(keys).toEqual([`link:${link.id}:payment:1`]);
+    expect(stub.calls.filter((call) => call === 'POST /payments/saved-card').length - before).toBe(20);
+    expect(await eventsOf('link.paid', link.id)).toHaveLength(1);
+    const attempts = await svc.database.db
+      .select()
+      .from(linkPayments)
+      .where(eq(linkPayments.linkId, link.id));
+    expect(attempts).toHaveLength(1);
+    // A click after it was paid charges nothing more.
+    const late = await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      savedCard: card.paymentMethodId,
+    });
+    expect(late.headers.get('location')).toBe(`/pay/${link.slug}`);
+    expect(stub.charges.has(`link:${link.id}:payment:2`)).toBe(false);
+  });
+
+  it('two tabs opening the card form at once get the same form: one charge can be made', async () => {
+    const link = await createLink(aOneOffLink());
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    const tabs = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        customer.post(`/pay/${link.slug}/pay`, {
+          _csrf: csrf,
+          option: 'single',
+          processor: 'PARAGUAY.PROCESSOR_A',
+        }),
+      ),
+    );
+    const frames = new Set(
+      await Promise.all(tabs.map(async (tab) => /<iframe src="([^"]+)"/.exec(await tab.text())?.[1])),
+    );
+    expect(frames.size).toBe(1);
+    expect([...stub.charges.keys()].filter((key) => key.startsWith(`link:${link.id}:`))).toHaveLength(1);
+  });
+
+  it('a subscription on PROCESSOR_B: card registered by redirect, then charged; link.paid carries the card', async () => {
+    const link = await createLink(
+      aStaticLink({ amount: 150000, installmentAmount: 100000, totalPeriods: 3 }),
+    );
+    const customer = browser();
+    const { html, csrf } = await customer.open(link.slug);
+    expect(html).toContain('data-testid="pay-option-subscription"');
+    const posted = await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'subscription',
+      processor: 'PARAGUAY.PROCESSOR_B',
+    });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get('location')).toMatch(/^http:\/\/sandbox\.test:3005\/pagos\//);
+    // The customer types the card on B's page; it sends the browser back to our return URL.
+    const [registrationId, registration] = [...stub.registrations].at(-1)!;
+    expect(registration.customerId).toBe(customer.customerId);
+    registration.cardLast4 = '4242';
+    const back = await customer.get(`/pay/${link.slug}/return/1?status=add_new_card_success`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(`/pay/${link.slug}/receipt`);
+    expect(registrationId).toBeTruthy();
+    const saved = stub.cards.find(
+      (card) => card.customerId === customer.customerId && card.last4 === '4242',
+    )!;
+    const paid = await eventsOf('link.paid', link.id);
+    expect(paid).toEqual([
+      expect.objectContaining({
+        recurrent: true,
+        processor: 'PARAGUAY.PROCESSOR_B',
+        paymentMethodId: saved.paymentMethodId,
+        customerId: customer.customerId,
+      }),
+    ]);
+  });
+
+  it('a card the processor refuses to register leaves the link 5 and payable', async () => {
+    const link = await createLink(aStaticLink());
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'subscription',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    const back = await customer.get(`/pay/${link.slug}/return/1?status=add_new_card_fail`);
+    expect(back.headers.get('location')).toBe(`/pay/${link.slug}`);
+    expect((await linkRow(link.id)).statusId).toBe(5);
+    expect(stub.charges.has(`link:${link.id}:payment:1`)).toBe(false);
+  });
+
+  it('PROCESSOR_B sends the browser back with its hash only: it reaches the attempt it belongs to', async () => {
+    const link = await createLink(aOneOffLink());
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    const posted = await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_B',
+    });
+    const hash = posted.headers.get('location')!.split('/pagos/')[1]!;
+    const back = await customer.get(`/pay/processor-b/return?hash=${hash}`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(`/pay/${link.slug}/return/1`);
+  });
+
+  it('payment.succeeded pays the link even when the browser never comes back', async () => {
+    const link = await createLink(aOneOffLink());
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    const charge = stub.settle(`link:${link.id}:payment:1`, 'succeeded');
+    const event = createEvent(
+      'payment.succeeded',
+      {
+        idempotencyKey: charge.idempotencyKey,
+        chargeId: charge.chargeId,
+        merchantId: shop.merchantId,
+        processor: 'PARAGUAY.PROCESSOR_A',
+        amount: charge.amount,
+        currency: 'PYG',
+        installmentId: null,
+        attempt: null,
+        linkId: link.id,
+        paymentMethodId: null,
+        paidAt: clock.now().toISOString(),
+        authorizationCode: '123456',
+      },
+      clock.now(),
+    );
+    // Delivered twice: the inbox makes the second a no-op.
+    await svc.bus.publish({ id: event.id, type: event.type, body: JSON.stringify(event) });
+    await svc.bus.publish({ id: event.id, type: event.type, body: JSON.stringify(event) });
+    await waitFor(async () => (await linkRow(link.id)).statusId === 200);
+    await customer.get(`/pay/${link.slug}/return/1`);
+    expect(await eventsOf('link.paid', link.id)).toHaveLength(1);
+  });
+
+  it('a link past payWaitHours is written expired on read (link.expired once) and nothing can be paid', async () => {
+    const link = await createLink(aOneOffLink({ payWaitHours: 1 }));
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    clock.advance(2 * 3_600_000);
+    const page = await (await customer.get(`/pay/${link.slug}`)).text();
+    expect(page).toMatch(/data-status="expired"/);
+    expect(page).not.toContain('pay-submit');
+    expect((await linkRow(link.id)).statusId).toBe(6);
+    await customer.get(`/pay/${link.slug}`);
+    expect(await eventsOf('link.expired', link.id)).toHaveLength(1);
+    const posted = await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    expect(posted.headers.get('location')).toBe(`/pay/${link.slug}`);
+    expect(stub.charges.has(`link:${link.id}:payment:1`)).toBe(false);
+  });
+
+  it('a choice the page did not offer starts nothing', async () => {
+    const link = await createLink(aOneOffLink({ paymentMethods: ['PARAGUAY.PROCESSOR_B'] }));
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    const posted = await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    expect(posted.status).toBe(303);
+    expect(await svc.database.db.select().from(linkPayments).where(eq(linkPayments.linkId, link.id))).toEqual(
+      [],
+    );
+  });
+});
