@@ -302,6 +302,7 @@ describe('the documented examples, replayed in document order', () => {
       'addInstallments/dynamicInvoices 409',
       'modifyInstallment/default 200',
       'cancelInstallment/default 200',
+      'listInstallmentAttempts/default 200',
       'bulkModifyInstallments/default 200',
       'modifyInstallmentsByAmount/default 200',
       'modifyAllInstallments/default 200',

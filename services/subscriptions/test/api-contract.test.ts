@@ -21,6 +21,7 @@ describe('OpenAPI descriptions of the subscription endpoints', () => {
         'GET /api/subscriptions/installments',
         'PATCH /api/subscriptions/installments/{id}',
         'POST /api/subscriptions/installments/{id}/cancel',
+        'GET /api/subscriptions/installments/{id}/attempts',
         'POST /api/subscriptions/installments',
         'PATCH /api/subscriptions/installments/bulk',
       ].sort(),

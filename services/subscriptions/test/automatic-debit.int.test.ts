@@ -546,3 +546,96 @@ describe('cancel against charge', () => {
     expect(cancelledCount).toBeLessThan(200);
   }, 120_000);
 });
+
+describe('the audit: GET /api/subscriptions/installments/{id}/attempts and the v2 list', () => {
+  it('shows every attempt (time, amount, processor, outcome, code, category, next retry); the list shows the last one and the next day', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { installments } = await subscribedWithCard(merchant, card, 3);
+    const second = installments[1] as (typeof installments)[number];
+
+    const empty = await svc.request('GET', `/api/subscriptions/installments/${second.id}/attempts`, {
+      merchant,
+    });
+    expect(empty.status).toBe(200);
+    expect(await empty.json()).toEqual({
+      installment_id: second.id,
+      status: 'pending',
+      next_attempt_on: null,
+      attempts: [],
+    });
+
+    await publishAndWait(svc, chargeDue(merchant, second, 1));
+    const [first] = (await requested(second.id)) as Array<EventEnvelope<'charge.requested'>>;
+    if (!first) throw new Error('no charge');
+    await publishAndWait(svc, paymentFailed(first, card, '51', 'soft'));
+    await publishAndWait(svc, retryScheduled(merchant, second, 1, '2026-02-11'));
+
+    const declinedAttempt = {
+      attempt: 1,
+      requested_at: '2026-02-10T12:00:00-03:00',
+      amount: 150000,
+      currency: 'PYG',
+      processor: card.processor,
+      status: 'failed',
+      settled_at: '2026-02-10T12:00:00-03:00',
+      decline_code: '51',
+      category: 'soft',
+      next_attempt_on: '2026-02-11',
+    };
+    const listed = await svc.request('GET', '/api/subscriptions/installments?custom_identifier=CI-1', {
+      merchant,
+    });
+    const listText = await listed.text();
+    expect(listText).toContain('"amount":150000.00');
+    const list = JSON.parse(listText) as { installments: Array<Record<string, unknown>> };
+    expect(list.installments[0]).toMatchObject({
+      installment_id: second.id,
+      status: 'pending',
+      last_attempt: declinedAttempt,
+      next_attempt_on: '2026-02-11',
+    });
+    expect(list.installments[1]).toMatchObject({ last_attempt: null, next_attempt_on: null });
+
+    await publishAndWait(svc, chargeDue(merchant, second, 2));
+    const [, retry] = (await requested(second.id)) as Array<EventEnvelope<'charge.requested'>>;
+    if (!retry) throw new Error('no retry');
+    await publishAndWait(svc, paymentSucceeded(retry, card, '2026-02-11T13:00:00.000Z'));
+
+    const audit = await svc.request('GET', `/api/subscriptions/installments/${second.id}/attempts`, {
+      merchant,
+    });
+    expect(audit.status).toBe(200);
+    const body = (await audit.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      installment_id: second.id,
+      status: 'paid',
+      next_attempt_on: null,
+      attempts: [
+        declinedAttempt,
+        {
+          ...declinedAttempt,
+          attempt: 2,
+          status: 'succeeded',
+          settled_at: '2026-02-11T10:00:00-03:00',
+          decline_code: null,
+          category: null,
+          next_attempt_on: null,
+        },
+      ],
+    });
+  });
+
+  it('another merchant’s installment is 404 INSTALLMENT_NOT_FOUND; a non-numeric id is 400', async () => {
+    const merchant = aMerchant();
+    const { installments } = await subscribedWithCard(merchant, aCard());
+    const second = installments[1] as (typeof installments)[number];
+    const other = await svc.request('GET', `/api/subscriptions/installments/${second.id}/attempts`, {
+      merchant: aMerchant(),
+    });
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { code: string }).code).toBe('INSTALLMENT_NOT_FOUND');
+    const bad = await svc.request('GET', '/api/subscriptions/installments/abc/attempts', { merchant });
+    expect(bad.status).toBe(400);
+  });
+});

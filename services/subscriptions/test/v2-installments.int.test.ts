@@ -56,6 +56,8 @@ describe('GET /api/subscriptions/installments', () => {
         amount: 150000,
         status: 'pending',
         number: i.number,
+        last_attempt: null,
+        next_attempt_on: null,
       })),
     });
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from '../events';
+import { DECLINE_CATEGORIES, INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from '../events';
 import { BULK_LIMITS, dayOfMonthSchema, moneyString } from '../rules';
 import { type ApiOperation, defineOperation } from './operation';
 import { calendarDate, MAX_LENGTH, text } from '../text';
@@ -255,6 +255,43 @@ const installmentV2 = z.object({
 export const installmentResponse = installmentV2;
 export const installmentsResponse = z.object({ installments: z.array(installmentV2) });
 
+/** One charge attempt of an installment (automatic debit), as the audit shows it. */
+const chargeAttemptV2 = z.object({
+  attempt: z.number().int().meta({ description: 'Attempt number: 1, then each retry.' }),
+  requested_at: offsetDateTime,
+  amount: z.number().describe('number with two decimals: the amount charged'),
+  currency: z.string(),
+  processor: z.string().nullable(),
+  status: z.enum(['requested', 'succeeded', 'failed']).meta({
+    description: '`requested` until the processor answers.',
+  }),
+  settled_at: offsetDateTime.nullable().meta({ description: 'When the processor’s answer was recorded.' }),
+  decline_code: z.string().nullable().meta({ description: "The processor's code of a declined attempt." }),
+  category: z.enum(DECLINE_CATEGORIES).nullable().meta({
+    description: '`soft` is retried, `hard` is not, `card-blocked` waits for the block to end.',
+  }),
+  next_attempt_on: z.string().nullable().meta({
+    description: 'The retry scheduled after this failed attempt (a day in the merchant’s time zone).',
+  }),
+});
+
+export const chargeAttemptsResponse = z.object({
+  installment_id: z.number().int(),
+  status: z.enum(INSTALLMENT_STATUSES),
+  next_attempt_on: z.string().nullable(),
+  attempts: z.array(chargeAttemptV2),
+});
+
+/** The v2 list adds where each pending installment stands in the automatic debit. */
+export const pendingInstallmentsResponse = z.object({
+  installments: z.array(
+    installmentV2.extend({
+      last_attempt: chargeAttemptV2.nullable().meta({ description: 'Its latest charge attempt, if any.' }),
+      next_attempt_on: z.string().nullable().meta({ description: 'The retry scheduled after a decline.' }),
+    }),
+  ),
+});
+
 const errorObject = z.object({ code: z.string(), message: z.string() });
 
 export const bulkModifyInstallmentsResponse = z.object({
@@ -337,7 +374,7 @@ const v2Tags = ['Installments (v2)'];
 const subscriptionTags = ['Subscriptions'];
 
 const LOCATOR_NOTE =
-  'The subscription is found among the pending and active ones by `customIdentifier`, `customIdentifier2` ' +
+  'The subscription is found among the pending, active and past-due ones by `customIdentifier`, `customIdentifier2` ' +
   '(either or both) or `payRequestId`, the `id` of the link it was made from (the way to name a subscription ' +
   'whose link had no identifier). Identifiers may be sent as JSON numbers.';
 const LOCATOR_NOTE_V2 = LOCATOR_NOTE.replace('`customIdentifier`', '`custom_identifier`')
@@ -399,8 +436,10 @@ export const subscriptionApi = {
     errors: ['SUBSCRIPTION_NOT_FOUND', 'MULTIPLE_SUBSCRIPTIONS_MATCH'],
     responses: {
       200: {
-        description: 'The pending installments',
-        schema: installmentsResponse,
+        description:
+          'The pending installments; `last_attempt` and `next_attempt_on` tell where each stands in the ' +
+          'automatic debit (a declined charge leaves it pending until its retry).',
+        schema: pendingInstallmentsResponse,
         example: {
           installments: storyInstallments.slice(0, 3).map((installment) => ({
             installment_id: installment.installmentId,
@@ -408,6 +447,8 @@ export const subscriptionApi = {
             amount: Number(installment.amount),
             status: 'pending',
             number: installment.number,
+            last_attempt: null,
+            next_attempt_on: null,
           })),
         },
       },
@@ -543,6 +584,68 @@ export const subscriptionApi = {
           amount: 150000.0,
           status: 'cancelled',
           number: 4,
+        },
+      },
+    },
+  }),
+  listInstallmentAttempts: defineOperation({
+    method: 'get',
+    path: '/api/subscriptions/installments/{id}/attempts',
+    operationId: 'listInstallmentAttempts',
+    summary: 'Charge attempts of one installment',
+    description:
+      'Every automatic charge attempt of the installment, first first: when, how much, which processor, the ' +
+      'outcome with the decline code and category, and the retry scheduled after a decline. Empty until its ' +
+      'first charge (as in the example story, where nothing is charged yet). Another merchant’s installment ' +
+      'is 404.',
+    tags: v2Tags,
+    security: 'apiToken',
+    pathParams: installmentIdParams,
+    parameterExamples: { default: { id: 1203 } },
+    errors: ['INSTALLMENT_NOT_FOUND'],
+    responses: {
+      200: {
+        description: 'The attempts',
+        schema: chargeAttemptsResponse,
+        examples: {
+          default: {
+            summary: 'Not charged yet',
+            value: { installment_id: 1203, status: 'pending', next_attempt_on: null, attempts: [] },
+          },
+          dunning: {
+            summary: 'Declined twice (insufficient funds), a third attempt scheduled',
+            value: {
+              installment_id: 1203,
+              status: 'pending',
+              next_attempt_on: '2027-01-17',
+              attempts: [
+                {
+                  attempt: 1,
+                  requested_at: '2027-01-12T06:00:04-03:00',
+                  amount: 155000.0,
+                  currency: 'PYG',
+                  processor: 'PARAGUAY.PROCESSOR_A',
+                  status: 'failed',
+                  settled_at: '2027-01-12T06:00:05-03:00',
+                  decline_code: '51',
+                  category: 'soft',
+                  next_attempt_on: '2027-01-13',
+                },
+                {
+                  attempt: 2,
+                  requested_at: '2027-01-13T06:00:03-03:00',
+                  amount: 155000.0,
+                  currency: 'PYG',
+                  processor: 'PARAGUAY.PROCESSOR_A',
+                  status: 'failed',
+                  settled_at: '2027-01-13T06:00:04-03:00',
+                  decline_code: '51',
+                  category: 'soft',
+                  next_attempt_on: '2027-01-17',
+                },
+              ],
+            },
+          },
         },
       },
     },

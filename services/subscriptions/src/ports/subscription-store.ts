@@ -71,6 +71,12 @@ export interface SubscriptionStore {
     installmentId: number,
   ): Promise<{ subscription: Subscription; installment: Installment } | undefined>;
 
+  /** As `findInstallment`, without the lock (for reading). */
+  readInstallment(
+    merchantId: string,
+    installmentId: number,
+  ): Promise<{ subscription: Subscription; installment: Installment } | undefined>;
+
   installmentsOf(subscriptionId: number): Promise<Installment[]>;
   /** Set-based. Throws `INVOICE_NUMBER_TAKEN` when an invoice number is already used in the subscription. */
   insertInstallments(

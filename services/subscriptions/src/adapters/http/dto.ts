@@ -1,5 +1,7 @@
 import type { BulkResult, BulkUpdateResult } from '../../domain/bulk';
 import { BULK_ERROR_MESSAGES } from '../../domain/bulk';
+import { localDateTimeWithOffset } from '@payrail/time';
+import type { ChargeAttempt } from '../../domain/debit';
 import type { Installment } from '../../domain/installment';
 import { JsonAmount } from './json-amount';
 
@@ -22,6 +24,22 @@ export function installmentV2(installment: Installment) {
     status: installment.status,
     number: installment.number,
     ...(installment.invoiceNumber === null ? {} : { invoice_number: installment.invoiceNumber }),
+  };
+}
+
+/** v2: one charge attempt, times with the merchant's offset. */
+export function chargeAttemptV2(attempt: ChargeAttempt, timezone: string) {
+  return {
+    attempt: attempt.attempt,
+    requested_at: localDateTimeWithOffset(attempt.requestedAt, timezone),
+    amount: new JsonAmount(attempt.amount),
+    currency: attempt.currency,
+    processor: attempt.processor,
+    status: attempt.status,
+    settled_at: attempt.settledAt ? localDateTimeWithOffset(attempt.settledAt, timezone) : null,
+    decline_code: attempt.declineCode,
+    category: attempt.category,
+    next_attempt_on: attempt.nextAttemptOn,
   };
 }
 

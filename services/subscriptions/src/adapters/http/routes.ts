@@ -11,6 +11,7 @@ import { cancelInstallmentsByAmount } from '../../application/cancel-installment
 import { cancelSubscription } from '../../application/cancel-subscription';
 import type { UseCaseDeps } from '../../application/deps';
 import { getSubscription } from '../../application/get-subscription';
+import { listChargeAttempts } from '../../application/list-charge-attempts';
 import { listPendingInstallments } from '../../application/list-pending-installments';
 import { listSubscriptions } from '../../application/list-subscriptions';
 import { modifyAllInstallments } from '../../application/modify-all-installments';
@@ -21,7 +22,7 @@ import { criteriaOf } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
 import type { Subscription } from '../../domain/subscription';
 import { assertWithinBulkLimits } from './bulk-limits';
-import { bulkResponse, installmentV1, installmentV2 } from './dto';
+import { bulkResponse, chargeAttemptV2, installmentV1, installmentV2 } from './dto';
 import { jsonWithAmounts } from './json-amount';
 import { problemFor } from './problems';
 
@@ -124,7 +125,13 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
         c.var.merchant.merchantId,
         criteriaOf(query.custom_identifier, query.custom_identifier2, query.pay_request_id),
       ).catch(v2Problem);
-      return jsonWithAmounts(c, { installments: pending.map(installmentV2) });
+      return jsonWithAmounts(c, {
+        installments: pending.installments.map(({ installment, lastAttempt, nextAttemptOn }) => ({
+          ...installmentV2(installment),
+          last_attempt: lastAttempt ? chargeAttemptV2(lastAttempt, pending.timezone) : null,
+          next_attempt_on: nextAttemptOn,
+        })),
+      });
     },
     MOUNTED_AT,
   );
@@ -187,6 +194,22 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
     async (c, { params }) => {
       const cancelled = await cancelInstallment(deps, c.var.merchant.merchantId, params.id).catch(v2Problem);
       return jsonWithAmounts(c, installmentV2(cancelled));
+    },
+    MOUNTED_AT,
+  );
+
+  route(
+    api,
+    subscriptionApi.listInstallmentAttempts,
+    async (c, { params }) => {
+      const audit = await listChargeAttempts(deps, c.var.merchant.merchantId, params.id).catch(v2Problem);
+      const timezone = audit.subscription.timezone;
+      return jsonWithAmounts(c, {
+        installment_id: audit.installment.id,
+        status: audit.installment.status,
+        next_attempt_on: audit.nextAttemptOn,
+        attempts: audit.attempts.map((attempt) => chargeAttemptV2(attempt, timezone)),
+      });
     },
     MOUNTED_AT,
   );

@@ -236,6 +236,17 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       return { subscription: toSubscription(subscription), installment: toInstallment(installment) };
     },
 
+    async readInstallment(merchantId, installmentId) {
+      const [row] = await executor
+        .select({ subscription: subscriptions, installment: installments })
+        .from(installments)
+        .innerJoin(subscriptions, eq(subscriptions.id, installments.subscriptionId))
+        .where(and(eq(installments.id, installmentId), eq(subscriptions.merchantId, merchantId)));
+      return row
+        ? { subscription: toSubscription(row.subscription), installment: toInstallment(row.installment) }
+        : undefined;
+    },
+
     async installmentsOf(subscriptionId) {
       const rows = await executor
         .select()
