@@ -137,6 +137,11 @@ describe('a bank transfer pays a link (internal, for processor-gateway)', () => 
         txId: body.reference,
         recurrent: false,
         method: 'BANK_TRANSFER',
+        // A transfer has no processor, card, charge or known customer.
+        processor: null,
+        paymentMethodId: null,
+        chargeId: null,
+        customerId: null,
       },
     ]);
     const detail = await svc.request('GET', `/api/payrequests/${id}`, { merchant });
