@@ -70,6 +70,7 @@ export const CONSUMERS = [
   'subscriptions.create-subscription-on-link-created',
   'subscriptions.activate-subscription-on-link-paid',
   'links.cancel-link-on-subscription-cancelled',
+  'links.settle-link-on-payment',
   'billing-scheduler.project-installments',
   'billing-scheduler.record-charge-outcomes',
 ];

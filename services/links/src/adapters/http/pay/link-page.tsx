@@ -136,14 +136,13 @@ function ChoosePanel(props: {
 }) {
   const { lang, panel } = props;
   const t = MESSAGES[lang];
-  const both = panel.options.length > 1;
   return (
     <section aria-labelledby="choose-title">
       <h2 id="choose-title">{t.chooseHowTitle}</h2>
       <form method="post" action={panel.action} data-testid="pay-form">
         <input type="hidden" name={CSRF_FIELD} value={panel.csrf} />
         <fieldset>
-          <legend>{both ? t.chooseHowTitle : t.amount}</legend>
+          <legend>{t.paymentType}</legend>
           {panel.options.map((option, index) => (
             <label class="choice">
               <input

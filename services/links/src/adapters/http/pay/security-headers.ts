@@ -60,14 +60,19 @@ export function securityHeaders(processorOrigins: readonly string[]): Middleware
 }
 
 /**
- * The processors' public origins from the same settings processor-gateway builds their form URLs from:
- * each processor's own URL, else the sandbox's.
+ * The processors' origins from the same settings processor-gateway builds their form URLs from: each
+ * processor's own URL, the sandbox's (internal and, where browsers reach it elsewhere, public), else the
+ * sandbox's default.
  */
 export function processorOriginsFrom(env: Record<string, string | undefined>): string[] {
-  const sandbox = originOf(env.PROCESSOR_SANDBOX_PUBLIC_URL) ?? originOf(env.PROCESSOR_SANDBOX_URL);
-  const a = originOf(env.PROCESSOR_A_URL) ?? sandbox;
-  const b = originOf(env.PROCESSOR_B_URL) ?? sandbox;
-  const origins = [a, b].filter((origin): origin is string => origin !== undefined);
+  const origins = [
+    env.PROCESSOR_A_URL,
+    env.PROCESSOR_B_URL,
+    env.PROCESSOR_SANDBOX_PUBLIC_URL,
+    env.PROCESSOR_SANDBOX_URL,
+  ]
+    .map(originOf)
+    .filter((origin): origin is string => origin !== undefined);
   return origins.length > 0
     ? [...new Set(origins)]
     : [`http://127.0.0.1:${DEFAULT_PORTS['processor-sandbox']}`];

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { pickLang } from '../src/adapters/http/pay/i18n';
+import { formatMoney } from '../src/adapters/http/pay/money-format';
+import { contentSecurityPolicy, processorOriginsFrom } from '../src/adapters/http/pay/security-headers';
+import { payOptions, processorsForLink } from '../src/domain/pay-page';
+
+describe('money on the pay page', () => {
+  it.each([
+    ['150000.00', 'PYG', 'es', 'Gs. 150.000'],
+    ['150000.00', 'PYG', 'en', 'Gs. 150,000'],
+    ['1000', 'PYG', 'es', 'Gs. 1.000'],
+    ['999', 'PYG', 'es', 'Gs. 999'],
+    ['12345678901234.00', 'PYG', 'es', 'Gs. 12.345.678.901.234'],
+    ['150000.50', 'PYG', 'es', 'Gs. 150.000,50'],
+    ['1234.5', 'USD', 'es', 'US$ 1.234,50'],
+    ['1234.5', 'USD', 'en', 'US$ 1,234.50'],
+    ['0.05', 'EUR', 'es', '0,05 €'],
+    ['1234567.89', 'EUR', 'en', '€1,234,567.89'],
+  ] as const)('%s %s in %s is %s', (amount, currency, lang, expected) => {
+    expect(formatMoney(amount, currency, lang)).toBe(expected);
+  });
+});
+
+describe('the customer language', () => {
+  it('?lang wins, then the remembered choice, then Accept-Language by weight, else Spanish', () => {
+    expect(pickLang('en', 'es')).toBe('en');
+    expect(pickLang('fr', 'en')).toBe('en');
+    expect(pickLang(undefined, 'es', 'en')).toBe('en');
+    expect(pickLang(undefined, 'de, en;q=0.4, es;q=0.7')).toBe('es');
+    expect(pickLang(undefined, 'en-GB;q=0.9, es;q=0')).toBe('en');
+    expect(pickLang(undefined, 'de, fr')).toBe('es');
+    expect(pickLang(undefined, undefined)).toBe('es');
+  });
+});
+
+describe('what the page offers', () => {
+  it('processors: the link’s paymentMethods the merchant has enabled', () => {
+    const merchant = ['PARAGUAY.PROCESSOR_A'];
+    expect(
+      processorsForLink({ paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'] }, merchant),
+    ).toEqual(['PARAGUAY.PROCESSOR_A']);
+    expect(processorsForLink({ paymentMethods: ['PARAGUAY.PROCESSOR_B'] }, merchant)).toEqual([]);
+  });
+
+  it('single, subscription or both; a subscription only by card', () => {
+    const terms = { type: 'DYNAMIC' as const };
+    expect(payOptions({ singlePayment: true, recurrence: null, creditAndDebitCard: true })).toEqual([
+      'single',
+    ]);
+    expect(payOptions({ singlePayment: true, recurrence: terms, creditAndDebitCard: true })).toEqual([
+      'single',
+      'subscription',
+    ]);
+    expect(payOptions({ singlePayment: false, recurrence: terms, creditAndDebitCard: true })).toEqual([
+      'subscription',
+    ]);
+    expect(payOptions({ singlePayment: false, recurrence: terms, creditAndDebitCard: false })).toEqual([]);
+  });
+});
+
+describe('the CSP', () => {
+  it('frames only the processors’ origins, from their settings', () => {
+    const origins = processorOriginsFrom({
+      PROCESSOR_SANDBOX_URL: 'http://127.0.0.1:4005/',
+      PROCESSOR_SANDBOX_PUBLIC_URL: 'http://localhost:4005',
+      PROCESSOR_A_URL: 'https://vpos.processor-a.example/api',
+      PROCESSOR_B_URL: 'not a url',
+    });
+    expect(origins).toEqual([
+      'https://vpos.processor-a.example',
+      'http://localhost:4005',
+      'http://127.0.0.1:4005',
+    ]);
+    const csp = contentSecurityPolicy('abc', origins);
+    expect(csp).toContain(
+      'frame-src https://vpos.processor-a.example http://localhost:4005 http://127.0.0.1:4005;',
+    );
+    expect(csp).toContain("script-src 'nonce-abc'");
+    expect(csp).not.toContain('unsafe-inline');
+  });
+});
