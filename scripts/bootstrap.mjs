@@ -16,6 +16,8 @@ const commands = {
   test: 'scripts/test.ts',
   migrate: 'scripts/migrate.ts',
   'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',
+  'bench-links': 'bench/links.bench.ts',
+  'bench-start': 'bench/start.bench.ts',
   admin: 'services/gateway/src/cli.ts',
 };
 

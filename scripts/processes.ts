@@ -18,6 +18,8 @@ export interface ProcessOptions {
   port: number;
   /** Where each child's output goes (default: this process's, prefixed with the service name). */
   output?: (service: ServiceName, line: string) => void;
+  /** Extra Node options for every service (the benchmark's `--cpu-prof`, not allowed in NODE_OPTIONS). */
+  nodeArgs?: string[];
 }
 
 export interface ProcessSystem {
@@ -100,7 +102,12 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
     // services in order; the IPC channel stops them if this process dies without doing so.
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(options.root, 'services', name, 'src', 'main.ts')],
+      [
+        ...(options.nodeArgs ?? []),
+        '--import',
+        'tsx',
+        path.join(options.root, 'services', name, 'src', 'main.ts'),
+      ],
       {
         cwd: options.root,
         env: { ...shared, ...extraEnv, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },

@@ -144,3 +144,4 @@ export {
   settleLinkByTransferRequest,
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
+export { RECURRENT_LINK_CREATED, routingKeyOf } from './routing';

@@ -21,12 +21,15 @@ export class UpstreamTimeout extends Error {
 /**
  * An upstream over HTTP at `baseUrl`: the request's path and query against that base. Node's fetch
  * keeps its connections alive and pools them per origin, so consecutive calls reuse one socket
- * instead of paying a TCP handshake each.
+ * instead of paying a TCP handshake each. Every call has a deadline, `timeoutMs` (default
+ * `DEFAULT_UPSTREAM_TIMEOUT_MS`), besides whatever signal the request carries: a caller that forgot
+ * `callWithDeadline` still does not wait for ever on a hung service.
  */
-export function httpUpstream(baseUrl: string): Upstream {
+export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS): Upstream {
   return (request) => {
     const target = new URL(request.url);
-    return fetch(new Request(new URL(target.pathname + target.search, baseUrl), request));
+    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]);
+    return fetch(new Request(new URL(target.pathname + target.search, baseUrl), request), { signal });
   };
 }
 

@@ -89,6 +89,15 @@ describe('httpUpstream', () => {
     // The pool may open a second socket while the first is being released; never one per call.
     expect(service.connections()).toBeLessThanOrEqual(2);
   });
+
+  it('has a deadline of its own: a call to a service that never answers is aborted after timeoutMs', async () => {
+    const service = await fakeService(() => {
+      // never answers
+    });
+    const started = Date.now();
+    await expect(httpUpstream(service.url, 150)(request())).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
 });
 
 describe('callWithDeadline with a compressed answer', () => {

@@ -8,8 +8,14 @@
 export interface OutgoingMessage {
   /** Unique message id (the event id); consumers de-duplicate on it. */
   id: string;
-  /** Event type, also the routing key (`link.created`). */
+  /** Event type, also the routing key (`link.created`) unless `routingKey` is given. */
   type: string;
+  /**
+   * The key on the exchange; default `routingKeyOf(type, body)` of libs/contracts, the type itself or a
+   * longer key (`link.created.recurrent`): consumers bound to the type get it as well, consumers bound to
+   * the longer key get only such messages.
+   */
+  routingKey?: string;
   body: string;
   /** Extra headers, e.g. W3C trace context (`traceparent`, `tracestate`). */
   headers?: Record<string, string>;
@@ -30,7 +36,11 @@ export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 export interface Subscription {
   /** Durable consumer name; one queue per consumer (`subscriptions.on-link-created`). */
   consumer: string;
-  /** Routing keys (event types) this consumer receives. */
+  /**
+   * Event types this consumer receives; each also matches routing keys that extend it by more words
+   * (`link.created` takes `link.created.recurrent`). A longer key (`link.created.recurrent`) narrows a
+   * type down to the messages published under it.
+   */
   eventTypes: string[];
   handler: MessageHandler;
   /** Total tries before the message goes to the dead-letter queue. Default 5. */

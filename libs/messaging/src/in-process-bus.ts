@@ -4,6 +4,7 @@
  * per consumer, delivery outside the publisher's call stack, retries after a delay, a dead-letter list,
  * a prefetch-like bound on concurrent handlers. Nothing survives the process.
  */
+import { routingKeyOf } from '@payrail/contracts';
 import { countConsumed } from '@payrail/observability';
 import type { DeadLetter, DeliveredMessage, MessageBus, OutgoingMessage, Subscription } from './bus';
 import {
@@ -106,8 +107,13 @@ export function createInProcessBus(options: InProcessBusOptions = {}): MessageBu
       if (closed) throw new Error('The bus is closed');
       if (!started) throw new Error('Call start() before publish()');
       const headers = applicationHeaders(message.headers);
+      const routingKey = message.routingKey ?? routingKeyOf(message.type, message.body);
       for (const consumer of consumers.values()) {
-        if (!consumer.subscription.eventTypes.includes(message.type)) continue;
+        // As the topic exchange binds them: the key itself, or a key that extends it by more words.
+        const bound = consumer.subscription.eventTypes.some(
+          (type) => routingKey === type || routingKey.startsWith(`${type}.`),
+        );
+        if (!bound) continue;
         consumer.queue.push({ id: message.id, type: message.type, body: message.body, headers, attempt: 1 });
         // Deliver outside the publisher's call stack, as a broker would: a handler must never run
         // inside the publisher's transaction or see its stack.

@@ -71,6 +71,45 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       expect(bus.isReady()).toBe(false);
     });
 
+    it('narrows a type by a longer routing key: link.created of recurrent links only, while the type takes all', async () => {
+      const bus = await startedBus();
+      const received: Record<string, string[]> = { everything: [], recurrentOnly: [] };
+      const record = (consumer: string) => async (delivered: DeliveredMessage) => {
+        received[consumer]?.push(
+          delivered.type === 'test.fence' ? 'fence' : JSON.parse(delivered.body).data.slug,
+        );
+      };
+      await bus.subscribe({
+        consumer: 'everything',
+        eventTypes: ['link.created', 'test.fence'],
+        handler: record('everything'),
+        prefetch: 1,
+      });
+      await bus.subscribe({
+        consumer: 'recurrent-only',
+        eventTypes: ['link.created.recurrent', 'test.fence'],
+        handler: record('recurrentOnly'),
+        prefetch: 1,
+      });
+      const linkCreated = (slug: string, recurrence: unknown) =>
+        message('link.created', {
+          body: JSON.stringify({ type: 'link.created', data: { slug, recurrence } }),
+        });
+      // The routing key comes from the body (libs/contracts routingKeyOf) unless the publisher gives one.
+      await bus.publish(linkCreated('one-off', null));
+      await bus.publish(linkCreated('static', { type: 'STATIC' }));
+      await bus.publish({ ...linkCreated('explicit', null), routingKey: 'link.created.recurrent' });
+      await bus.publish(message('test.fence'));
+      await waitFor(
+        () => !!received.everything?.includes('fence') && !!received.recurrentOnly?.includes('fence'),
+        {
+          what: 'the fence on both consumers',
+        },
+      );
+      expect(received.everything).toEqual(['one-off', 'static', 'explicit', 'fence']);
+      expect(received.recurrentOnly).toEqual(['static', 'explicit', 'fence']);
+    });
+
     it('routes by type: a consumer gets only its types, and every subscribed consumer gets its own copy', async () => {
       const bus = await startedBus();
       const received: Record<string, string[]> = { billing: [], ledger: [], notifier: [] };

@@ -1,5 +1,5 @@
 import { type ApiOperation, defineOperation } from './operation';
-import { isAmount, parseAmount } from '@payrail/money';
+import { parseAmount } from '@payrail/money';
 import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 import { dayOfMonthSchema, moneyString } from '../rules';
@@ -42,10 +42,16 @@ const statusId = z.number().int().meta({
 
 /** Amounts arrive as JSON numbers (integers from many clients) or decimal strings; at most two decimals. */
 export const amountInput = z.union([z.number(), text(MAX_LENGTH.amountText)]).superRefine((value, ctx) => {
-  if (!isAmount(value))
+  // Parsed once for all three rules.
+  let minor: bigint;
+  try {
+    minor = parseAmount(value);
+  } catch {
     ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
-  else if (parseAmount(value) <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
-  else if (parseAmount(value) > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
+    return;
+  }
+  if (minor <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+  else if (minor > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
 });
 
 /**

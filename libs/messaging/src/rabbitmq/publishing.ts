@@ -1,4 +1,5 @@
 /** Publishing with publisher confirms: a publish resolves only once the broker has taken the message. */
+import { routingKeyOf } from '@payrail/contracts';
 import type { ConfirmChannel, Options } from 'amqplib';
 import type { OutgoingMessage } from '../bus';
 import { applicationHeaders } from '../bus-common';
@@ -22,7 +23,7 @@ export function publishConfirmed(
     new Promise<void>((resolve, reject) => {
       channel.publish(
         exchange,
-        message.type,
+        message.routingKey ?? routingKeyOf(message.type, message.body),
         Buffer.from(message.body, 'utf8'),
         properties,
         confirmed(resolve, reject),

@@ -44,7 +44,11 @@ export async function declareConsumerTopology(
     arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': queues.queue },
   });
   await channel.assertQueue(queues.deadLetterQueue, { durable: true });
-  for (const type of eventTypes) await channel.bindQueue(queues.queue, exchange, type);
+  // The type itself and every longer routing key under it (`link.created` and `link.created.recurrent`).
+  for (const type of eventTypes) {
+    await channel.bindQueue(queues.queue, exchange, type);
+    await channel.bindQueue(queues.queue, exchange, `${type}.#`);
+  }
 }
 
 export interface FailedMessage {

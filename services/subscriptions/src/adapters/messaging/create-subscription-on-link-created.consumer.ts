@@ -1,4 +1,4 @@
-import { parseEvent } from '@payrail/contracts';
+import { parseEvent, RECURRENT_LINK_CREATED } from '@payrail/contracts';
 import type { Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
 import { createSubscriptionFromLink } from '../../application/create-subscription-from-link';
@@ -7,13 +7,14 @@ import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 export const CREATE_CONSUMER = 'subscriptions.create-subscription-on-link-created';
 
 /**
- * A recurrent link creates a pending subscription with its schedule; one-off links are acknowledged and
- * ignored. The unit of work makes a redelivered event a no-op; the unique link id is a second guard.
+ * A recurrent link creates a pending subscription with its schedule. Only recurrent links' `link.created`
+ * reach this queue (routing key `link.created.recurrent`); a one-off one (a queue bound before that, or
+ * the in-process bus of a test publishing the bare type) is acknowledged and ignored. The unit of work makes a redelivered event a no-op; the unique link id is a second guard.
  */
 export function createSubscriptionOnLinkCreated(unitOfWork: ConsumerUnitOfWork, clock: Clock): Subscription {
   return {
     consumer: CREATE_CONSUMER,
-    eventTypes: ['link.created'],
+    eventTypes: [RECURRENT_LINK_CREATED],
     handler: unitOfWork.handlerFor(CREATE_CONSUMER, async ({ store }, message) => {
       const { data } = parseEvent('link.created', message.body);
       await createSubscriptionFromLink({ store, clock }, data);

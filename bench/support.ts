@@ -1,0 +1,173 @@
+/** What the system benchmarks share: a throw-away database and broker names, free ports, RSS, figures. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import amqp from 'amqplib';
+import postgres from 'postgres';
+
+const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+/** Removes the bench's exchange and each consumer's main, retry and dead-letter queues. */
+async function deleteBrokerTopology(url: string, exchange: string, queues: string[]): Promise<void> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    for (const queue of queues)
+      for (const name of [queue, `${queue}.retry`, `${queue}.dlq`]) await channel.deleteQueue(name);
+    await channel.deleteExchange(exchange);
+    await channel.close();
+  } finally {
+    await connection.close();
+  }
+}
+
+export const ROOT = path.resolve(__dirname, '..');
+
+export const log = (bench: string) => (line: string) => process.stdout.write(`[${bench}] ${line}\n`);
+
+/** The consumers the services declare; their queues are deleted after a run. */
+const CONSUMERS = [
+  'subscriptions.create-subscription-on-link-created',
+  'subscriptions.activate-subscription-on-link-paid',
+  'links.cancel-link-on-subscription-cancelled',
+  'processor-gateway.charge-on-charge-requested',
+];
+
+export interface Infrastructure {
+  databaseUrl: string;
+  amqpUrl: string;
+  exchange: string;
+  queuePrefix: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh database on the server of `DATABASE_URL` (default the local one) and unique broker names on
+ * `AMQP_URL`'s RabbitMQ: nothing another run or a test uses. `drop()` removes both.
+ */
+export async function freshInfrastructure(name: string): Promise<Infrastructure> {
+  const server = process.env.DATABASE_URL ?? LOCAL_POSTGRES_URL;
+  const amqpUrl = process.env.AMQP_URL ?? LOCAL_AMQP_URL;
+  const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const database = `payrail_bench_${name}_${suffix}`;
+  const admin = postgres(server, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${database}"`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  const exchange = `bench_${name}_${suffix}`;
+  const queuePrefix = `bench_${name}_${suffix}.`;
+  return {
+    databaseUrl: url.toString(),
+    amqpUrl,
+    exchange,
+    queuePrefix,
+    async drop() {
+      await deleteBrokerTopology(
+        amqpUrl,
+        exchange,
+        CONSUMERS.map((consumer) => `${queuePrefix}${consumer}`),
+      ).catch(() => undefined);
+      const again = postgres(server, { max: 1, onnotice: () => {} });
+      await again.unsafe(`drop database if exists "${database}" with (force)`).catch(() => undefined);
+      await again.end();
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Free ports for every service, as the `<NAME>_PORT` variables `npm start` reads (the gateway's is PORT). */
+export async function servicePortsEnv(): Promise<{ env: Record<string, string>; gatewayPort: number }> {
+  const env: Record<string, string> = {};
+  for (const name of ['LINKS', 'SUBSCRIPTIONS', 'BILLING_SCHEDULER', 'PROCESSOR_GATEWAY', 'SANDBOX'])
+    env[`${name}_PORT`] = String(await freePort());
+  const gatewayPort = await freePort();
+  env.PORT = String(gatewayPort);
+  return { env, gatewayPort };
+}
+
+/** Resident set size of a process in MB (Linux /proc), or undefined where it cannot be read. */
+export function rssMb(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Polls `url` until it answers 2xx; rejects when the child exits or the time runs out. */
+export async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${url} was not ready after ${timeoutMs} ms`);
+}
+
+/** Starts a TypeScript file as its own Node process (output kept for a failure report). */
+export function spawnTs(
+  file: string,
+  env: Record<string, string>,
+): { child: ChildProcess; output: string[] } {
+  const output: string[] = [];
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr])
+    stream?.on('data', (chunk) => output.push(String(chunk)));
+  return { child, output };
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** One line describing the machine, printed with every figure. */
+export function machine(): string {
+  const cpus = os.cpus();
+  const load = os.loadavg().map((value) => value.toFixed(2));
+  return `${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GB RAM, ${os.type()} ${os.release()}, Node ${process.versions.node}, load average ${load.join(' ')}`;
+}
+
+export const demoToken = () => randomUUID();

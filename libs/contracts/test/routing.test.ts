@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { RECURRENT_LINK_CREATED, routingKeyOf } from '../src/index';
+
+describe('routingKeyOf', () => {
+  const linkCreated = (recurrence: unknown) => JSON.stringify({ type: 'link.created', data: { recurrence } });
+
+  it('puts recurrent links apart from one-off ones', () => {
+    expect(routingKeyOf('link.created', linkCreated({ type: 'DYNAMIC' }))).toBe(RECURRENT_LINK_CREATED);
+    expect(routingKeyOf('link.created', linkCreated(null))).toBe('link.created.one-off');
+  });
+
+  it('keeps the type of every other event, and of a body it cannot read', () => {
+    expect(routingKeyOf('link.paid', linkCreated({ type: 'STATIC' }))).toBe('link.paid');
+    expect(routingKeyOf('link.created', 'not json')).toBe('link.created');
+  });
+});
