@@ -18,6 +18,8 @@ export interface ProcessOptions {
   port: number;
   /** Where each child's output goes (default: this process's, prefixed with the service name). */
   output?: (service: ServiceName, line: string) => void;
+  /** Called as each service answers `/readyz` (the start benchmark times them). */
+  onReady?: (service: ServiceName) => void;
   /** Extra Node options for every service (the benchmark's `--cpu-prof`, not allowed in NODE_OPTIONS). */
   nodeArgs?: string[];
 }
@@ -42,7 +44,7 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${url} was not ready after ${timeoutMs} ms`);
 }
@@ -126,6 +128,7 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
       });
     }
     await waitReady(`${urls[name]}/readyz`, child, 60_000);
+    options.onReady?.(name);
   };
 
   const kill = async (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
