@@ -107,16 +107,18 @@ async function startNewCard(page: Page, processor: 'PROCESSOR_A' | 'PROCESSOR_B'
   return page;
 }
 
-/** Back on our page after the processor: the link's state as the page shows it. */
+/**
+ * Back on our page after the processor (through the iframe's message, B's return, the waiting page that
+ * refreshes itself): the state the page ends on, paid (receipt) or rejected (the link page again).
+ */
 async function finalStatus(page: Page): Promise<string | null> {
-  const origin = new URL(env.gatewayUrl).origin;
-  await page.waitForURL((url) => url.origin === origin && url.pathname.startsWith('/pay/'), {
-    timeout: 30_000,
-  });
-  await waitFor(async () => ['paid', 'rejected'].includes((await payStatus(page)) ?? ''), 30_000, 250).catch(
-    () => undefined,
-  );
-  return payStatus(page);
+  const settled = page
+    .locator(
+      '[data-testid="pay-status"][data-status="paid"], [data-testid="pay-status"][data-status="rejected"]',
+    )
+    .first();
+  await settled.waitFor({ timeout: 40_000 });
+  return settled.getAttribute('data-status');
 }
 
 async function expectOneCharge(amount: string, processor?: string, last4?: string): Promise<void> {
