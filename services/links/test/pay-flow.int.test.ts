@@ -194,6 +194,11 @@ describe('paying a link on the pay page', () => {
     const redirectUrl = 'https://shop.example.com/thanks?order=77&from=pay&x=%20y';
     const link = await createLink(aOneOffLink({ redirectUrl }));
     const customer = browser();
+    const opened = await customer.get(`/pay/${link.slug}`);
+    // A one-click payment answers 303 to the merchant's page: the page's forms may lead there.
+    expect(opened.headers.get('content-security-policy')).toMatch(
+      /form-action 'self' http:\/\/sandbox\.test:3005 https:\/\/shop\.example\.com;/,
+    );
     const { csrf } = await customer.open(link.slug);
     await customer.post(`/pay/${link.slug}/pay`, {
       _csrf: csrf,

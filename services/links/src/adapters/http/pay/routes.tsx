@@ -31,7 +31,7 @@ import { type Lang, MESSAGES, pickLang } from './i18n';
 import { htmlDocument } from './layout';
 import { declineReason, LinkPage, MessagePage, type PayPanel } from './link-page';
 import { IframePage, ReceiptPage, WaitingPage } from './payment-pages';
-import { type PayVariables, securityHeaders } from './security-headers';
+import { originOf, type PayVariables, securityHeaders } from './security-headers';
 import { type CustomerVariables, customerSession } from './session';
 
 export interface PayRoutesDeps {
@@ -286,6 +286,8 @@ export function payRoutes(deps: PayRoutesDeps) {
           href: `/pay/${encodeURIComponent(slug)}/${link.noLoginRequired ? 'identify' : 'login'}?lang=${lang}`,
         };
       } else {
+        const merchantSite = originOf(link.redirectUrl ?? undefined);
+        if (merchantSite) c.set('formRedirectOrigins', [merchantSite]);
         let savedCards: SavedCard[] = [];
         if (merchant) {
           // Without processor-gateway the page still offers a new card.

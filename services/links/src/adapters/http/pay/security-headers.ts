@@ -5,6 +5,11 @@ import type { MiddlewareHandler } from 'hono';
 /** What the pay page's handlers read from the context: the nonce of this response's inline style/script. */
 export interface PayVariables {
   cspNonce: string;
+  /**
+   * Where a form of this page may also lead: the merchant's `redirectUrl` origin, reached by a 303 right
+   * after a one-click payment (browsers hold redirects after a form post to `form-action` too).
+   */
+  formRedirectOrigins?: string[];
 }
 
 /** The origin (`scheme://host:port`) of a URL, or undefined when it is not an http(s) URL. */
@@ -24,15 +29,20 @@ export function originOf(url: string | undefined): string | undefined {
  * redirect after our own post counts as the form's target). Inline style and script only with this
  * response's nonce. No one may frame the pay page itself (clickjacking).
  */
-export function contentSecurityPolicy(nonce: string, processorOrigins: readonly string[]): string {
+export function contentSecurityPolicy(
+  nonce: string,
+  processorOrigins: readonly string[],
+  formRedirectOrigins: readonly string[] = [],
+): string {
   const processors = processorOrigins.length > 0 ? ` ${processorOrigins.join(' ')}` : '';
+  const formTargets = [...new Set([...processorOrigins, ...formRedirectOrigins])];
   return [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
     `script-src 'nonce-${nonce}'`,
     "img-src 'self' data:",
     `frame-src${processors.length > 0 ? processors : " 'none'"}`,
-    `form-action 'self'${processors}`,
+    `form-action 'self'${formTargets.map((origin) => ` ${origin}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "connect-src 'self'",
@@ -51,7 +61,10 @@ export function securityHeaders(processorOrigins: readonly string[]): Middleware
     const nonce = randomBytes(16).toString('base64');
     c.set('cspNonce', nonce);
     await next();
-    c.header('content-security-policy', contentSecurityPolicy(nonce, origins));
+    c.header(
+      'content-security-policy',
+      contentSecurityPolicy(nonce, origins, c.get('formRedirectOrigins') ?? []),
+    );
     c.header('x-frame-options', 'DENY');
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'no-referrer');
