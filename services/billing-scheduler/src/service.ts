@@ -60,6 +60,7 @@ export const billingSchedulerService: ServiceDefinition = {
       clock,
       simulatedTime: settings.SIMULATED_TIME,
       batchSize: settings.BILLING_CLAIM_BATCH,
+      lockWaitMs: 5_000,
     };
     const inFlight = new Set<Promise<unknown>>();
     const track = (work: Promise<unknown>, what: string) => {

@@ -119,4 +119,53 @@ describe('two replicas, two runs at once', () => {
     );
     expect((left as unknown as Array<{ n: number }>)[0]?.n).toBe(0);
   });
+
+  it('a row another transaction holds (a projection update) is claimed once it is free, not left behind', async () => {
+    const db = first.database.db;
+    const merchantId = randomUUID();
+    await db
+      .insert(subscriptions)
+      .values({ subscriptionId: 9001, merchantId, status: 'active', timezone: 'UTC' });
+    await db.insert(installments).values(
+      [900_102, 900_103].map((installmentId, index) => ({
+        installmentId,
+        subscriptionId: 9001,
+        merchantId,
+        number: index + 2,
+        paymentDate: '2027-01-10',
+        dueOn: '2027-01-10',
+        state: 'scheduled' as const,
+      })),
+    );
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = secondDatabase.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1 from ${installments} where installment_id = 900102 for update`);
+      locked();
+      await held;
+    });
+    await isLocked;
+    const started = await asOperator(first, 'POST', '/admin/billing/runs', {
+      asOf: '2027-01-10',
+      merchantId,
+    });
+    const { id } = (await started.json()) as { id: string };
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    await holder;
+    const run = await waitFor(async () => {
+      const view = (await (await asOperator(first, 'GET', `/admin/billing/runs/${id}`)).json()) as {
+        status: string;
+        due: number;
+      };
+      return view.status !== 'claiming' && view;
+    });
+    expect(run.due).toBe(2);
+  });
 });

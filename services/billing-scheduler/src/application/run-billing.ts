@@ -13,6 +13,8 @@ export interface RunDeps {
   simulatedTime: boolean;
   /** Installments claimed per transaction. */
   batchSize: number;
+  /** How long a run waits for due rows another transaction holds before leaving them to the next run. */
+  lockWaitMs: number;
 }
 
 function chargeDueEvents(run: { id: string; asOf: IsoDate | null }, at: Date) {
@@ -49,21 +51,28 @@ export async function claimRun(
   }
   let total = 0;
   if (Object.keys(upTo).length > 0) {
-    for (;;) {
-      const claimed = await deps.runs.claimBatch(
-        {
-          runId: run.id,
-          trigger: run.trigger,
-          asOf: run.asOf,
-          merchantId: run.merchantId,
-          upTo,
-          limit: deps.batchSize,
-          startedAt: run.startedAt,
-        },
-        chargeDueEvents(run, deps.clock.now()),
-      );
-      total += claimed.length;
-      if (claimed.length < deps.batchSize) break;
+    const request = {
+      runId: run.id,
+      trigger: run.trigger,
+      asOf: run.asOf,
+      merchantId: run.merchantId,
+      upTo,
+      limit: deps.batchSize,
+      startedAt: run.startedAt,
+    };
+    const claimAll = async () => {
+      for (;;) {
+        const claimed = await deps.runs.claimBatch(request, chargeDueEvents(run, deps.clock.now()));
+        total += claimed.length;
+        if (claimed.length < deps.batchSize) return;
+      }
+    };
+    await claimAll();
+    // SKIP LOCKED passed by rows another transaction held (a projection update, another run's batch):
+    // once they are free, those still unclaimed are this run's too. Rows held longer go to the next run.
+    for (let waited = 0; waited < deps.lockWaitMs && (await deps.runs.hasUnclaimed(request)); waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await claimAll();
     }
   }
   await deps.runs.finishClaim(run.id, deps.clock.now());

@@ -81,6 +81,11 @@ export interface RunStore {
     request: ClaimRequest,
     toEvents: (claimed: ClaimedInstallment[]) => EventEnvelope[],
   ): Promise<ClaimedInstallment[]>;
+  /**
+   * Whether an installment the request would claim is still there unclaimed: one another transaction held
+   * (a projection update, another run's batch) when SKIP LOCKED passed it by. Reads without locking.
+   */
+  hasUnclaimed(request: ClaimRequest): Promise<boolean>;
   finishClaim(runId: string, at: Date): Promise<void>;
   run(runId: string): Promise<BillingRun | undefined>;
   runs(filter: { merchantId?: string; limit: number }): Promise<BillingRun[]>;

@@ -8,6 +8,7 @@ import { DEFAULT_DUNNING_POLICY } from '../../domain/dunning-policy';
 import { CHARGEABLE_SUBSCRIPTION_STATUSES } from '../../domain/subscription-status';
 import type {
   ClaimedInstallment,
+  ClaimRequest,
   ProjectedInstallment,
   ProjectionStore,
   RunStore,
@@ -196,6 +197,22 @@ const RUN_WITH_COUNTS = sql`
          count(*) filter (where i.outcome = 'skipped') as skipped
   from ${runs} r left join ${runItems} i on i.run_id = r.id`;
 
+/** What a run claims: scheduled installments from the 2nd on, of a collected subscription, due by then in its zone. */
+function claimFilter(request: ClaimRequest) {
+  const zones = Object.entries(request.upTo);
+  const upTo = sql.join(
+    [sql`case s.timezone`, ...zones.map(([zone, day]) => sql`when ${zone} then ${day}::date`), sql`end`],
+    sql` `,
+  );
+  const merchantFilter = request.merchantId ? sql`and i.merchant_id = ${request.merchantId}` : sql``;
+  const dueRows = sql`
+    from ${installments} i
+    join ${subscriptions} s on s.subscription_id = i.subscription_id
+    where i.state = 'scheduled' and s.status in ('active', 'past_due') and i.number > 1
+      and i.due_on <= ${upTo} ${merchantFilter}`;
+  return { upTo, dueRows };
+}
+
 export function postgresRunStore(db: Database): RunStore {
   return {
     async timezones(merchantId) {
@@ -213,21 +230,18 @@ export function postgresRunStore(db: Database): RunStore {
     async createRun(run) {
       await db.insert(runs).values(run);
     },
+    async hasUnclaimed(request) {
+      const { dueRows } = claimFilter(request);
+      const result = await db.execute(sql`select 1 as found ${dueRows} limit 1`);
+      return rowsOf(result).length > 0;
+    },
     async claimBatch(request, toEvents) {
-      const zones = Object.entries(request.upTo);
-      const upTo = sql.join(
-        [sql`case s.timezone`, ...zones.map(([zone, day]) => sql`when ${zone} then ${day}::date`), sql`end`],
-        sql` `,
-      );
-      const merchantFilter = request.merchantId ? sql`and i.merchant_id = ${request.merchantId}` : sql``;
+      const { upTo, dueRows } = claimFilter(request);
       return db.transaction(async (tx) => {
         const result = await tx.execute(sql`
           with due as (
             select i.installment_id, ${upTo} as attempt_on
-            from ${installments} i
-            join ${subscriptions} s on s.subscription_id = i.subscription_id
-            where i.state = 'scheduled' and s.status in ('active', 'past_due') and i.number > 1
-              and i.due_on <= ${upTo} ${merchantFilter}
+            ${dueRows}
             order by i.due_on, i.installment_id
             limit ${request.limit}
             for update of i skip locked

@@ -1,0 +1,331 @@
+import { createEvent } from '@payrail/contracts';
+import { DEMO_MERCHANT } from '@payrail/gateway';
+import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
+import {
+  aStaticLink,
+  createTestDatabase,
+  deleteBrokerTopology,
+  type TestDatabase,
+  testAmqpUrl,
+  uniqueName,
+  waitFor,
+} from '@payrail/testing';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERNAL_SECRET, internal, registerCard, sandbox } from './processor-support';
+import { CONSUMERS, DEMO_TOKEN, type E2eSystem, startSystem } from './support';
+
+// Automatic debit end to end: every service its own process on real PostgreSQL and RabbitMQ, the real
+// processor sandbox, everything asked through the gateway. The card is saved through the sandbox's own form
+// (`/__sandbox/complete`), the first payment is charged to it as the pay page charges a saved card, and
+// announced as links announces it (`link.paid` with the vault's card and the charge); from there only as-of runs (`POST /admin/billing/runs`, with
+// SIMULATED_TIME so that a run as of next month is how the months pass) and the merchant API act. The
+// sandbox's ledger, not our tables, says what was charged.
+
+const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+const MERCHANT_ID = DEMO_MERCHANT.merchantId;
+let testDb: TestDatabase;
+let sql: postgres.Sql;
+let system: E2eSystem;
+let bus: MessageBus;
+const exchange = uniqueName('e2e_debit_events');
+const queuePrefix = `${uniqueName('e2e_debit')}.`;
+const EXTRA_CONSUMERS = [
+  'links.cancel-link-on-subscription-cancelled',
+  'processor-gateway.charge-on-charge-requested',
+  'subscriptions.request-charge-on-charge-due',
+  'subscriptions.pay-installment-on-payment-succeeded',
+  'subscriptions.record-decline-on-payment-failed',
+  'subscriptions.record-retry-on-retry-scheduled',
+  'subscriptions.fail-installment-on-dunning-exhausted',
+  'subscriptions.forget-card-on-payment-method-removed',
+  'subscriptions.replace-card-on-payment-method-saved',
+];
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('e2e_debit');
+  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
+  system = await startSystem({
+    DATABASE_URL: testDb.url,
+    AMQP_URL: testAmqpUrl(),
+    EVENTS_EXCHANGE: exchange,
+    QUEUE_PREFIX: queuePrefix,
+    DEMO_API_TOKEN: DEMO_TOKEN,
+    ADMIN_TOKEN,
+    INTERNAL_SECRET,
+    PUBLIC_BASE_URL: 'https://pay.example.test',
+    SIMULATED_TIME: 'true',
+    BILLING_RUN_INTERVAL_MS: '0',
+  });
+  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+  await bus.start();
+}, 120_000);
+
+afterAll(async () => {
+  await bus?.close();
+  await system?.stop();
+  await sql?.end();
+  await testDb?.drop();
+  await deleteBrokerTopology(
+    testAmqpUrl(),
+    exchange,
+    [...CONSUMERS, ...EXTRA_CONSUMERS].map((consumer) => `${queuePrefix}${consumer}`),
+  ).catch(() => {});
+}, 60_000);
+
+async function call(method: string, path: string, body?: unknown, admin = false) {
+  const response = await fetch(`${system.gatewayUrl}${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'api-token': DEMO_TOKEN }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+interface InstallmentView {
+  installmentId: number;
+  number: number;
+  paymentDate: string;
+  amount: string;
+  status: string;
+}
+interface SubscriptionView {
+  id: number;
+  status: string;
+  installments: InstallmentView[];
+}
+
+async function subscription(id: number): Promise<SubscriptionView> {
+  const { status, body } = await call('GET', `/api/subscriptions/${id}`);
+  expect(status).toBe(200);
+  return body as SubscriptionView;
+}
+
+/** A STATIC link through the gateway, its subscription, a card saved on the sandbox's form, the first payment. */
+async function subscribe(customIdentifier: string, cardNumber: string, totalPeriods: number) {
+  const created = await call(
+    'POST',
+    '/api/saleitems/add',
+    aStaticLink({
+      customIdentifier,
+      totalPeriods,
+      amount: 120000,
+      installmentAmount: 120000,
+      dayOfMonth: 10,
+    }),
+  );
+  expect(created.status).toBe(200);
+  const linkId = (created.body as { id: number }).id;
+  const found = await waitFor(async () => {
+    const listed = await call('GET', `/api/subscriptions?payRequestId=${linkId}`);
+    return (listed.body as { subscriptions: Array<{ id: number }> }).subscriptions[0];
+  }, 20_000);
+  const customerId = 700_000 + Math.floor(Math.random() * 100_000);
+  const { saved } = await registerCard(
+    system.urls['processor-gateway'],
+    system,
+    DEMO_MERCHANT,
+    customerId,
+    'PARAGUAY.PROCESSOR_A',
+    cardNumber,
+  );
+  const card = saved[0];
+  expect(card).toBeDefined();
+  // The first payment, as the pay page makes it with a saved card: a real approved charge at the sandbox.
+  const first = await internal(
+    system.urls['processor-gateway'],
+    DEMO_MERCHANT,
+    'POST',
+    '/payments/saved-card',
+    {
+      linkId,
+      paymentNumber: 1,
+      customerId,
+      paymentMethodId: card?.paymentMethodId,
+      amount: 120000,
+      currency: 'PYG',
+    },
+  );
+  expect(first.status).toBe(201);
+  const charge = await waitFor(async () => {
+    const response = await internal(
+      system.urls['processor-gateway'],
+      DEMO_MERCHANT,
+      'GET',
+      `/links/${linkId}/payments/1`,
+    );
+    const view = (await response.json()) as { chargeId: string; status: string };
+    return view.status === 'succeeded' && view;
+  }, 20_000);
+  const paid = createEvent(
+    'link.paid',
+    {
+      linkId,
+      merchantId: MERCHANT_ID,
+      amount: '120000.00',
+      currency: 'PYG',
+      paidAt: new Date().toISOString(),
+      txId: `tx-${linkId}`,
+      recurrent: true,
+      method: 'CARD',
+      processor: 'PARAGUAY.PROCESSOR_A',
+      paymentMethodId: card?.paymentMethodId ?? null,
+      chargeId: charge.chargeId,
+      customerId,
+    },
+    new Date(),
+  );
+  await bus.publish({ id: paid.id, type: paid.type, body: JSON.stringify(paid) });
+  return waitFor(async () => {
+    const view = await subscription(found.id);
+    return view.status === 'active' && view;
+  }, 20_000);
+}
+
+/** An as-of run for the demo merchant, followed until every claimed charge has an outcome. */
+async function runAsOf(asOf: string) {
+  const started = await call('POST', '/admin/billing/runs', { asOf, merchantId: MERCHANT_ID }, true);
+  expect(started.status).toBe(202);
+  const id = (started.body as { id: string }).id;
+  return waitFor(
+    async () => {
+      const run = (await call('GET', `/admin/billing/runs/${id}`, undefined, true)).body as {
+        status: string;
+        due: number;
+        requested: number;
+        succeeded: number;
+        failed: number;
+        skipped: number;
+      };
+      return run.status === 'completed' && run;
+    },
+    30_000,
+    100,
+  );
+}
+
+/** What the sandbox charged for one installment (all attempts), by the references processor-gateway sent. */
+async function ledgerOf(installmentId: number) {
+  const charges = await sql<Array<{ reference: string }>>`
+    select reference from processor_gateway.charges where idempotency_key like ${`installment:${installmentId}:attempt:%`}`;
+  const references = new Set(charges.map((charge) => charge.reference));
+  const { entries } = await sandbox<{
+    entries: Array<{ kind: string; reference: string; resultCode: string; amount: string }>;
+  }>(system, 'GET', '/ledger');
+  return entries.filter((entry) => entry.kind === 'charge' && references.has(entry.reference));
+}
+
+/** subscriptions marks it paid on the same payment.succeeded the run counts: it may be a moment later. */
+async function paidInSubscriptions(subscriptionId: number, number: number) {
+  await waitFor(async () => byNumber(await subscription(subscriptionId), number).status === 'paid');
+}
+
+const byNumber = (view: SubscriptionView, number: number) =>
+  view.installments.find((installment) => installment.number === number) as InstallmentView;
+
+describe('automatic debit through the gateway, services as processes', () => {
+  it('charges each installment once on its day; modify-all, a cancelled installment and modify-dates are respected', async () => {
+    const start = await subscribe('debit-monthly', '4242424242424242', 5);
+    const [second, third, fourth, fifth] = [2, 3, 4, 5].map((n) => byNumber(start, n));
+    if (!second || !third || !fourth || !fifth) throw new Error('schedule incomplete');
+
+    // Month of installment 2: the day before, nothing; on the day, charged once.
+    expect((await runAsOf(addDays(second.paymentDate, -1))).due).toBe(0);
+    expect(await runAsOf(second.paymentDate)).toMatchObject({ due: 1, requested: 1, succeeded: 1 });
+    await paidInSubscriptions(start.id, 2);
+    expect((await ledgerOf(second.installmentId)).map((entry) => [entry.resultCode, entry.amount])).toEqual([
+      ['00', '120000.00'],
+    ]);
+
+    // The merchant raises the amount: installment 3 is charged at the new amount.
+    expect(
+      (
+        await call('PUT', '/api/subscriptions/modify-all', {
+          customIdentifier: 'debit-monthly',
+          newAmount: 130000,
+        })
+      ).status,
+    ).toBe(200);
+    expect(await runAsOf(third.paymentDate)).toMatchObject({ due: 1, succeeded: 1 });
+    expect((await ledgerOf(third.installmentId)).map((entry) => [entry.resultCode, entry.amount])).toEqual([
+      ['00', '130000.00'],
+    ]);
+
+    // Installment 4 cancelled: never charged (a run that claimed it before the cancellation reached the
+    // scheduler is told so by subscriptions, and skips it).
+    expect(
+      (await call('POST', `/api/subscriptions/installments/${fourth.installmentId}/cancel`)).status,
+    ).toBe(200);
+    expect((await runAsOf(fourth.paymentDate)).succeeded).toBe(0);
+    expect(await ledgerOf(fourth.installmentId)).toEqual([]);
+
+    // Installment 5 moved from the 10th to the 20th: not on the 10th, on the 20th.
+    expect(
+      (
+        await call('PUT', '/api/subscriptions/modify-dates', {
+          customIdentifier: 'debit-monthly',
+          dayOfMonth: 20,
+        })
+      ).status,
+    ).toBe(200);
+    const moved = byNumber(await subscription(start.id), 5);
+    expect(moved.paymentDate).toBe(`${fifth.paymentDate.slice(0, 8)}20`);
+    await waitFor(async () => {
+      const [row] =
+        await sql`select due_on::text as due_on from billing_scheduler.installments where installment_id = ${fifth.installmentId}`;
+      return row?.due_on === moved.paymentDate;
+    });
+    expect((await runAsOf(fifth.paymentDate)).due).toBe(0);
+    expect(await runAsOf(moved.paymentDate)).toMatchObject({ due: 1, succeeded: 1 });
+
+    // subscriptions marks it paid on the same payment.succeeded the run counted: wait for it.
+    const end = await waitFor(async () => {
+      const view = await subscription(start.id);
+      return view.installments.every((installment) => installment.status !== 'processing') && view;
+    });
+    expect(end.installments.map((installment) => installment.status)).toEqual([
+      'paid',
+      'paid',
+      'paid',
+      'cancelled',
+      'paid',
+    ]);
+    for (const installment of [second, third, fifth]) {
+      expect(await ledgerOf(installment.installmentId), `installment ${installment.number}`).toHaveLength(1);
+    }
+    // Runs after the end charge nothing more.
+    expect((await runAsOf(addDays(moved.paymentDate, 40))).due).toBe(0);
+  });
+
+  it('a card that declines every later charge (…0341): retried +1/+3/+5 days, then failed and past_due', async () => {
+    const start = await subscribe('debit-declines', '4000000000000341', 3);
+    const second = byNumber(start, 2);
+    const days = [0, 1, 3, 5].map((offset) => addDays(second.paymentDate, offset));
+    for (const [index, day] of days.entries()) {
+      // Between the retries nothing is due.
+      if (index > 0) expect((await runAsOf(addDays(day, -1))).due, `before ${day}`).toBe(0);
+      expect(await runAsOf(day), `as of ${day}`).toMatchObject({ due: 1, requested: 1, failed: 1 });
+    }
+    const end = await waitFor(async () => {
+      const view = await subscription(start.id);
+      return view.status === 'past_due' && view;
+    }, 20_000);
+    expect(byNumber(end, 2).status).toBe('failed');
+    const ledger = await ledgerOf(second.installmentId);
+    expect(ledger).toHaveLength(4);
+    expect(ledger.every((entry) => entry.resultCode === '51')).toBe(true);
+    // Dunning is over for it: no fifth attempt, whatever the day.
+    await runAsOf(addDays(second.paymentDate, 9));
+    expect(await ledgerOf(second.installmentId)).toHaveLength(4);
+  });
+});
+
+function addDays(date: string, days: number): string {
+  const shifted = new Date(`${date}T00:00:00Z`);
+  shifted.setUTCDate(shifted.getUTCDate() + days);
+  return shifted.toISOString().slice(0, 10);
+}
