@@ -76,6 +76,7 @@ export async function runEmbedded(
         clock: options.clock,
         internalSecret: options.internalSecret,
         env,
+        embedded: true,
         upstream: (name) => async (request) => {
           const target = instances.get(name);
           if (!target) return new Response(`${name} is not running`, { status: 503 });

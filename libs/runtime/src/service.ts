@@ -29,6 +29,11 @@ export interface ServiceDependencies {
   /** The process environment, for service-specific settings (each service parses its own). */
   env: Record<string, string | undefined>;
   upstream(name: ServiceName): Upstream;
+  /**
+   * True when every service runs in this one process (`npm start` without DATABASE_URL): conveniences for
+   * a developer's machine (the development mailbox) default to on there.
+   */
+  embedded?: boolean;
 }
 
 export interface ServiceInstance {

@@ -10,6 +10,7 @@ import {
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { z } from 'zod';
 import { hashToken, looksLikeToken } from './application/api-tokens';
+import { devMailboxRoute } from './adapters/http/dev-mailbox';
 import { docsRoutes } from './adapters/http/docs';
 import { idempotency } from './adapters/http/idempotency';
 import { merchantAuth } from './adapters/http/merchant-auth';
@@ -69,6 +70,7 @@ export const gatewayService: ServiceDefinition = {
       readiness: readinessChecks({ database, bus }),
     });
     app.route('/', docsRoutes());
+    app.route('/', devMailboxRoute(upstream('links')));
     const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
     app.route(
       '/admin',

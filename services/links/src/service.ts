@@ -7,10 +7,12 @@ import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
+import { devMailboxRoutes } from './adapters/http/dev-mailbox-routes';
 import { payRoutes } from './adapters/http/pay/routes';
 import type { CustomerVariables } from './adapters/http/pay/session';
 import { processorOriginsFrom } from './adapters/http/pay/security-headers';
 import { linksRoutes } from './adapters/http/routes';
+import { mailSetupFromEnv } from './adapters/mail/mail-settings';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
 import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
@@ -46,8 +48,11 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
     name: 'links',
     defaultPort: 3001,
     database: { schema: 'links', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-    async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
+    async create({ database, bus, logger, clock, internalSecret, env, upstream, embedded }) {
       const settings = parseConfig(linksEnvSchema, env);
+      // Refuses the development mailbox under NODE_ENV=production (the start fails, naming DEV_MAILBOX).
+      const mail = mailSetupFromEnv(env, { embedded: embedded === true, clock });
+      logger.info({ mail: mail.describe }, 'links: login codes are mailed through this');
       const links = postgresPaymentLinkRepository(database.db);
       const payments = postgresLinkPaymentRepository(database.db);
       const merchants = postgresMerchantProfiles(database.db);
@@ -89,6 +94,8 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           processorOrigins: processorOriginsFrom(env),
         }),
       );
+      // Before the merchant-context check of the other internal routes: the mailbox has no merchant.
+      app.route('/internal', devMailboxRoutes(mail.mailbox));
       app.route('/internal', bankTransferRoutes({ links, clock, internalSecret }));
       const relay = createOutboxRelay({ database, outbox, schemaName: 'links', bus, logger });
       let sweepTimer: NodeJS.Timeout | undefined;
