@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -20,22 +21,31 @@ import {
 /** The links service owns this schema; no other service reads it. */
 export const linksSchema = pgSchema('links');
 
-/** Service users of a merchant (spec 2.3 `userId`): one per e-mail, whatever its case. */
+/**
+ * Service users of a merchant (spec 2.3 `userId`): one per e-mail, whatever its case, or, for the
+ * customers of `noLoginRequired` links, one per document number. Exactly one of the two identifies a row.
+ */
 export const customers = linksSchema.table(
   'customers',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     merchantId: uuid('merchant_id').notNull(),
-    email: varchar('email', { length: MAX_LENGTH.email }).notNull(),
+    email: varchar('email', { length: MAX_LENGTH.email }),
     /** Lower-cased e-mail: the unique key, so `Ana@x.com` and `ana@x.com` are one user. */
-    emailKey: varchar('email_key', { length: MAX_LENGTH.email }).notNull(),
+    emailKey: varchar('email_key', { length: MAX_LENGTH.email }),
+    /** The document number confirmed on a `noLoginRequired` link: the customer's identity there. */
+    documentNumber: varchar('document_number', { length: MAX_LENGTH.documentNumber }),
     firstName: varchar('first_name', { length: MAX_LENGTH.personName }).notNull(),
     lastName: varchar('last_name', { length: MAX_LENGTH.personName }).notNull(),
     status: text('status', { enum: ['active', 'inactive'] }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     activatedAt: timestamp('activated_at', { withTimezone: true }),
   },
-  (table) => [unique('customers_merchant_email_key').on(table.merchantId, table.emailKey)],
+  (table) => [
+    unique('customers_merchant_email_key').on(table.merchantId, table.emailKey),
+    unique('customers_merchant_document_number').on(table.merchantId, table.documentNumber),
+    check('customers_one_identity', sql`(${table.emailKey} is null) <> (${table.documentNumber} is null)`),
+  ],
 );
 
 export const paymentLinks = linksSchema.table(
@@ -175,6 +185,48 @@ export const linkPayments = linksSchema.table(
     index('link_payments_processor_reference_idx').on(table.processorReference),
   ],
 );
+
+/**
+ * One-time login codes sent by e-mail (the pay page's own login). Only a keyed hash of the 6 digits is
+ * kept (a plain hash of a 6-digit code is reversed by trying a million). One row per code sent: the rows
+ * of the last hour are also what the request limits count.
+ */
+export const emailLoginCodes = linksSchema.table(
+  'email_login_codes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    merchantId: uuid('merchant_id').notNull(),
+    emailKey: varchar('email_key', { length: MAX_LENGTH.email }).notNull(),
+    codeHash: text('code_hash').notNull(),
+    /** Keyed hash of the requester's IP address: counted for the per-address limit, never shown. */
+    requesterHash: text('requester_hash').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** Set when the code was used, or when a newer code for the same e-mail replaced it. */
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (table) => [
+    index('email_login_codes_email_idx').on(table.merchantId, table.emailKey, table.createdAt),
+    index('email_login_codes_requester_idx').on(table.requesterHash, table.createdAt),
+  ],
+);
+
+/**
+ * A customer's signed-in session on the pay pages, bound to one merchant. The cookie carries the token;
+ * only its SHA-256 is kept here.
+ */
+export const customerSessions = linksSchema.table('customer_sessions', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  tokenHash: text('token_hash').notNull().unique(),
+  merchantId: uuid('merchant_id').notNull(),
+  customerId: bigint('customer_id', { mode: 'number' })
+    .notNull()
+    .references(() => customers.id),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  endedAt: timestamp('ended_at', { withTimezone: true }),
+});
 
 export const outbox = outboxTable(linksSchema);
 export const inbox = inboxTable(linksSchema);

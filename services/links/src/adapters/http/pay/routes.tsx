@@ -32,7 +32,7 @@ import { htmlDocument } from './layout';
 import { declineReason, LinkPage, MessagePage, type PayPanel } from './link-page';
 import { IframePage, ReceiptPage, WaitingPage } from './payment-pages';
 import { originOf, type PayVariables, securityHeaders } from './security-headers';
-import { type CustomerVariables, customerSession } from './session';
+import { type CustomerVariables, noCustomerSession } from './session';
 
 export interface PayRoutesDeps {
   links: PaymentLinkRepository;
@@ -88,7 +88,7 @@ export function payRoutes(deps: PayRoutesDeps) {
     }
     await next();
   });
-  pay.use('*', deps.customerSession ?? customerSession());
+  pay.use('*', deps.customerSession ?? noCustomerSession());
   pay.use(
     '*',
     requireCsrf(deps.csrf, (c) => {
