@@ -8,9 +8,11 @@ import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { devMailboxRoutes } from './adapters/http/dev-mailbox-routes';
+import { identityPages } from './adapters/http/pay/identity-routes';
 import { payRoutes } from './adapters/http/pay/routes';
 import type { CustomerVariables } from './adapters/http/pay/session';
 import { processorOriginsFrom } from './adapters/http/pay/security-headers';
+import { customerSession } from './adapters/http/pay/session';
 import { linksRoutes } from './adapters/http/routes';
 import { mailSetupFromEnv } from './adapters/mail/mail-settings';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
@@ -20,7 +22,12 @@ import { postgresLinkPaymentRepository } from './adapters/postgres/link-payment-
 import { cardPaymentsClient } from './adapters/processor-gateway/card-payments-client';
 import { linkExpiredEvent } from './application/events';
 import { postgresMerchantProfiles } from './adapters/postgres/merchant-profiles';
+import { postgresCustomerRepository } from './adapters/postgres/customer-repository';
+import { postgresCustomerSessionRepository } from './adapters/postgres/customer-session-repository';
+import { postgresEmailLoginRepository } from './adapters/postgres/email-login-repository';
+import { postgresLoginCodeRepository } from './adapters/postgres/login-code-repository';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
+import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-client';
 import { inbox, outbox } from './adapters/postgres/schema';
 
 /** 128 random bits, URL-safe: a slug cannot be guessed from another. */
@@ -76,6 +83,8 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           merchants,
         }),
       );
+      const csrf = { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') };
+      const sessions = postgresCustomerSessionRepository(database.db);
       app.route(
         '/pay',
         payRoutes({
@@ -89,8 +98,28 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           }),
           clock,
           publicBaseUrl,
-          customerSession: options.customerSession,
-          csrf: { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') },
+          customerSession:
+            options.customerSession ??
+            customerSession({
+              sessions,
+              clock,
+              secureCookies: csrf.secureCookies,
+              merchantOfSlug: async (slug) => (await links.findBySlug(slug))?.merchantId,
+            }),
+          identityPages: identityPages({
+            links,
+            merchants,
+            clock,
+            csrf,
+            emailLogins: postgresEmailLoginRepository(database.db),
+            mailer: mail.mailer,
+            sessions,
+            customers: postgresCustomerRepository(database.db),
+            loginCodes: postgresLoginCodeRepository(database.db),
+            vault: vaultCardsClient({ upstream: upstream('processor-gateway'), internalSecret }),
+            secret: internalSecret,
+          }),
+          csrf,
           processorOrigins: processorOriginsFrom(env),
         }),
       );

@@ -14,3 +14,15 @@ export interface Customer {
 export function emailKey(email: string): string {
   return email.trim().toLowerCase();
 }
+
+/**
+ * Document numbers are written with or without separators (`4.123.456`, `4123456`, `80012345-6`) and in
+ * either case: the same characters, ignoring spaces, dots, dashes and slashes, are the same document.
+ */
+export function documentKey(documentNumber: string): string {
+  return documentNumber.replace(/[\s.\-/]/g, '').toUpperCase();
+}
+
+export function sameDocumentNumber(typed: string, expected: string): boolean {
+  return documentKey(typed).length > 0 && documentKey(typed) === documentKey(expected);
+}

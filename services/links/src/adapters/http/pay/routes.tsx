@@ -48,6 +48,8 @@ export interface PayRoutesDeps {
   processorOrigins: readonly string[];
   /** Sets `c.var.customer` (the customer session); default: nobody is signed in. */
   customerSession?: MiddlewareHandler<{ Variables: CustomerVariables }>;
+  /** Registers the pages of who the customer is (`identity-routes.tsx`), before the link's page. */
+  identityPages?: (pay: Hono<PayEnv>) => void;
 }
 
 /** The time zone of Paraguay, where a merchant's settings are not known (they always are after a link). */
@@ -106,6 +108,8 @@ export function payRoutes(deps: PayRoutesDeps) {
       );
     }),
   );
+
+  deps.identityPages?.(pay);
 
   const notFound = (c: Context<PayEnv>) =>
     page(

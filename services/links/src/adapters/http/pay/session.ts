@@ -24,7 +24,7 @@ export interface CustomerSessionSettings extends CustomerSessionDeps {
 const NOT_A_SLUG = new Set(['account']);
 
 function slugOf(path: string): string | undefined {
-  const match = /^\/pay\/([^/]+)/.exec(path);
+  const match = /^\/pay\/([\w-]{1,64})(?:\/|$)/.exec(path);
   const slug = match?.[1];
   return slug && !NOT_A_SLUG.has(slug) ? slug : undefined;
 }
