@@ -90,7 +90,7 @@ describe('PROCESSOR_A one-off payment', () => {
     const processId = buy.body.process_id;
     const form = await sandbox.call(`/checkout/new?process_id=${processId}`);
     expect(form.status).toBe(200);
-    for (const hook of ['card-number', 'card-expiry', 'card-cvv', 'pay-button']) {
+    for (const hook of ['card-number', 'card-expiry', 'card-cvv', 'card-holder', 'card-submit']) {
       expect(form.text).toContain(`data-testid="${hook}"`);
     }
 

@@ -91,7 +91,10 @@ describe('PROCESSOR_B one-off payment', () => {
     const { id, hash } = await newOrder();
     const page = await sandbox.call(`/pagos/${hash}`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('data-testid="pay-button"');
+    for (const hook of ['card-number', 'card-expiry', 'card-cvv', 'card-holder', 'card-submit']) {
+      expect(page.text).toContain(`data-testid="${hook}"`);
+    }
+    expect(page.text).toContain('data-action="pay-button"');
     const paid = await sandbox.call(`/pagos/${hash}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -254,7 +257,7 @@ describe('PROCESSOR_B stored cards', () => {
     await sandbox.b.addCustomer('cust1');
     const form = await sandbox.b.addCard('cust1');
     const page = await sandbox.call(`/pagos/tarjetas/${form.body.resultado}`);
-    expect(page.text).toContain('data-testid="save-card-button"');
+    expect(page.text).toContain('data-action="save-card-button"');
     const saved = await sandbox.call(`/pagos/tarjetas/${form.body.resultado}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -23,6 +23,7 @@ export interface CardFormOptions {
   action: string;
   hiddenFields: Record<string, string>;
   amountLine?: string;
+  /** What the submit button does (`data-action`); its `data-testid` is always `card-submit`. */
   buttonTestId: 'pay-button' | 'save-card-button';
   buttonLabel: string;
   cancelUrl?: string;
@@ -47,7 +48,9 @@ ${options.returnLink ? `<p><a data-testid="return-link" href="${escapeHtml(optio
 <input id="card-expiry" name="card_expiry" data-testid="card-expiry" placeholder="MM/AA" autocomplete="off" required></div>
 <div><label for="card-cvv">CVV</label>
 <input id="card-cvv" name="card_cvv" data-testid="card-cvv" inputmode="numeric" autocomplete="off" required></div></div>
-<button type="submit" data-testid="${options.buttonTestId}">${escapeHtml(options.buttonLabel)}</button>
+<label for="card-holder">Titular (como figura en la tarjeta)</label>
+<input id="card-holder" name="card_holder" data-testid="card-holder" autocomplete="off">
+<button type="submit" data-testid="card-submit" data-action="${options.buttonTestId}">${escapeHtml(options.buttonLabel)}</button>
 </form>
 ${options.cancelUrl ? `<p><a data-testid="cancel-link" href="${escapeHtml(options.cancelUrl)}">Cancelar</a></p>` : ''}
 <p class="note">Simulated processor: only test cards are accepted.</p>`,
