@@ -71,6 +71,13 @@ export const CONSUMERS = [
   'subscriptions.activate-subscription-on-link-paid',
   'links.cancel-link-on-subscription-cancelled',
   'links.settle-link-on-payment',
+  'subscriptions.request-charge-on-charge-due',
+  'subscriptions.pay-installment-on-payment-succeeded',
+  'subscriptions.record-decline-on-payment-failed',
+  'subscriptions.record-retry-on-retry-scheduled',
+  'subscriptions.fail-installment-on-dunning-exhausted',
+  'subscriptions.forget-card-on-payment-method-removed',
+  'subscriptions.replace-card-on-payment-method-saved',
   'billing-scheduler.project-installments',
   'billing-scheduler.record-charge-outcomes',
 ];
