@@ -342,7 +342,7 @@ describe.skipIf(!chromium.available)('the hosted pay page in Chromium (issue 9, 
       const thirdContext = await newCustomer(env);
       const thirdPage = await thirdContext.newPage();
       await thirdPage.goto(second.publicPayUrl);
-      await byTestId(thirdPage, 'pay-sign-in').waitFor({ timeout: 15_000 });
+      await byTestId(thirdPage, 'login-email').waitFor({ timeout: 15_000 });
       expect(await byTestId(thirdPage, 'pay-form').count()).toBe(0);
       await thirdContext.close();
     },
