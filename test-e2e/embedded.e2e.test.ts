@@ -93,16 +93,8 @@ describe('npm start (embedded)', () => {
     expect((await createLink(running.gatewayUrl, {})).status).toBe(401);
   });
 
-  it('keeps its data in DATA_DIR, one database per service', () => {
-    expect(readdirSync(dataDir).sort()).toEqual([
-      'billing-scheduler',
-      'gateway',
-      'internal-secret',
-      'links',
-      'processor-gateway',
-      'start.pid',
-      'subscriptions',
-    ]);
+  it('keeps its data in DATA_DIR, one database for every service', () => {
+    expect(readdirSync(dataDir).sort()).toEqual(['internal-secret', 'pglite', 'start.pid']);
   });
 
   it('shuts down cleanly on SIGTERM, and after a restart still has the link and its idempotent response', async () => {

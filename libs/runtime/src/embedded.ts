@@ -1,13 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type DatabaseHandle, openDatabase } from '@payrail/db';
+import { type DatabaseHandle, openDatabase, PGlite } from '@payrail/db';
 import { createShutdown, listen, type RunningServer } from '@payrail/http';
 import { createInProcessBus } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
 import type { Clock, ServiceDefinition, ServiceInstance, ServiceName } from './service';
 
 export interface EmbeddedOptions {
-  /** One PGlite database per service lives in `<dataDir>/<service>`. */
+  /**
+   * The one PGlite database of every service lives in `<dataDir>/pglite`: each service in its own
+   * schema with its own migrations table, as in one PostgreSQL, and its queries run as its own role,
+   * which can use only that schema.
+   */
   dataDir: string;
   port: number;
   internalSecret: string;
@@ -25,8 +29,9 @@ export interface EmbeddedSystem {
 }
 
 /**
- * Every service in one process: each on its own embedded PostgreSQL (PGlite) in `dataDir`, all on
- * the in-process bus, reaching each other in memory. Only the gateway listens on a port.
+ * Every service in one process: all on one embedded PostgreSQL (PGlite) in `dataDir`, each in its own
+ * schema as its own role, all on the in-process bus, reaching each other in memory. Only the gateway
+ * listens on a port (and the services that need their own origin).
  */
 export async function runEmbedded(
   definitions: ServiceDefinition[],
@@ -36,6 +41,7 @@ export async function runEmbedded(
   await bus.start();
   const instances = new Map<ServiceName, ServiceInstance>();
   const databases: DatabaseHandle[] = [];
+  let pglite: PGlite | undefined;
   const listeners = new Map<ServiceName, RunningServer>();
   const env = { ...options.env };
   let server: RunningServer | undefined;
@@ -56,6 +62,7 @@ export async function runEmbedded(
     closeBroker: () => bus.close(),
     closeDatabase: async () => {
       for (const database of databases) await database.close();
+      await pglite?.close();
     },
   });
 
@@ -63,9 +70,12 @@ export async function runEmbedded(
     for (const definition of definitions) {
       let database: DatabaseHandle | undefined;
       if (definition.database) {
-        const dir = path.join(options.dataDir, definition.name);
-        mkdirSync(dir, { recursive: true });
-        database = openDatabase({ dataDir: dir });
+        if (!pglite) {
+          const dir = path.join(options.dataDir, 'pglite');
+          mkdirSync(dir, { recursive: true });
+          pglite = new PGlite(dir);
+        }
+        database = openDatabase({ pglite, role: `payrail_${definition.database.schema}` });
         databases.push(database);
         await database.migrate(definition.database);
       }
