@@ -518,4 +518,70 @@ describe('automatic debit through the gateway, services as processes', () => {
     expect(charged).toHaveLength(6);
     expect(charged.every((entries) => entries.length === 1)).toBe(true);
   }, 120_000);
+
+  it('race: 200 cancels through the gateway against a run that charges the same installments: never charged after a 200 to the cancel', async () => {
+    const merchant = await newMerchant();
+    // 40 subscriptions of 5 due installments each: one card each, under its 6-per-24-hours cap.
+    const subs: Subscribed[] = [];
+    for (let batch = 0; batch < 5; batch += 1) {
+      subs.push(...(await Promise.all(Array.from({ length: 8 }, () => subscribe(merchant, monthly(6))))));
+    }
+    const targets: Installment[] = [];
+    for (const sub of subs) targets.push(...(await settled(merchant, sub.linkId)).slice(1));
+    expect(targets).toHaveLength(200);
+    await projectionCaughtUp();
+
+    const started = gateway('/admin/billing/runs', {
+      method: 'POST',
+      admin: true,
+      body: { asOf: monthDay(5, 10), merchantId: merchant.context.merchantId },
+    });
+    const cancels = await Promise.all(
+      targets.map(async (installment) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2_000));
+        const answer = await gateway(`/api/subscriptions/installments/${installment.installmentId}/cancel`, {
+          method: 'POST',
+          token: merchant.token,
+        });
+        return { id: installment.installmentId, status: answer.status, code: answer.body.code };
+      }),
+    );
+    const runId = (await started).body.id as string;
+    await waitFor(
+      async () =>
+        (await gateway(`/admin/billing/runs/${runId}`, { admin: true })).body.status === 'completed',
+      120_000,
+      250,
+    );
+    const final = new Map<number, string>();
+    for (const sub of subs)
+      for (const i of await settled(merchant, sub.linkId)) final.set(i.installmentId, i.status);
+    const ledger = await ledgerByInstallment(targets.map((i) => i.installmentId));
+    let won = 0;
+    for (const cancel of cancels) {
+      const charged = ledger.get(cancel.id) ?? [];
+      if (cancel.status === 200) {
+        won += 1;
+        expect({ id: cancel.id, status: final.get(cancel.id), charged }).toEqual({
+          id: cancel.id,
+          status: 'cancelled',
+          charged: [],
+        });
+      } else {
+        expect({ status: cancel.status, code: cancel.code }).toEqual({
+          status: 409,
+          code: 'INSTALLMENT_NOT_PENDING',
+        });
+        expect(final.get(cancel.id)).toBe('paid');
+        expect(charged.map((entry) => entry.resultCode)).toEqual(['00']);
+      }
+    }
+    const [charges] = await sql<Array<{ n: number }>>`
+      select count(*)::int as n from processor_gateway.charges
+      where installment_id = any(${cancels.filter((c) => c.status === 200).map((c) => c.id)})`;
+    expect(charges?.n).toBe(0);
+    // Both sides won some: it was a race.
+    expect(won).toBeGreaterThan(0);
+    expect(won).toBeLessThan(200);
+  }, 300_000);
 });
