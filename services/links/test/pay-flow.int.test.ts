@@ -12,7 +12,9 @@ import { eq } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerVariables } from '../src/adapters/http/pay/session';
+import { postgresLinkPaymentRepository } from '../src/adapters/postgres/link-payment-repository';
 import { linkPayments, outbox, paymentLinks } from '../src/adapters/postgres/schema';
+import { linkExpiredEvent } from '../src/application/events';
 import { createLinksService } from '../src/service';
 import { processorGatewayStub } from './support/processor-gateway-stub';
 
@@ -433,6 +435,23 @@ describe('paying a link on the pay page', () => {
     });
     expect(posted.headers.get('location')).toBe(`/pay/${link.slug}`);
     expect(stub.charges.has(`link:${link.id}:payment:1`)).toBe(false);
+  });
+
+  it('the sweep writes every link past its validity expired once, with link.expired', async () => {
+    const links = await Promise.all([1, 2, 3].map(() => createLink(aOneOffLink({ payWaitHours: 1 }))));
+    const lasting = await createLink(aOneOffLink({ payWaitHours: 48 }));
+    clock.advance(2 * 3_600_000);
+    const payments = postgresLinkPaymentRepository(svc.database.db);
+    const now = clock.now();
+    const expired = await payments.expireDue(now, 100, (link) => linkExpiredEvent(link, now));
+    expect(expired.map((link) => link.id)).toEqual(expect.arrayContaining(links.map((link) => link.id)));
+    expect(expired.map((link) => link.id)).not.toContain(lasting.id);
+    expect(await payments.expireDue(now, 100, (link) => linkExpiredEvent(link, now))).toEqual([]);
+    for (const link of links) {
+      expect((await linkRow(link.id)).statusId).toBe(6);
+      expect(await eventsOf('link.expired', link.id)).toHaveLength(1);
+    }
+    expect((await linkRow(lasting.id)).statusId).toBe(1);
   });
 
   it('a choice the page did not offer starts nothing', async () => {
