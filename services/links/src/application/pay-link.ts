@@ -70,6 +70,10 @@ export class ChoiceNotOffered extends Error {
 
 class NotPayable extends Error {}
 
+/** How long a second tab waits for the form another tab is opening for the same attempt. */
+const HOSTED_FORM_WAITS = 20;
+const HOSTED_FORM_WAIT_MS = 250;
+
 /** processor-gateway's decline code of a hosted form nobody paid before it expired. */
 const ABANDONED = 'ABANDONED';
 
@@ -193,27 +197,35 @@ async function proceed(
   const back = returnUrl(deps, link.slug, attempt.paymentNumber);
   switch (attempt.kind) {
     case 'hosted': {
-      try {
-        const { charge, form } = await deps.cards.openHostedPayment(merchant, {
-          linkId: link.id,
-          paymentNumber: attempt.paymentNumber,
-          processor: attempt.processor,
-          amount: link.amount,
-          currency: link.currency,
-          description: link.label,
-          returnUrl: back,
-          cancelUrl: `${back}?cancelled=1`,
-        });
-        await deps.payments.record(link.id, attempt.paymentNumber, {
-          chargeId: charge.chargeId,
-          processorReference: form.kind === 'iframe' ? form.processId : form.hash,
-        });
-        return formStep(link, attempt, form);
-      } catch (error) {
-        // The attempt's form was already used up (paid, declined or expired): its charge tells how it ended.
-        if (!(error instanceof PaymentAttemptUsed)) throw error;
-        const charge = await deps.cards.linkCharge(merchant, link.id, attempt.paymentNumber);
-        return stepFromCharge(deps, link, attempt, charge);
+      const request = {
+        linkId: link.id,
+        paymentNumber: attempt.paymentNumber,
+        processor: attempt.processor,
+        amount: link.amount,
+        currency: link.currency,
+        description: link.label,
+        returnUrl: back,
+        cancelUrl: `${back}?cancelled=1`,
+      };
+      for (let tries = 1; ; tries++) {
+        try {
+          const { charge, form } = await deps.cards.openHostedPayment(merchant, request);
+          await deps.payments.record(link.id, attempt.paymentNumber, {
+            chargeId: charge.chargeId,
+            processorReference: form.kind === 'iframe' ? form.processId : form.hash,
+          });
+          return formStep(link, attempt, form);
+        } catch (error) {
+          if (!(error instanceof PaymentAttemptUsed)) throw error;
+          // The attempt's form was used up (paid, declined or expired): its charge tells how it ended.
+          const charge = await deps.cards.linkCharge(merchant, link.id, attempt.paymentNumber);
+          // Still pending: another tab is opening this very form right now; it is ours too once opened.
+          if (charge?.status === 'pending' && tries < HOSTED_FORM_WAITS) {
+            await new Promise((resolve) => setTimeout(resolve, HOSTED_FORM_WAIT_MS));
+            continue;
+          }
+          return stepFromCharge(deps, link, attempt, charge);
+        }
       }
     }
     case 'saved-card':
