@@ -93,6 +93,27 @@ describe('npm start (embedded)', () => {
     expect((await createLink(running.gatewayUrl, {})).status).toBe(401);
   });
 
+  it('keeps the mail it would send in the development mailbox, shown at GET /dev/mailbox (on by default here)', async () => {
+    const loginPath = `/pay/${firstLink.slug}/login`;
+    const form = await fetch(`${running.gatewayUrl}${loginPath}`);
+    const csrfCookie = form.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+    const sent = await fetch(`${running.gatewayUrl}${loginPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+      body: new URLSearchParams({ _csrf: csrf, step: 'send', email: 'embedded@example.com' }).toString(),
+    });
+    expect(sent.status).toBe(200);
+    const mailbox = await fetch(`${running.gatewayUrl}/dev/mailbox`);
+    expect(mailbox.status).toBe(200);
+    const [newest] = (await mailbox.json()) as Array<{ to: string; text: string }>;
+    expect(newest?.to).toBe('embedded@example.com');
+    expect(newest?.text).toMatch(/\b\d{6}\b/);
+  });
+
   it('keeps its data in DATA_DIR, one database for every service', () => {
     expect(readdirSync(dataDir).sort()).toEqual(['internal-secret', 'pglite', 'start.pid']);
   });
