@@ -29,16 +29,9 @@ import {
 
 const chromium = inject('chromium');
 
-/**
- * Scenarios written against the hooks of the issue whose part of the page has not landed yet: skipped
- * (and counted as skipped by `npm test`) until it does, then taken off this list.
- */
-const WAITING_FOR_THE_PAGE = new Set<number>([1, 2, 3, 4, 6, 7, 8, 9, 10]);
-
-/** `it` for scenario `n` of the issue's "Must show", or a visible skip while it waits for the page. */
+/** Scenario `n` of the issue's "Must show". */
 function scenario(n: number, name: string, body: () => Promise<void>): void {
-  if (WAITING_FOR_THE_PAGE.has(n)) it.skip(`${n}. ${name} (waits for the pay page's flow)`, body);
-  else it(`${n}. ${name}`, body);
+  it(`${n}. ${name}`, body);
 }
 
 const PROCESSOR_A = 'PARAGUAY.PROCESSOR_A';
