@@ -417,6 +417,71 @@ describe('paying a link on the pay page', () => {
     expect(await eventsOf('link.paid', link.id)).toHaveLength(1);
   });
 
+  it('payment.failed rejects the link (5) once; a form left unused until it expired rejects nothing', async () => {
+    const link = await createLink(aOneOffLink());
+    const customer = browser();
+    const failedEvent = (key: string, chargeId: string, declineCode: string) =>
+      createEvent(
+        'payment.failed',
+        {
+          idempotencyKey: key,
+          chargeId,
+          merchantId: shop.merchantId,
+          processor: 'PARAGUAY.PROCESSOR_A',
+          amount: '150000.00',
+          currency: 'PYG',
+          installmentId: null,
+          attempt: null,
+          linkId: link.id,
+          paymentMethodId: null,
+          failedAt: clock.now().toISOString(),
+          retryable: true,
+          declineCode,
+          category: 'soft',
+        },
+        clock.now(),
+      );
+    const publish = async (event: ReturnType<typeof failedEvent>) =>
+      svc.bus.publish({ id: event.id, type: event.type, body: JSON.stringify(event) });
+
+    const first = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: first.csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    const abandoned = stub.settle(`link:${link.id}:payment:1`, 'failed', {
+      code: 'ABANDONED',
+      category: 'soft',
+    });
+    await publish(failedEvent(abandoned.idempotencyKey, abandoned.chargeId, 'ABANDONED'));
+    await waitFor(async () => {
+      const [attempt] = await svc.database.db
+        .select()
+        .from(linkPayments)
+        .where(eq(linkPayments.linkId, link.id));
+      return attempt?.status === 'failed';
+    });
+    expect((await linkRow(link.id)).statusId).toBe(1);
+    expect(await eventsOf('link.payment-failed', link.id)).toEqual([]);
+
+    const second = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: second.csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    const declined = stub.settle(`link:${link.id}:payment:2`, 'failed', { code: '51', category: 'soft' });
+    const event = failedEvent(declined.idempotencyKey, declined.chargeId, '51');
+    await publish(event);
+    await publish(event);
+    await waitFor(async () => (await linkRow(link.id)).statusId === 5);
+    await customer.get(`/pay/${link.slug}/return/2`);
+    expect(await eventsOf('link.payment-failed', link.id)).toEqual([
+      expect.objectContaining({ declineCode: '51', chargeId: declined.chargeId }),
+    ]);
+  });
+
   it('a link past payWaitHours is written expired on read (link.expired once) and nothing can be paid', async () => {
     const link = await createLink(aOneOffLink({ payWaitHours: 1 }));
     const customer = browser();
