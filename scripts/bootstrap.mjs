@@ -15,6 +15,7 @@ const commands = {
   start: 'scripts/start.ts',
   test: 'scripts/test.ts',
   migrate: 'scripts/migrate.ts',
+  build: 'scripts/build.mjs',
   'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',
   'bench-links': 'bench/links.bench.ts',
   'bench-start': 'bench/start.bench.ts',
