@@ -1,6 +1,6 @@
 import { parseEvent } from '@payrail/contracts';
 import type { Subscription } from '@payrail/messaging';
-import type { Logger } from '@payrail/observability';
+import { contextFromHeaders, inSpan, type Logger, SpanKind } from '@payrail/observability';
 import { chargeStoredCard } from '../../application/charge-stored-card';
 import type { ChargeDeps } from '../../application/settle-charge';
 
@@ -15,28 +15,46 @@ export function chargeOnChargeRequested(deps: ChargeDeps, logger: Logger): Subsc
   return {
     consumer: CHARGE_CONSUMER,
     eventTypes: ['charge.requested'],
-    async handler(message) {
-      const { data } = parseEvent('charge.requested', message.body);
-      const outcome = await chargeStoredCard(deps, {
-        idempotencyKey: data.idempotencyKey,
-        merchantId: data.merchantId,
-        paymentMethodId: data.paymentMethodId,
-        amount: data.amount,
-        currency: data.currency,
-        installmentId: data.installmentId,
-        attempt: data.attempt,
-        description: `Installment ${data.installmentId}`,
-      });
-      const { charge } = outcome;
-      logger.info(
+    // A consumer span that continues the publisher's trace (as the inbox consumers' does): the charge, the
+    // processor call and payment.* are in the installment's one trace.
+    handler: (message) =>
+      inSpan(
+        CHARGE_CONSUMER,
+        `${message.type} process`,
         {
-          chargeId: charge.id,
-          idempotencyKey: charge.idempotencyKey,
-          status: charge.status,
-          duplicate: outcome.kind === 'duplicate',
+          kind: SpanKind.CONSUMER,
+          parent: contextFromHeaders(message.headers),
+          attributes: {
+            'messaging.consumer.group.name': CHARGE_CONSUMER,
+            'messaging.message.id': message.id,
+            'messaging.attempt': message.attempt,
+          },
         },
-        outcome.kind === 'duplicate' ? 'charge.requested for a key already charged: ignored' : 'charge made',
-      );
-    },
+        () => charge(message.body),
+      ),
   };
+
+  async function charge(body: string): Promise<void> {
+    const { data } = parseEvent('charge.requested', body);
+    const outcome = await chargeStoredCard(deps, {
+      idempotencyKey: data.idempotencyKey,
+      merchantId: data.merchantId,
+      paymentMethodId: data.paymentMethodId,
+      amount: data.amount,
+      currency: data.currency,
+      installmentId: data.installmentId,
+      attempt: data.attempt,
+      description: `Installment ${data.installmentId}`,
+    });
+    const { charge } = outcome;
+    logger.info(
+      {
+        chargeId: charge.id,
+        idempotencyKey: charge.idempotencyKey,
+        status: charge.status,
+        duplicate: outcome.kind === 'duplicate',
+      },
+      outcome.kind === 'duplicate' ? 'charge.requested for a key already charged: ignored' : 'charge made',
+    );
+  }
 }

@@ -1,3 +1,5 @@
+import { currentTraceHeaders, inSpan, SpanKind } from '@payrail/observability';
+
 /**
  * One HTTP exchange with a processor, reduced to what the money rules care about: did the processor answer
  * (and what), or can we prove the request never reached it, or do we not know.
@@ -28,28 +30,39 @@ export function createProcessorHttp(options: ProcessorHttpOptions) {
     body?: unknown,
   ): Promise<ProcessorExchange> {
     const url = new URL(path.replace(/^\//, ''), base);
-    let response: Response;
-    try {
-      response = await doFetch(url, {
-        method,
-        headers:
-          body === undefined
-            ? { accept: 'application/json' }
-            : { 'content-type': 'application/json', accept: 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-    } catch (error) {
-      return classifyFailure(error);
-    }
-    let text: string;
-    try {
-      // The same deadline covers the body: a processor that sends headers and then stalls is a lost reply.
-      text = await response.text();
-    } catch (error) {
-      return { kind: 'no-answer', reason: `reply cut: ${describe(error)}` };
-    }
-    return { kind: 'answered', status: response.status, body: parseJson(text), text };
+    // A client span in the caller's trace; the processor gets its context (W3C `traceparent`) too, which a
+    // processor that does not trace ignores.
+    return inSpan(
+      'processor-gateway',
+      `${method} processor`,
+      { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.path': url.pathname } },
+      async (span) => {
+        let response: Response;
+        try {
+          response = await doFetch(url, {
+            method,
+            headers: {
+              ...currentTraceHeaders(),
+              accept: 'application/json',
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal: AbortSignal.timeout(options.timeoutMs),
+          });
+        } catch (error) {
+          return classifyFailure(error);
+        }
+        span.setAttribute('http.response.status_code', response.status);
+        let text: string;
+        try {
+          // The same deadline covers the body: a processor that sends headers and then stalls is a lost reply.
+          text = await response.text();
+        } catch (error) {
+          return { kind: 'no-answer', reason: `reply cut: ${describe(error)}` };
+        }
+        return { kind: 'answered', status: response.status, body: parseJson(text), text };
+      },
+    );
   };
 }
 
