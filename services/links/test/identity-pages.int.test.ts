@@ -10,6 +10,7 @@ import {
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customers, customerSessions } from '../src/adapters/postgres/schema';
+import { DOCUMENT_FAILURE_WINDOW_MS, DOCUMENT_FAILURES_PER_LINK } from '../src/domain/customer';
 import { CUSTOMER_SESSION_LIFETIME_MS } from '../src/domain/customer-session';
 import { CODE_REQUESTS_PER_EMAIL } from '../src/domain/email-login';
 import { linksService } from '../src/service';
@@ -342,6 +343,35 @@ describe('noLoginRequired links (/pay/{slug}/identify)', () => {
       (s) => s.customerId === rows.find((r) => r.documentNumber === '4123456')?.id,
     );
     expect(ofThatCustomer).toHaveLength(2);
+  });
+
+  it(`after ${DOCUMENT_FAILURES_PER_LINK} wrong numbers in an hour the link refuses every try, the right one too (429)`, async () => {
+    const { slug } = await createLink(noLogin('80012345-6'));
+    const customer = browser();
+    const csrf = csrfIn((await customer.get(`/pay/${slug}/identify?lang=en`)).html);
+    const statuses: number[] = [];
+    for (let i = 0; i < DOCUMENT_FAILURES_PER_LINK; i++) {
+      statuses.push(
+        (await customer.post(`/pay/${slug}/identify?lang=en`, { _csrf: csrf, documentNumber: `${i}` }))
+          .response.status,
+      );
+    }
+    expect(statuses).toEqual(Array(DOCUMENT_FAILURES_PER_LINK).fill(400));
+    const right = await customer.post(`/pay/${slug}/identify?lang=en`, {
+      _csrf: csrf,
+      documentNumber: '800123456',
+    });
+    expect(right.response.status).toBe(429);
+    expect(Number(right.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(right.html).toContain('Too many wrong numbers');
+    expect(customer.jar.has('payrail_session')).toBe(false);
+
+    clock.advance(DOCUMENT_FAILURE_WINDOW_MS);
+    const later = await customer.post(`/pay/${slug}/identify?lang=en`, {
+      _csrf: csrf,
+      documentNumber: '800123456',
+    });
+    expect(later.response.status).toBe(303);
   });
 
   it('a link that asks for a login sends /identify to /login', async () => {

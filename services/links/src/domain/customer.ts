@@ -26,3 +26,7 @@ export function documentKey(documentNumber: string): string {
 export function sameDocumentNumber(typed: string, expected: string): boolean {
   return documentKey(typed).length > 0 && documentKey(typed) === documentKey(expected);
 }
+
+/** Wrong document numbers a `noLoginRequired` link accepts per hour before it refuses every try. */
+export const DOCUMENT_FAILURES_PER_LINK = 5;
+export const DOCUMENT_FAILURE_WINDOW_MS = 60 * 60_000;

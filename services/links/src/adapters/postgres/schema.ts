@@ -228,5 +228,22 @@ export const customerSessions = linksSchema.table('customer_sessions', {
   endedAt: timestamp('ended_at', { withTimezone: true }),
 });
 
+/**
+ * Wrong document numbers typed on a `noLoginRequired` link: counted per link and hour, so that a link's
+ * document number cannot be found by trying (only a keyed hash of the requester's address is kept).
+ */
+export const documentCheckFailures = linksSchema.table(
+  'document_check_failures',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    linkId: bigint('link_id', { mode: 'number' })
+      .notNull()
+      .references(() => paymentLinks.id),
+    requesterHash: text('requester_hash').notNull(),
+    failedAt: timestamp('failed_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [index('document_check_failures_link_idx').on(table.linkId, table.failedAt)],
+);
+
 export const outbox = outboxTable(linksSchema);
 export const inbox = inboxTable(linksSchema);

@@ -8,7 +8,6 @@ import { checkEmailCode, type EmailLoginDeps, requestEmailCode } from '../../../
 import { identifyByDocument } from '../../../application/identify-by-document';
 import type { SessionCustomer } from '../../../domain/customer-session';
 import { EMAIL_CODE_LIFETIME_MS } from '../../../domain/email-login';
-import type { PaymentLink } from '../../../domain/payment-link';
 import type { CustomerRepository } from '../../../ports/customer-repository';
 import type { CustomerSessionRepository } from '../../../ports/customer-session-repository';
 import type { LoginCodeRepository } from '../../../ports/login-code-repository';
@@ -188,16 +187,27 @@ export function identityPages(deps: IdentityPagesDeps) {
       if (!found.link.noLoginRequired) return c.redirect(linkHref(found.slug, c.var.lang, 'login'), 303);
       const form = await c.req.parseBody();
       const typed = typeof form.documentNumber === 'string' ? form.documentNumber : '';
-      const customerId = await identifyByDocument(
-        { customers: deps.customers, clock: deps.clock },
-        found.link as PaymentLink,
-        typed,
+      const identified = await identifyByDocument(
+        { customers: deps.customers, clock: deps.clock, secret: deps.secret },
+        found.link,
+        { typed, requesterAddress: requesterOf(c) },
       );
-      if (customerId === undefined) {
-        const props = common(c, found.slug, found.merchantName, 'identify');
-        return html(c, <IdentifyPage {...props} error={tell(c.var.lang, 'documentMismatch')} />, 400);
+      if (identified.ok) {
+        return signIn(
+          c,
+          { merchantId: found.link.merchantId, customerId: identified.customerId },
+          found.slug,
+        );
       }
-      return signIn(c, { merchantId: found.link.merchantId, customerId }, found.slug);
+      const props = common(c, found.slug, found.merchantName, 'identify');
+      if (identified.refused === 'too-many-tries') {
+        c.header('retry-after', String(identified.retryAfterSeconds));
+        const error = tell(c.var.lang, 'documentTooManyTries', {
+          minutes: Math.ceil(identified.retryAfterSeconds / 60),
+        });
+        return html(c, <IdentifyPage {...props} error={error} />, 429);
+      }
+      return html(c, <IdentifyPage {...props} error={tell(c.var.lang, 'documentMismatch')} />, 400);
     });
 
     pay.get('/account/cards', async (c) => accountPage(c));
