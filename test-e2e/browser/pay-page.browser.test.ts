@@ -132,6 +132,17 @@ describe.skipIf(!chromium.available)('the hosted pay page in Chromium (issue 9, 
   });
   afterAll(async () => env?.stop());
 
+  it('the accessibility check itself finds serious violations on a page that has them', async () => {
+    const context = await newCustomer(env);
+    const page = await context.newPage();
+    await page.setContent(
+      '<!doctype html><html><head><title>x</title></head><body><img src="a.png"><input type="text"></body></html>',
+    );
+    const found = (await seriousAccessibilityViolations(page)).map((violation) => violation.id);
+    expect(found).toEqual(expect.arrayContaining(['image-alt', 'label']));
+    await context.close();
+  });
+
   scenario(
     1,
     'a single payment with a new card on PROCESSOR_A (iframe): statusId 200, link.paid, one charge',
@@ -153,6 +164,7 @@ describe.skipIf(!chromium.available)('the hosted pay page in Chromium (issue 9, 
       const form = await startNewCard(page, 'PROCESSOR_A');
       await byTestId(form, 'card-number').waitFor({ timeout: 15_000 });
       await screenshot(page, '05-card-form-processor-a');
+      await expectAccessible(page, 'card form page (ours, around the processor frame)');
       await fillCardForm(form, { number: CARDS.approved });
       expect(await finalStatus(page)).toBe('paid');
       await screenshot(page, '06-receipt');
