@@ -89,6 +89,11 @@ export function WaitingPage(props: PageBase & { refreshPath: string }) {
         <a class="button" href={props.refreshPath}>
           {t.refresh}
         </a>
+        <p>
+          <a href={`/pay/${encodeURIComponent(props.link.slug)}`} data-testid="pay-back">
+            {t.backToLink}
+          </a>
+        </p>
       </section>
     </Layout>
   );
