@@ -13,6 +13,7 @@
 import autocannon from 'autocannon';
 import { startProcesses } from '../scripts/processes';
 import {
+  buildServices,
   demoToken,
   freePort,
   freshInfrastructure,
@@ -92,6 +93,7 @@ const pad = (text: string, width: number) => text.padEnd(width);
 
 async function main() {
   log(`machine: ${machine()}`);
+  buildServices();
   const infra = await freshInfrastructure('links');
   const token = demoToken();
   const { env: portsEnv, gatewayPort } = await servicePortsEnv();
@@ -123,6 +125,7 @@ async function main() {
       root: ROOT,
       env,
       port: gatewayPort,
+      compiled: true,
       nodeArgs,
       output: (service, line) => serviceOutput.push(`[${service}] ${line}`),
     });

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startProcesses } from '../scripts/processes';
 import {
+  buildServices,
   demoToken,
   freshInfrastructure,
   log as logger,
@@ -56,6 +57,7 @@ async function processes(): Promise<void> {
         LOG_LEVEL: 'warn',
       },
       port: gatewayPort,
+      compiled: true,
       output: (service, line) => output.push(`[${service}] ${line}`),
       onReady: (service) => readyAfter.set(service, performance.now() - started),
     });
@@ -129,6 +131,7 @@ async function embedded(): Promise<void> {
 
 async function main() {
   log(`machine: ${machine()}`);
+  buildServices();
   await processes();
   await embedded();
 }

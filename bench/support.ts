@@ -1,5 +1,5 @@
 /** What the system benchmarks share: a throw-away database and broker names, free ports, RSS, figures. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -171,3 +171,9 @@ export function machine(): string {
 }
 
 export const demoToken = () => randomUUID();
+
+/** `npm run build` (skipped when nothing changed): the benches run the compiled services, as images do. */
+export function buildServices(): void {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('npm run build failed');
+}

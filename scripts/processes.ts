@@ -20,6 +20,8 @@ export interface ProcessOptions {
   output?: (service: ServiceName, line: string) => void;
   /** Called as each service answers `/readyz` (the start benchmark times them). */
   onReady?: (service: ServiceName) => void;
+  /** Run each service's compiled `dist/main.js` (`npm run build`) instead of its TypeScript through tsx. */
+  compiled?: boolean;
   /** Extra Node options for every service (the benchmark's `--cpu-prof`, not allowed in NODE_OPTIONS). */
   nodeArgs?: string[];
 }
@@ -104,12 +106,14 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
     // services in order; the IPC channel stops them if this process dies without doing so.
     const child = spawn(
       process.execPath,
-      [
-        ...(options.nodeArgs ?? []),
-        '--import',
-        'tsx',
-        path.join(options.root, 'services', name, 'src', 'main.ts'),
-      ],
+      options.compiled
+        ? [...(options.nodeArgs ?? []), path.join(options.root, 'services', name, 'dist', 'main.js')]
+        : [
+            ...(options.nodeArgs ?? []),
+            '--import',
+            'tsx',
+            path.join(options.root, 'services', name, 'src', 'main.ts'),
+          ],
       {
         cwd: options.root,
         env: { ...shared, ...extraEnv, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },
