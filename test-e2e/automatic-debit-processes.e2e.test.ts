@@ -2,6 +2,7 @@ import { createEvent } from '@payrail/contracts';
 import { DEMO_MERCHANT } from '@payrail/gateway';
 import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import {
+  aDynamicLink,
   aStaticLink,
   createTestDatabase,
   deleteBrokerTopology,
@@ -106,17 +107,19 @@ async function subscription(id: number): Promise<SubscriptionView> {
 }
 
 /** A STATIC link through the gateway, its subscription, a card saved on the sandbox's form, the first payment. */
-async function subscribe(customIdentifier: string, cardNumber: string, totalPeriods: number) {
+async function subscribe(customIdentifier: string, cardNumber: string, totalPeriods: number | 'DYNAMIC') {
   const created = await call(
     'POST',
     '/api/saleitems/add',
-    aStaticLink({
-      customIdentifier,
-      totalPeriods,
-      amount: 120000,
-      installmentAmount: 120000,
-      dayOfMonth: 10,
-    }),
+    totalPeriods === 'DYNAMIC'
+      ? aDynamicLink({ customIdentifier, amount: 120000 })
+      : aStaticLink({
+          customIdentifier,
+          totalPeriods,
+          amount: 120000,
+          installmentAmount: 120000,
+          dayOfMonth: 10,
+        }),
   );
   expect(created.status).toBe(200);
   const linkId = (created.body as { id: number }).id;
@@ -321,6 +324,44 @@ describe('automatic debit through the gateway, services as processes', () => {
     // Dunning is over for it: no fifth attempt, whatever the day.
     await runAsOf(addDays(second.paymentDate, 9));
     expect(await ledgerOf(second.installmentId)).toHaveLength(4);
+  });
+});
+
+describe('a DYNAMIC subscription', () => {
+  it('charges the invoices the merchant adds, each on its own day and at its own amount', async () => {
+    const start = await subscribe('debit-dynamic', '4242424242424242', 'DYNAMIC');
+    const added = await call('POST', '/api/subscriptions/installments', {
+      custom_identifier: 'debit-dynamic',
+      installments: [
+        { payment_date: '2026-12-15', amount: 90000, invoice_number: 'INV-1' },
+        { payment_date: '2027-01-15', amount: 95000, invoice_number: 'INV-2' },
+      ],
+    });
+    expect(added.status).toBe(201);
+    const view = await waitFor(async () => {
+      const current = await subscription(start.id);
+      return current.installments.length === 3 && current;
+    });
+    const [first, second] = [byNumber(view, 2), byNumber(view, 3)];
+    // The scheduler learns of them through installments.scheduled: wait until it has both.
+    await waitFor(async () => {
+      const rows =
+        await sql`select 1 from billing_scheduler.installments where installment_id in (${first.installmentId}, ${second.installmentId})`;
+      return rows.length === 2;
+    });
+    expect((await runAsOf('2026-12-14')).due).toBe(0);
+    // The runs are the merchant's: they also claim what the other tests left due (the past-due
+    // subscription's next installment), so only this subscription's charges are counted, at the sandbox.
+    await runAsOf('2026-12-15');
+    expect((await ledgerOf(second.installmentId)).length).toBe(0);
+    await runAsOf('2027-01-15');
+    expect((await ledgerOf(first.installmentId)).map((entry) => [entry.resultCode, entry.amount])).toEqual([
+      ['00', '90000.00'],
+    ]);
+    expect((await ledgerOf(second.installmentId)).map((entry) => [entry.resultCode, entry.amount])).toEqual([
+      ['00', '95000.00'],
+    ]);
+    await paidInSubscriptions(start.id, 3);
   });
 });
 
