@@ -145,3 +145,22 @@ export {
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
 export { RECURRENT_LINK_CREATED, routingKeyOf } from './routing';
+export {
+  adminWebhookApi,
+  type CreateWebhookEndpointRequest,
+  createWebhookEndpointRequest,
+  DELIVERIES_PAGE,
+  EVENT_RETENTION_DAYS,
+  EVENTS_PAGE,
+  RESERVED_WEBHOOK_HEADERS,
+  SECRET_ROTATION_OVERLAP_HOURS,
+  type UpdateWebhookEndpointRequest,
+  updateWebhookEndpointRequest,
+  WEBHOOK_EVENT_KINDS,
+  WEBHOOK_EXAMPLES,
+  WEBHOOK_TEST_KIND,
+  webhookApi,
+  webhookEnvelope,
+  type WebhookEventKind,
+  webhookOperations,
+} from './api/webhooks';

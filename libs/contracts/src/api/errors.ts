@@ -67,6 +67,16 @@ export const GATEWAY_ERRORS = {
     description: 'No such token of the merchant.',
     detail: 'API token not found',
   },
+  WEBHOOK_ENDPOINT_NOT_FOUND: {
+    status: 404,
+    description: "No such webhook endpoint for this merchant (another merchant's is not found either).",
+    detail: 'Webhook endpoint not found',
+  },
+  WEBHOOK_DELIVERY_NOT_FOUND: {
+    status: 404,
+    description: 'No such webhook delivery for this merchant.',
+    detail: 'Webhook delivery not found',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** The links service: payment links and the merchant-configuration rules of spec 2.1 and 5. */

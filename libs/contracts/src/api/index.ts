@@ -4,12 +4,15 @@ import { billingAdminOperations } from './billing';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
 import { subscriptionOperations } from './subscriptions';
+import { adminWebhookOperations, webhookOperations } from './webhooks';
 
 /** Every public endpoint, for the gateway's OpenAPI document. */
 export const apiOperations: ApiOperation[] = [
   ...paymentLinkOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
+  ...webhookOperations,
   ...adminOperations,
   ...billingAdminOperations,
+  ...adminWebhookOperations,
 ];

@@ -1,0 +1,845 @@
+import { z } from 'zod';
+import { CURRENCIES } from '../merchant-context';
+import { MAX_LENGTH, text, textRules } from '../text';
+import { type ApiOperation, defineOperation } from './operation';
+
+/**
+ * The event kinds a merchant's webhook receiver gets (design 5: the envelope receivers in the field
+ * parse). `WEBHOOK_TEST` is sent only by `POST /api/webhook-endpoints/{id}/test`.
+ */
+export const WEBHOOK_EVENT_KINDS = [
+  'PAYMENT_SUCCESS',
+  'PAYMENT_FAILED',
+  'SUBSCRIPTION_ACTIVATED',
+  'SUBSCRIPTION_PAST_DUE',
+  'SUBSCRIPTION_CANCELLED',
+  'SUBSCRIPTION_COMPLETED',
+  'INSTALLMENT_UPDATED',
+  'INSTALLMENT_CANCELLED',
+  'BANK_TRANSFER_REGISTERED',
+  'LINK_EXPIRED',
+  'LINK_CANCELLED',
+] as const;
+export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
+export const WEBHOOK_TEST_KIND = 'WEBHOOK_TEST';
+
+/** How long the previous signing secret keeps signing beside the new one after a rotation. */
+export const SECRET_ROTATION_OVERLAP_HOURS = 24;
+/** The event log keeps a merchant's events this long. */
+export const EVENT_RETENTION_DAYS = 30;
+export const EVENTS_PAGE = { default: 100, max: 1000 } as const;
+export const DELIVERIES_PAGE = { default: 50, max: 200 } as const;
+
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+/** Headers the delivery sets itself: a configured header may not replace them. */
+export const RESERVED_WEBHOOK_HEADERS = [
+  'authorization',
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
+
+const webhookUrl = textRules(
+  z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+  MAX_LENGTH.url,
+).meta({
+  description:
+    'Where events are sent (http or https). Addresses on loopback, private or link-local networks are refused ' +
+    'unless the deployment allows them (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, development only).',
+});
+
+const authInput = z
+  .discriminatedUnion('type', [
+    z.object({
+      type: z.literal('basic'),
+      username: text(200)
+        .min(1)
+        .refine((value) => !value.includes(':'), 'must not contain ":"'),
+      password: text(200).min(1),
+    }),
+    z.object({
+      type: z.literal('header'),
+      name: text(100)
+        .regex(HEADER_NAME, 'must be an HTTP header name')
+        .refine(
+          (value) => !RESERVED_WEBHOOK_HEADERS.includes(value.toLowerCase()),
+          'is set by the delivery itself; choose another header name',
+        ),
+      value: text(1000)
+        .min(1)
+        .refine((value) => !/[\r\n]/.test(value), 'must not contain line breaks'),
+    }),
+  ])
+  .meta({
+    description:
+      'How the receiver authenticates us: HTTP Basic (`Authorization: Basic ...`) or a header of its own ' +
+      '(`X-Token: ...`). Stored encrypted; responses show only the type and the username or header name.',
+  });
+
+const eventsFilter = z
+  .array(z.enum(WEBHOOK_EVENT_KINDS))
+  .min(1)
+  .max(WEBHOOK_EVENT_KINDS.length)
+  .transform((kinds) => [...new Set(kinds)])
+  .meta({ description: 'The event kinds to send; absent or null: every kind.' });
+
+export const createWebhookEndpointRequest = z.object({
+  url: webhookUrl,
+  method: z.enum(['POST', 'PUT']).default('POST'),
+  auth: authInput.nullish(),
+  events: eventsFilter.nullish(),
+  description: text(500).nullish(),
+});
+export type CreateWebhookEndpointRequest = z.infer<typeof createWebhookEndpointRequest>;
+
+export const updateWebhookEndpointRequest = z.object({
+  url: webhookUrl.optional(),
+  method: z.enum(['POST', 'PUT']).optional(),
+  auth: authInput.nullable().optional().meta({ description: '`null` removes it.' }),
+  events: eventsFilter.nullable().optional(),
+  description: text(500).nullable().optional(),
+  enabled: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Re-enable an endpoint disabled after failing for 3 days (or pause one).' }),
+});
+export type UpdateWebhookEndpointRequest = z.infer<typeof updateWebhookEndpointRequest>;
+
+const instant = z.iso.datetime({ offset: true });
+
+export const webhookEndpointResponse = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  method: z.enum(['POST', 'PUT']),
+  auth: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('basic'), username: z.string() }),
+      z.object({ type: z.literal('header'), name: z.string() }),
+    ])
+    .nullable()
+    .meta({ description: 'The secret part (password, header value) is never shown.' }),
+  events: z.array(z.enum(WEBHOOK_EVENT_KINDS)).nullable(),
+  description: z.string().nullable(),
+  status: z.enum(['enabled', 'disabled']),
+  disabledAt: instant.nullable(),
+  disabledReason: z.string().nullable().meta({
+    description:
+      '`failing`: every delivery failed for 3 days; `merchant`: switched off with `enabled: false`.',
+  }),
+  previousSecretExpiresAt: instant
+    .nullable()
+    .meta({ description: 'After a rotation: until then the old secret signs beside the new one.' }),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
+export const createdWebhookEndpointResponse = webhookEndpointResponse.extend({
+  secret: z.string().meta({
+    description: 'The signing secret (`whsec_...`, Standard Webhooks): shown this once, stored encrypted.',
+  }),
+});
+
+export const webhookEndpointListResponse = z.object({ endpoints: z.array(webhookEndpointResponse) });
+
+export const rotateSecretResponse = z.object({
+  secret: z.string().meta({ description: 'The new secret, shown this once.' }),
+  previousSecretExpiresAt: instant,
+});
+
+export const webhookDeliveryAttempt = z.object({
+  attemptedAt: instant,
+  statusCode: z.number().int().nullable().meta({ description: 'null: no answer (timeout, refused).' }),
+  durationMs: z.number().int(),
+  response: z.string().nullable().meta({ description: 'The first 1 KB of the answer.' }),
+  error: z.string().nullable(),
+});
+
+export const webhookDeliveryResponse = z.object({
+  id: z.uuid(),
+  endpointId: z.uuid(),
+  eventId: z.string(),
+  event: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  origin: z.enum(['event', 'test', 'retry', 'replay']),
+  attempts: z.array(webhookDeliveryAttempt),
+  nextAttemptAt: instant.nullable(),
+  createdAt: instant,
+  deliveredAt: instant.nullable(),
+});
+
+export const webhookDeliveryListResponse = z.object({
+  deliveries: z.array(webhookDeliveryResponse),
+  nextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'Pass as `cursor` for the next page; null: no more.' }),
+});
+
+const cursorText = text(40).regex(/^\d{1,18}$/, 'must be a cursor returned by this API');
+
+export const listWebhookDeliveriesQuery = z.object({
+  endpointId: z.uuid().optional(),
+  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  event: z.enum([...WEBHOOK_EVENT_KINDS, WEBHOOK_TEST_KIND]).optional(),
+  cursor: cursorText.optional(),
+  limit: z.coerce.number().int().min(1).max(DELIVERIES_PAGE.max).default(DELIVERIES_PAGE.default),
+});
+
+export const replayRequest = z
+  .object({
+    from: instant.meta({ description: 'Events created at or after this instant…' }),
+    to: instant.meta({ description: '…and before this one (at most 30 days back: the event log).' }),
+  })
+  .refine((range) => Date.parse(range.from) < Date.parse(range.to), {
+    message: 'must be after from',
+    path: ['to'],
+  });
+
+export const replayResponse = z.object({
+  replayed: z.number().int().meta({ description: 'How many events are queued again for this endpoint.' }),
+});
+
+export const queuedDeliveryResponse = z.object({
+  deliveryId: z.uuid(),
+  eventId: z.string(),
+  status: z.literal('pending'),
+});
+
+/** What every envelope's `data` has, `null` where it does not apply; each kind adds its own fields. */
+export const webhookEnvelopeData = z.looseObject({
+  txId: z.string().nullable().meta({ description: "The processor's transaction or the bank's reference." }),
+  payRequestId: z.number().int().nullable().meta({ description: 'The payment link (pay request) id.' }),
+  currency: z.enum(CURRENCIES).nullable(),
+  amount: z.number().nullable().meta({ description: 'A JSON number written with 2 decimals (`150000.00`).' }),
+  statusId: z.number().int().nullable().meta({ description: 'The link status: 1, 5, 6, 7 or 200 (paid).' }),
+  customIdentifier: z.string().nullable(),
+  customIdentifier2: z.string().nullable(),
+  label: z.string().nullable(),
+  subscriptionId: z.number().int().nullable(),
+  subscriptionTotalPeriods: z.number().int().nullable(),
+  subscriptionPayedPeriod: z.number().int().nullable().meta({ description: 'The period paid, 1-based.' }),
+});
+
+export const webhookEnvelope = z.object({
+  id: z.string().meta({ description: '`evt_...`, also the `webhook-id` header: the same on every retry.' }),
+  event: z.enum([...WEBHOOK_EVENT_KINDS, WEBHOOK_TEST_KIND]),
+  createdAt: instant,
+  data: webhookEnvelopeData,
+});
+
+export const listEventsQuery = z.object({
+  after: cursorText.optional().meta({ description: 'The `nextCursor` of the previous page.' }),
+  limit: z.coerce.number().int().min(1).max(EVENTS_PAGE.max).default(EVENTS_PAGE.default),
+  type: z.enum(WEBHOOK_EVENT_KINDS).optional(),
+});
+
+export const eventListResponse = z.object({
+  events: z.array(webhookEnvelope),
+  nextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'Pass as `after` to continue; the same cursor again later finds newer events.' }),
+  hasMore: z.boolean(),
+});
+
+export const webhookEndpointIdParams = z.object({ id: z.uuid() });
+export const webhookDeliveryIdParams = z.object({ id: z.uuid() });
+export const merchantWebhookEndpointParams = z.object({ id: z.uuid(), endpointId: z.uuid() });
+
+// ---------------------------------------------------------------------------------------------------
+// Examples: one story, replayed in document order (the demo merchant of `npm start`).
+
+const ENDPOINT_ID = '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f';
+const ADMIN_ENDPOINT_ID = '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182';
+const DELIVERY_ID = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
+const DEMO_MERCHANT_ID = '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f';
+
+const baseData = {
+  txId: null,
+  payRequestId: 1045,
+  currency: 'PYG',
+  amount: 150000,
+  statusId: 1,
+  customIdentifier: '4567890',
+  customIdentifier2: null,
+  label: 'Gym membership',
+  subscriptionId: 311,
+  subscriptionTotalPeriods: 12,
+  subscriptionPayedPeriod: 1,
+};
+
+/** An example envelope of every kind, for the OpenAPI `webhooks` section. */
+export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data: Record<string, unknown> }> =
+  {
+    PAYMENT_SUCCESS: {
+      summary:
+        'A link was paid, or an installment of a subscription (`subscriptionPayedPeriod` is its number).',
+      data: {
+        ...baseData,
+        txId: 'A-7781-2026',
+        statusId: 200,
+        subscriptionPayedPeriod: 2,
+        installmentId: 9001,
+        paidAt: '2026-12-05T09:00:00.000Z',
+        method: 'CARD',
+      },
+    },
+    PAYMENT_FAILED: {
+      summary: 'A payment attempt was declined: statusId 5 and the reason.',
+      data: {
+        ...baseData,
+        statusId: 5,
+        subscriptionPayedPeriod: 1,
+        installmentId: 9001,
+        attempt: 1,
+        declineCode: 'insufficient_funds',
+        declineReason: 'soft',
+        retryable: true,
+        failedAt: '2026-12-05T09:00:00.000Z',
+      },
+    },
+    SUBSCRIPTION_ACTIVATED: {
+      summary: 'The first payment made the subscription active.',
+      data: { ...baseData, statusId: 200, subscriptionPayedPeriod: null, subscriptionStatus: 'active' },
+    },
+    SUBSCRIPTION_PAST_DUE: {
+      summary: 'An installment failed after its last retry: the subscription is past due until it is paid.',
+      data: {
+        ...baseData,
+        statusId: 200,
+        subscriptionPayedPeriod: null,
+        subscriptionStatus: 'past_due',
+        installmentId: 9002,
+      },
+    },
+    SUBSCRIPTION_CANCELLED: {
+      summary: 'The subscription was cancelled.',
+      data: { ...baseData, statusId: 200, subscriptionPayedPeriod: null, subscriptionStatus: 'cancelled' },
+    },
+    SUBSCRIPTION_COMPLETED: {
+      summary: 'Every installment is settled.',
+      data: { ...baseData, statusId: 200, subscriptionPayedPeriod: null, subscriptionStatus: 'completed' },
+    },
+    INSTALLMENT_UPDATED: {
+      summary: 'Installments changed amount or date (one event per subscription and operation).',
+      data: {
+        ...baseData,
+        amount: null,
+        subscriptionPayedPeriod: null,
+        installments: [
+          {
+            installmentId: 9002,
+            number: 2,
+            paymentDate: '2026-12-05',
+            amount: 160000,
+            status: 'pending',
+            invoiceNumber: null,
+            changedFields: ['amount'],
+          },
+        ],
+      },
+    },
+    INSTALLMENT_CANCELLED: {
+      summary: 'Installments were cancelled (one event per subscription and operation).',
+      data: {
+        ...baseData,
+        amount: null,
+        subscriptionPayedPeriod: null,
+        installments: [
+          {
+            installmentId: 9003,
+            number: 3,
+            paymentDate: '2027-01-05',
+            amount: 150000,
+            status: 'cancelled',
+            invoiceNumber: null,
+          },
+        ],
+      },
+    },
+    BANK_TRANSFER_REGISTERED: {
+      summary: 'A bank transfer you notified settled a link or an installment.',
+      data: {
+        ...baseData,
+        txId: 'TRX-000123',
+        statusId: 200,
+        subscriptionPayedPeriod: 2,
+        installmentId: 9002,
+        bankName: 'Banco Nacional',
+        bankReference: 'TRX-000123',
+        transferDate: '2026-12-04',
+      },
+    },
+    LINK_EXPIRED: {
+      summary: 'The link was not paid in time: statusId 6.',
+      data: {
+        ...baseData,
+        statusId: 6,
+        subscriptionId: null,
+        subscriptionTotalPeriods: null,
+        subscriptionPayedPeriod: null,
+      },
+    },
+    LINK_CANCELLED: {
+      summary: 'The link was cancelled: statusId 7.',
+      data: {
+        ...baseData,
+        statusId: 7,
+        subscriptionPayedPeriod: null,
+        reason: 'merchant',
+      },
+    },
+  };
+
+const endpointExample = {
+  id: ENDPOINT_ID,
+  url: 'https://gym.example.com/hooks/payments',
+  method: 'PUT',
+  auth: { type: 'basic', username: 'payrail' },
+  events: null,
+  description: 'Accounting system',
+  status: 'enabled',
+  disabledAt: null,
+  disabledReason: null,
+  previousSecretExpiresAt: null,
+  createdAt: '2026-11-23T12:00:00.000Z',
+  updatedAt: '2026-11-23T12:00:00.000Z',
+};
+
+const envelopeExample = {
+  id: 'evt_2c7b1f0e9d8a4b6c5e3f2a1d',
+  event: 'INSTALLMENT_UPDATED',
+  createdAt: '2026-11-23T12:00:00.000Z',
+  data: {
+    txId: null,
+    payRequestId: 1045,
+    currency: 'PYG',
+    amount: null,
+    statusId: 1,
+    customIdentifier: '4567890',
+    customIdentifier2: null,
+    label: 'Gym membership',
+    subscriptionId: 311,
+    subscriptionTotalPeriods: 12,
+    subscriptionPayedPeriod: null,
+  },
+};
+
+const deliveryExample = {
+  id: DELIVERY_ID,
+  endpointId: ENDPOINT_ID,
+  eventId: 'evt_9a8b7c6d5e4f3a2b1c0d9e8f',
+  event: 'WEBHOOK_TEST',
+  status: 'delivered',
+  origin: 'test',
+  attempts: [
+    {
+      attemptedAt: '2026-11-23T12:00:01.000Z',
+      statusCode: 204,
+      durationMs: 87,
+      response: '',
+      error: null,
+    },
+  ],
+  nextAttemptAt: null,
+  createdAt: '2026-11-23T12:00:00.000Z',
+  deliveredAt: '2026-11-23T12:00:01.000Z',
+};
+
+const WEBHOOKS_DESCRIPTION =
+  'Each delivery is signed the Standard Webhooks way: headers `webhook-id` (the event id, the same on every ' +
+  'retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of ' +
+  '"{id}.{timestamp}.{body}">`, keyed with the base64 part of your `whsec_` secret; two signatures, space ' +
+  'separated, during the 24 hours after a rotation). Any 2xx answer within 10 seconds is delivered; otherwise ' +
+  'it is retried with exponential backoff and jitter for 3 days (about 5 s, 5 min, 30 min, 2 h, 5 h, then every ' +
+  '10 h), and events of one subscription (or one link) are delivered in order. An endpoint whose deliveries ' +
+  'fail for 3 days is disabled; re-enable it with `PATCH {"enabled": true}`.';
+
+/** The merchant's webhook endpoints, delivery log and event log: served by the gateway itself. */
+export const webhookApi = {
+  createWebhookEndpoint: defineOperation({
+    method: 'post',
+    path: '/api/webhook-endpoints',
+    operationId: 'createWebhookEndpoint',
+    summary: 'Register a webhook endpoint',
+    description: `${WEBHOOKS_DESCRIPTION} The signing \`secret\` is in this response only.`,
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    requestBody: {
+      schema: createWebhookEndpointRequest,
+      example: {
+        url: 'https://gym.example.com/hooks/payments',
+        method: 'PUT',
+        auth: { type: 'basic', username: 'payrail', password: 's3cret-of-the-receiver' },
+        description: 'Accounting system',
+      },
+    },
+    responses: {
+      201: {
+        description: 'The endpoint, with its signing secret (shown once).',
+        schema: createdWebhookEndpointResponse,
+        example: { ...endpointExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      },
+    },
+  }),
+  listWebhookEndpoints: defineOperation({
+    method: 'get',
+    path: '/api/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
+    summary: 'Your webhook endpoints',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    responses: {
+      200: {
+        description: 'Every endpoint, oldest first.',
+        schema: webhookEndpointListResponse,
+        example: { endpoints: [endpointExample] },
+      },
+    },
+  }),
+  rotateWebhookSecret: defineOperation({
+    method: 'post',
+    path: '/api/webhook-endpoints/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the signing secret',
+    description:
+      'Returns a new secret. For 24 hours deliveries carry two signatures, one with each secret, so the ' +
+      'receiver can switch without losing an event.',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    pathParams: webhookEndpointIdParams,
+    parameterExamples: { default: { id: ENDPOINT_ID } },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: {
+      200: {
+        description: 'The new secret (shown once) and when the old one stops signing.',
+        schema: rotateSecretResponse,
+        example: {
+          secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
+          previousSecretExpiresAt: '2026-11-24T12:00:00.000Z',
+        },
+      },
+    },
+  }),
+  testWebhookEndpoint: defineOperation({
+    method: 'post',
+    path: '/api/webhook-endpoints/{id}/test',
+    operationId: 'testWebhookEndpoint',
+    summary: 'Send a test event',
+    description: 'Queues a `WEBHOOK_TEST` event for this endpoint; its delivery shows in the delivery log.',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    pathParams: webhookEndpointIdParams,
+    parameterExamples: { default: { id: ENDPOINT_ID } },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: {
+      202: {
+        description: 'Queued.',
+        schema: queuedDeliveryResponse,
+        example: { deliveryId: DELIVERY_ID, eventId: 'evt_9a8b7c6d5e4f3a2b1c0d9e8f', status: 'pending' },
+      },
+    },
+  }),
+  listWebhookDeliveries: defineOperation({
+    method: 'get',
+    path: '/api/webhook-deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'The delivery log',
+    description:
+      'Newest first; each delivery with its attempts (time, status code, duration, first 1 KB of the answer).',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    query: listWebhookDeliveriesQuery,
+    parameterExamples: { default: { endpointId: ENDPOINT_ID, event: 'WEBHOOK_TEST' } },
+    responses: {
+      200: {
+        description: 'A page of deliveries.',
+        schema: webhookDeliveryListResponse,
+        example: { deliveries: [deliveryExample], nextCursor: null },
+      },
+    },
+  }),
+  retryWebhookDelivery: defineOperation({
+    method: 'post',
+    path: '/api/webhook-deliveries/{id}/retry',
+    operationId: 'retryWebhookDelivery',
+    summary: 'Send one delivery again',
+    description: 'Queues a new delivery of the same event (same `webhook-id`) to the same endpoint, now.',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    pathParams: webhookDeliveryIdParams,
+    parameterExamples: { default: { id: DELIVERY_ID } },
+    errors: ['WEBHOOK_DELIVERY_NOT_FOUND'],
+    responses: {
+      202: {
+        description: 'Queued.',
+        schema: queuedDeliveryResponse,
+        example: {
+          deliveryId: '8f9a0b1c-2d3e-4f50-8a6b-7c8d9e0f1a2b',
+          eventId: 'evt_9a8b7c6d5e4f3a2b1c0d9e8f',
+          status: 'pending',
+        },
+      },
+    },
+  }),
+  replayWebhookEvents: defineOperation({
+    method: 'post',
+    path: '/api/webhook-endpoints/{id}/replay',
+    operationId: 'replayWebhookEvents',
+    summary: 'Send a time range of events again',
+    description:
+      'Queues, for this endpoint, every event of the range it subscribes to, in their order (each with its ' +
+      'original id).',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    pathParams: webhookEndpointIdParams,
+    parameterExamples: { default: { id: ENDPOINT_ID } },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+    requestBody: {
+      schema: replayRequest,
+      example: { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' },
+    },
+    responses: {
+      202: { description: 'Queued.', schema: replayResponse, example: { replayed: 1 } },
+    },
+  }),
+  getWebhookEndpoint: defineOperation({
+    method: 'get',
+    path: '/api/webhook-endpoints/{id}',
+    operationId: 'getWebhookEndpoint',
+    summary: 'A webhook endpoint',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    pathParams: webhookEndpointIdParams,
+    parameterExamples: { default: { id: ENDPOINT_ID } },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: {
+      200: { description: 'The endpoint.', schema: webhookEndpointResponse, example: endpointExample },
+    },
+  }),
+  updateWebhookEndpoint: defineOperation({
+    method: 'patch',
+    path: '/api/webhook-endpoints/{id}',
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change a webhook endpoint',
+    description:
+      'Only the fields given change. `enabled: true` re-enables an endpoint disabled after failing.',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    pathParams: webhookEndpointIdParams,
+    parameterExamples: { default: { id: ENDPOINT_ID } },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+    requestBody: {
+      schema: updateWebhookEndpointRequest,
+      example: {
+        method: 'POST',
+        auth: { type: 'header', name: 'X-Receiver-Token', value: 'tok_8d1f6a' },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The endpoint after the change.',
+        schema: webhookEndpointResponse,
+        example: { ...endpointExample, method: 'POST', auth: { type: 'header', name: 'X-Receiver-Token' } },
+      },
+    },
+  }),
+  deleteWebhookEndpoint: defineOperation({
+    method: 'delete',
+    path: '/api/webhook-endpoints/{id}',
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    description: 'Nothing more is sent to it; its delivery log goes with it.',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    pathParams: webhookEndpointIdParams,
+    parameterExamples: { default: { id: ENDPOINT_ID } },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: { 204: { description: 'Deleted.' } },
+  }),
+  listEvents: defineOperation({
+    method: 'get',
+    path: '/api/events',
+    operationId: 'listEvents',
+    summary: 'The event log, for polling',
+    description:
+      'Your events of the last 30 days, oldest first, in the webhook envelope. Keep the `nextCursor` and ask ' +
+      'again with `after`: no event is skipped or repeated.',
+    tags: ['Webhooks'],
+    security: 'apiToken',
+    query: listEventsQuery,
+    responses: {
+      200: {
+        description: 'A page of events.',
+        schema: eventListResponse,
+        example: { events: [envelopeExample], nextCursor: '1', hasMore: false },
+      },
+    },
+  }),
+};
+
+const adminEndpointExample = {
+  ...endpointExample,
+  id: ADMIN_ENDPOINT_ID,
+  method: 'POST',
+  auth: { type: 'header', name: 'X-Receiver-Token' },
+  description: 'Set up by the operator',
+};
+
+/** The same endpoints, managed by the operator (`/admin/merchants/{id}/webhook-endpoints`). */
+export const adminWebhookApi = {
+  adminCreateWebhookEndpoint: defineOperation({
+    method: 'post',
+    path: '/admin/merchants/{id}/webhook-endpoints',
+    operationId: 'adminCreateWebhookEndpoint',
+    summary: 'Register a webhook endpoint for a merchant',
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: z.object({ id: z.uuid() }),
+    parameterExamples: { default: { id: DEMO_MERCHANT_ID } },
+    errors: ['MERCHANT_NOT_FOUND'],
+    requestBody: {
+      schema: createWebhookEndpointRequest,
+      example: {
+        url: 'https://gym.example.com/hooks/operator',
+        method: 'POST',
+        auth: { type: 'header', name: 'X-Receiver-Token', value: 'tok_0p3r4t0r' },
+        description: 'Set up by the operator',
+      },
+    },
+    responses: {
+      201: {
+        description: 'The endpoint, with its signing secret (shown once).',
+        schema: createdWebhookEndpointResponse,
+        example: {
+          ...adminEndpointExample,
+          url: 'https://gym.example.com/hooks/operator',
+          secret: 'whsec_pJ0aF4mO8wG6y2b5CkQ1sHtLnV7rXeZd',
+        },
+      },
+    },
+  }),
+  adminListWebhookEndpoints: defineOperation({
+    method: 'get',
+    path: '/admin/merchants/{id}/webhook-endpoints',
+    operationId: 'adminListWebhookEndpoints',
+    summary: "A merchant's webhook endpoints (disabled ones show why)",
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: z.object({ id: z.uuid() }),
+    parameterExamples: { default: { id: DEMO_MERCHANT_ID } },
+    errors: ['MERCHANT_NOT_FOUND'],
+    responses: {
+      200: {
+        description: 'Every endpoint of the merchant.',
+        schema: webhookEndpointListResponse,
+        example: { endpoints: [{ ...adminEndpointExample, url: 'https://gym.example.com/hooks/operator' }] },
+      },
+    },
+  }),
+  adminRotateWebhookSecret: defineOperation({
+    method: 'post',
+    path: '/admin/merchants/{id}/webhook-endpoints/{endpointId}/rotate-secret',
+    operationId: 'adminRotateWebhookSecret',
+    summary: "Rotate a merchant's webhook signing secret",
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantWebhookEndpointParams,
+    parameterExamples: { default: { id: DEMO_MERCHANT_ID, endpointId: ADMIN_ENDPOINT_ID } },
+    errors: ['MERCHANT_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: {
+      200: {
+        description: 'The new secret (shown once).',
+        schema: rotateSecretResponse,
+        example: {
+          secret: 'whsec_Yb2nQ7tV1cX9mK4pL6sD3fG8hJ0wE5rA',
+          previousSecretExpiresAt: '2026-11-24T12:00:00.000Z',
+        },
+      },
+    },
+  }),
+  adminTestWebhookEndpoint: defineOperation({
+    method: 'post',
+    path: '/admin/merchants/{id}/webhook-endpoints/{endpointId}/test',
+    operationId: 'adminTestWebhookEndpoint',
+    summary: "Send a test event to a merchant's endpoint",
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantWebhookEndpointParams,
+    parameterExamples: { default: { id: DEMO_MERCHANT_ID, endpointId: ADMIN_ENDPOINT_ID } },
+    errors: ['MERCHANT_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: {
+      202: {
+        description: 'Queued.',
+        schema: queuedDeliveryResponse,
+        example: {
+          deliveryId: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+          eventId: 'evt_1b2c3d4e5f6a7b8c9d0e1f2a',
+          status: 'pending',
+        },
+      },
+    },
+  }),
+  adminGetWebhookEndpoint: defineOperation({
+    method: 'get',
+    path: '/admin/merchants/{id}/webhook-endpoints/{endpointId}',
+    operationId: 'adminGetWebhookEndpoint',
+    summary: "A merchant's webhook endpoint",
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantWebhookEndpointParams,
+    parameterExamples: { default: { id: DEMO_MERCHANT_ID, endpointId: ADMIN_ENDPOINT_ID } },
+    errors: ['MERCHANT_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: {
+      200: {
+        description: 'The endpoint.',
+        schema: webhookEndpointResponse,
+        example: { ...adminEndpointExample, url: 'https://gym.example.com/hooks/operator' },
+      },
+    },
+  }),
+  adminUpdateWebhookEndpoint: defineOperation({
+    method: 'patch',
+    path: '/admin/merchants/{id}/webhook-endpoints/{endpointId}',
+    operationId: 'adminUpdateWebhookEndpoint',
+    summary: "Change a merchant's webhook endpoint (re-enable a disabled one)",
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantWebhookEndpointParams,
+    parameterExamples: { default: { id: DEMO_MERCHANT_ID, endpointId: ADMIN_ENDPOINT_ID } },
+    errors: ['MERCHANT_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+    requestBody: { schema: updateWebhookEndpointRequest, example: { enabled: true } },
+    responses: {
+      200: {
+        description: 'The endpoint after the change.',
+        schema: webhookEndpointResponse,
+        example: { ...adminEndpointExample, url: 'https://gym.example.com/hooks/operator' },
+      },
+    },
+  }),
+  adminDeleteWebhookEndpoint: defineOperation({
+    method: 'delete',
+    path: '/admin/merchants/{id}/webhook-endpoints/{endpointId}',
+    operationId: 'adminDeleteWebhookEndpoint',
+    summary: "Delete a merchant's webhook endpoint",
+    tags: ['Operator'],
+    security: 'adminToken',
+    pathParams: merchantWebhookEndpointParams,
+    parameterExamples: { default: { id: DEMO_MERCHANT_ID, endpointId: ADMIN_ENDPOINT_ID } },
+    errors: ['MERCHANT_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND'],
+    responses: { 204: { description: 'Deleted.' } },
+  }),
+};
+
+/**
+ * In document order, which groups operations by path: the operations on an endpoint's sub-paths come
+ * before its own path, whose DELETE ends the story.
+ */
+export const webhookOperations: ApiOperation[] = Object.values(webhookApi) as ApiOperation[];
+export const adminWebhookOperations: ApiOperation[] = Object.values(adminWebhookApi) as ApiOperation[];
