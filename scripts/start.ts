@@ -52,8 +52,8 @@ function banner({ mode, gatewayUrl, sandboxUrl, demoToken, adminToken }: Banner)
  * The local internal secret (embedded system, or the processes of `npm start`) lives beside the data,
  * so what was sealed with it (stored idempotent responses) can still be read after a restart.
  */
-function embeddedSecret(dataDir: string): string {
-  const file = path.join(dataDir, 'internal-secret');
+function embeddedSecret(dataDir: string, name = 'internal-secret'): string {
+  const file = path.join(dataDir, name);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
@@ -205,7 +205,14 @@ async function main() {
     const secretDir = path.resolve(process.env.DATA_DIR ?? path.join(root, '.data'));
     mkdirSync(secretDir, { recursive: true });
     const internalSecret = process.env.INTERNAL_SECRET || embeddedSecret(secretDir);
-    const system = await startProcesses({ root, env: { ...env, INTERNAL_SECRET: internalSecret }, port });
+    // Webhook signing secrets and receiver credentials are sealed with a key of this checkout's too.
+    const webhookKey =
+      process.env.WEBHOOK_ENCRYPTION_KEY || embeddedSecret(secretDir, 'webhook-encryption-key');
+    const system = await startProcesses({
+      root,
+      env: { ...env, INTERNAL_SECRET: internalSecret, WEBHOOK_ENCRYPTION_KEY: webhookKey },
+      port,
+    });
     signals.started(() => system.stop());
     banner({
       mode: 'one process per service, PostgreSQL and RabbitMQ',
@@ -232,7 +239,13 @@ async function main() {
     dataDir,
     port,
     internalSecret: process.env.INTERNAL_SECRET ?? embeddedSecret(dataDir),
-    env,
+    env: {
+      ...env,
+      WEBHOOK_ENCRYPTION_KEY:
+        process.env.WEBHOOK_ENCRYPTION_KEY || embeddedSecret(dataDir, 'webhook-encryption-key'),
+      // A machine with only Node: receivers under test usually run on it (localhost) too.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS || 'true',
+    },
     logger,
     clock: systemClock,
   }).catch((error) => {

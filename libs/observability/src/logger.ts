@@ -75,7 +75,19 @@ export function createLogger(
     timestamp: pino.stdTimeFunctions.isoTime,
     // Card data never reaches our services; tokens and secrets must never reach the logs either.
     redact: {
-      paths: ['apiToken', '*.apiToken', 'headers["api-token"]', 'headers.authorization', 'token', '*.token'],
+      paths: [
+        'apiToken',
+        '*.apiToken',
+        'headers["api-token"]',
+        'headers.authorization',
+        'token',
+        '*.token',
+        // Webhook signing secrets and receiver credentials.
+        'secret',
+        '*.secret',
+        'password',
+        '*.password',
+      ],
       censor: '[redacted]',
     },
     // Errors are logged as their type, code and names, never with the values they carry (see safeError).

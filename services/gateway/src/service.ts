@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
-import { parseConfig } from '@payrail/config';
+import { ConfigError, env as envRules, parseConfig } from '@payrail/config';
 import {
   answerMethodNotAllowed,
   createApp,
@@ -16,6 +16,20 @@ import { idempotency } from './adapters/http/idempotency';
 import { merchantAuth } from './adapters/http/merchant-auth';
 import { clientAddressOf, forwardPublicPage } from './adapters/http/forward';
 import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
+import { merchantWebhookRoutes } from './adapters/http/webhook-routes';
+import { recordWebhookEventsOnEvents } from './adapters/messaging/record-webhook-events-on-events.consumer';
+import { inbox } from './adapters/postgres/schema';
+import { secretSealer } from './adapters/postgres/secret-sealer';
+import { postgresWebhookStore, webhookConsumerUnitOfWork } from './adapters/postgres/webhook-store';
+import { httpWebhookSender } from './adapters/webhooks/http-sender';
+import type { WebhookDeps } from './application/webhooks/deps';
+import { createDeliveryWorker } from './application/webhooks/deliver-webhooks';
+import { purgeExpiredEvents } from './application/webhooks/delivery-log';
+import {
+  DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_RETRY_WINDOW,
+  parseRetrySchedule,
+} from './domain/webhooks/retry-schedule';
 import { postgresIdempotencyStore } from './adapters/postgres/idempotency-store';
 import { cachedMerchantStore } from './adapters/postgres/cached-merchant-store';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
@@ -41,10 +55,34 @@ const gatewayEnvSchema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_UPSTREAM_TIMEOUT_MS),
   /** How long a live Api-Token's merchant is cached (revocations reach every replica at once by NOTIFY); 0: off. */
   TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Delays between webhook attempts; a trailing `...` repeats the last until `WEBHOOK_RETRY_WINDOW`. */
+  WEBHOOK_RETRY_SCHEDULE: z.string().default(DEFAULT_RETRY_SCHEDULE),
+  WEBHOOK_RETRY_WINDOW: z.string().default(DEFAULT_RETRY_WINDOW),
+  /** A receiver that has not answered by then has failed this attempt. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** Development and tests only: lets endpoints point at loopback, private and link-local addresses. */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: envRules.boolean(false),
+  /** Seals webhook secrets and receiver credentials at rest; default: derived from INTERNAL_SECRET. */
+  WEBHOOK_ENCRYPTION_KEY: envRules.secret().optional(),
+  /** Whether this process sends webhooks (replicas may leave it to others; every replica may do it). */
+  WEBHOOK_DELIVERY_WORKER: envRules.boolean(true),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).default(32),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
 });
 
-/** Expired idempotency records are purged this often (they are ignored once expired anyway). */
+/** Expired idempotency records (and events past their 30 days) are purged this often. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
+
+function retryDelaysFrom(schedule: string, window: string): number[] {
+  try {
+    return parseRetrySchedule(schedule, window);
+  } catch (error) {
+    throw new ConfigError(`Invalid environment:\n  WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`, [
+      'WEBHOOK_RETRY_SCHEDULE',
+    ]);
+  }
+}
 
 /** The only public edge: authenticates merchants and operators, and forwards to the owning service. */
 export const gatewayService: ServiceDefinition = {
@@ -63,6 +101,34 @@ export const gatewayService: ServiceDefinition = {
       if (!(await merchants.ensureMerchantWithOnlyToken(DEMO_MERCHANT, hashToken(demoToken), clock.now())))
         throw new Error('DEMO_API_TOKEN is already the token of another merchant: choose another UUID');
     }
+    const webhookStore = postgresWebhookStore(
+      database.db,
+      secretSealer(settings.WEBHOOK_ENCRYPTION_KEY ?? internalSecret),
+    );
+    const worker = createDeliveryWorker(
+      {
+        webhooks: webhookStore,
+        send: httpWebhookSender({
+          timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+          allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        }),
+        clock,
+        logger,
+      },
+      {
+        retryDelaysMs: retryDelaysFrom(settings.WEBHOOK_RETRY_SCHEDULE, settings.WEBHOOK_RETRY_WINDOW),
+        concurrency: settings.WEBHOOK_CONCURRENCY,
+        perEndpointConcurrency: settings.WEBHOOK_ENDPOINT_CONCURRENCY,
+        pollIntervalMs: settings.WEBHOOK_POLL_INTERVAL_MS,
+        leaseMs: settings.WEBHOOK_TIMEOUT_MS + 30_000,
+      },
+    );
+    const webhooks: WebhookDeps = {
+      webhooks: webhookStore,
+      clock,
+      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      deliveriesQueued: () => worker.wake(),
+    };
     const { app, markNotReady } = createApp({
       service: 'gateway',
       logger,
@@ -74,7 +140,14 @@ export const gatewayService: ServiceDefinition = {
     const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
     app.route(
       '/admin',
-      adminRoutes({ merchants, clock, adminToken: env.ADMIN_TOKEN || undefined, upstream, forward }),
+      adminRoutes({
+        merchants,
+        clock,
+        adminToken: env.ADMIN_TOKEN || undefined,
+        upstream,
+        forward,
+        webhooks,
+      }),
     );
     app.use('/api/*', merchantAuth(merchants));
     app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
@@ -83,6 +156,7 @@ export const gatewayService: ServiceDefinition = {
     app.all('/pay/*', (c) =>
       forwardPublicPage(c, payPages, clientAddressOf(c), { timeoutMs: settings.UPSTREAM_TIMEOUT_MS }),
     );
+    merchantWebhookRoutes(app, webhooks);
     merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
 
@@ -91,6 +165,8 @@ export const gatewayService: ServiceDefinition = {
       try {
         const purged = await idempotencyStore.deleteExpired(clock.now());
         if (purged > 0) logger.info({ purged }, 'expired idempotency records purged');
+        const events = await purgeExpiredEvents(webhooks);
+        if (events > 0) logger.info({ events }, 'webhook events past their 30 days purged');
       } catch (error) {
         logger.warn({ err: error }, 'idempotency purge failed; will retry');
       }
@@ -100,13 +176,21 @@ export const gatewayService: ServiceDefinition = {
       markNotReady,
       async start() {
         await merchants.start();
+        await bus.subscribe(
+          recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(database.db, inbox), () => worker.wake()),
+        );
+        if (settings.WEBHOOK_DELIVERY_WORKER) worker.start();
         purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);
         purgeTimer.unref();
       },
       async stop() {
         if (purgeTimer) clearInterval(purgeTimer);
         await merchants.stop();
+        await worker.stop();
       },
     };
   },
 };
+
+export { WEBHOOK_EVENTS_CONSUMER } from './adapters/messaging/record-webhook-events-on-events.consumer';
+export { WEBHOOK_SOURCE_EVENTS } from './application/webhooks/record-webhook-events';

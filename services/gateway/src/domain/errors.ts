@@ -26,3 +26,30 @@ export class ApiTokenNotFound extends Error {
     this.name = 'ApiTokenNotFound';
   }
 }
+
+export class WebhookEndpointNotFound extends Error {
+  readonly code = 'WEBHOOK_ENDPOINT_NOT_FOUND' satisfies GatewayErrorCode;
+  constructor(readonly endpointId: string) {
+    super(`Webhook endpoint ${endpointId} not found`);
+    this.name = 'WebhookEndpointNotFound';
+  }
+}
+
+export class WebhookDeliveryNotFound extends Error {
+  readonly code = 'WEBHOOK_DELIVERY_NOT_FOUND' satisfies GatewayErrorCode;
+  constructor(readonly deliveryId: string) {
+    super(`Webhook delivery ${deliveryId} not found`);
+    this.name = 'WebhookDeliveryNotFound';
+  }
+}
+
+/** A webhook endpoint setting that cannot be accepted (a URL on a private network): HTTP 400 on the field. */
+export class InvalidWebhookEndpoint extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InvalidWebhookEndpoint';
+  }
+}

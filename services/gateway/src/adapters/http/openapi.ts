@@ -3,6 +3,9 @@ import {
   ERROR_CODES,
   type ErrorCode,
   PAYMENT_LINK_STATUS_TABLE,
+  WEBHOOK_EVENT_KINDS,
+  WEBHOOK_EXAMPLES,
+  webhookEnvelope,
 } from '@payrail/contracts';
 import { z } from 'zod';
 
@@ -239,6 +242,59 @@ strings with two decimals (\`ammount\` in the link creation response is spelled 
 ${PAYMENT_LINK_STATUS_TABLE}
 `;
 
+/**
+ * The OpenAPI 3.1 `webhooks` section: what a merchant's receiver gets, one entry per event kind, each
+ * with an example envelope and the Standard Webhooks headers.
+ */
+function webhooksSection(): JsonObject {
+  const headers = [
+    ['webhook-id', 'The event id (`evt_...`): the same on every retry and replay; deduplicate on it.'],
+    ['webhook-timestamp', 'Unix seconds when this attempt was signed.'],
+    [
+      'webhook-signature',
+      '`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` keyed with your secret; ' +
+        'two, space separated, during a rotation overlap.',
+    ],
+  ].map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  }));
+  const section: Record<string, JsonObject> = {};
+  for (const kind of WEBHOOK_EVENT_KINDS) {
+    const example = WEBHOOK_EXAMPLES[kind];
+    section[kind] = {
+      post: {
+        operationId: `webhook${kind}`,
+        summary: `${kind}: ${example.summary}`,
+        description:
+          "Sent by POST (or PUT, as the endpoint is configured), with the endpoint's Basic or header " +
+          'credentials. Answer any 2xx within 10 seconds; anything else is retried for 3 days.',
+        tags: ['Webhooks'],
+        parameters: headers,
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: jsonSchemaOf(webhookEnvelope, 'output'),
+              example: {
+                id: 'evt_2c7b1f0e9d8a4b6c5e3f2a1d',
+                event: kind,
+                createdAt: '2026-12-05T09:00:00.000Z',
+                data: example.data,
+              },
+            },
+          },
+        },
+        responses: { '200': { description: 'Any 2xx: delivered.' } },
+      },
+    };
+  }
+  return section;
+}
+
 /** The OpenAPI 3.1 document of the public API, built from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(
   operations: ApiOperation[],
@@ -260,6 +316,7 @@ export function buildOpenApiDocument(
     servers: [{ url: '/' }],
     tags,
     paths,
+    webhooks: webhooksSection(),
     components: {
       schemas: { Problem: problemSchema },
       parameters: {

@@ -1,9 +1,16 @@
-import { adminApi, apiOperations, billingAdminApi, billingAdminOperations } from '@payrail/contracts';
+import {
+  adminApi,
+  apiOperations,
+  billingAdminApi,
+  billingAdminOperations,
+  webhookOperations,
+} from '@payrail/contracts';
 import { answerMethodNotAllowed, mountOperation, route, type Upstream } from '@payrail/http';
 import type { ServiceName } from '@payrail/runtime';
 import { type Env, Hono } from 'hono';
 import { createMerchant } from '../../application/create-merchant';
 import type { MerchantAdminDeps } from '../../application/deps';
+import type { WebhookDeps } from '../../application/webhooks/deps';
 import { getMerchant } from '../../application/get-merchant';
 import { issueApiToken } from '../../application/issue-api-token';
 import { revokeApiToken } from '../../application/revoke-api-token';
@@ -12,6 +19,7 @@ import type { MerchantRecord } from '../../ports/merchant-store';
 import { adminAuth } from './admin-auth';
 import { type ForwardSettings, forwardOperatorRequest, forwardToService, ownerOf } from './forward';
 import { toProblem } from './problems';
+import { adminWebhookRoutes } from './webhook-routes';
 
 export function merchantView(merchant: MerchantRecord) {
   return {
@@ -40,6 +48,7 @@ export function adminRoutes(
     adminToken: string | undefined;
     upstream: (service: ServiceName) => Upstream;
     forward: ForwardSettings;
+    webhooks: WebhookDeps;
   },
 ) {
   const admin = new Hono();
@@ -119,6 +128,8 @@ export function adminRoutes(
     );
   }
 
+  adminWebhookRoutes(admin, { ...deps.webhooks, merchants: deps.merchants });
+
   answerMethodNotAllowed(admin);
   return admin;
 }
@@ -131,7 +142,11 @@ export function merchantApiRoutes<E extends Env>(
   app: Hono<E>,
   deps: { upstream: (service: ServiceName) => Upstream; forward: ForwardSettings },
 ): void {
-  for (const operation of apiOperations.filter((candidate) => candidate.security === 'apiToken')) {
+  // The webhook API is the gateway's own (`webhook-routes.ts`), not forwarded.
+  const own = new Set(webhookOperations);
+  for (const operation of apiOperations.filter(
+    (candidate) => candidate.security === 'apiToken' && !own.has(candidate),
+  )) {
     const owner = ownerOf(operation.path);
     if (!owner) throw new Error(`No service owns ${operation.path}`);
     const upstream = deps.upstream(owner);

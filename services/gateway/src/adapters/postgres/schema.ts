@@ -1,6 +1,9 @@
 import { MAX_LENGTH } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
+import { sql } from 'drizzle-orm';
 import {
+  bigint,
+  bigserial,
   boolean,
   index,
   integer,
@@ -9,6 +12,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core';
@@ -70,3 +74,144 @@ export const idempotencyRecords = gatewaySchema.table(
 
 export const outbox = outboxTable(gatewaySchema);
 export const inbox = inboxTable(gatewaySchema);
+
+// ---------------------------------------------------------------------------------------------------
+// Webhooks (issue 11): endpoints, the event log, deliveries and their attempts, and a small projection
+// of links and subscriptions so that an envelope carries what receivers expect without asking back.
+
+export const webhookEndpoints = gatewaySchema.table(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    url: varchar('url', { length: MAX_LENGTH.url }).notNull(),
+    method: text('method', { enum: ['POST', 'PUT'] }).notNull(),
+    authType: text('auth_type', { enum: ['basic', 'header'] }),
+    /** The username or header name, shown in responses; the whole credential is in `auth_sealed`. */
+    authLabel: text('auth_label'),
+    /** AES-256-GCM sealed JSON of the credential (password or header value never in clear). */
+    authSealed: text('auth_sealed'),
+    events: jsonb('events').$type<string[] | null>(),
+    description: text('description'),
+    secretSealed: text('secret_sealed').notNull(),
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    disabledReason: text('disabled_reason'),
+    lastSuccessAt: timestamp('last_success_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [index('webhook_endpoints_merchant_idx').on(table.merchantId)],
+);
+
+/**
+ * The event log: one row per envelope, `seq` its place. Rows of one merchant are written under that
+ * merchant's advisory lock, so they commit in `seq` order and a cursor never skips a late commit.
+ */
+export const webhookEvents = gatewaySchema.table(
+  'webhook_events',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: text('id').notNull().unique(),
+    merchantId: uuid('merchant_id').notNull(),
+    kind: text('kind').notNull(),
+    /** Events with one key (one subscription, or one link) are delivered in order. */
+    orderingKey: text('ordering_key').notNull(),
+    /** The envelope exactly as sent (`amount` written as a number with 2 decimals). */
+    body: text('body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    index('webhook_events_merchant_seq_idx').on(table.merchantId, table.seq),
+    index('webhook_events_merchant_created_idx').on(table.merchantId, table.createdAt),
+    index('webhook_events_created_idx').on(table.createdAt),
+  ],
+);
+
+export const webhookDeliveries = gatewaySchema.table(
+  'webhook_deliveries',
+  {
+    position: bigserial('position', { mode: 'number' }).notNull().unique(),
+    id: uuid('id').primaryKey(),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    merchantId: uuid('merchant_id').notNull(),
+    eventSeq: bigint('event_seq', { mode: 'number' })
+      .notNull()
+      .references(() => webhookEvents.seq, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    kind: text('kind').notNull(),
+    orderingKey: text('ordering_key').notNull(),
+    origin: text('origin', { enum: ['event', 'test', 'retry', 'replay'] }).notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    /** Claimed by a worker until then; a crashed worker's claim lapses and another takes it. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('webhook_deliveries_event_once_idx')
+      .on(table.endpointId, table.eventSeq)
+      .where(sql`origin = 'event'`),
+    index('webhook_deliveries_due_idx').on(table.nextAttemptAt).where(sql`status = 'pending'`),
+    index('webhook_deliveries_order_idx')
+      .on(table.endpointId, table.orderingKey, table.eventSeq)
+      .where(sql`status = 'pending'`),
+    index('webhook_deliveries_merchant_idx').on(table.merchantId, table.position),
+  ],
+);
+
+export const webhookDeliveryAttempts = gatewaySchema.table(
+  'webhook_delivery_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attemptedAt: timestamp('attempted_at', { withTimezone: true }).notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    response: text('response'),
+    error: text('error'),
+  },
+  (table) => [index('webhook_delivery_attempts_delivery_idx').on(table.deliveryId)],
+);
+
+/** What envelopes need of a link (from `link.created`, then its status from link events). */
+export const webhookLinks = gatewaySchema.table('webhook_links', {
+  linkId: integer('link_id').primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  label: text('label').notNull(),
+  amount: text('amount').notNull(),
+  currency: text('currency').notNull(),
+  customIdentifier: text('custom_identifier'),
+  customIdentifier2: text('custom_identifier2'),
+  recurrent: boolean('recurrent').notNull(),
+  totalPeriods: integer('total_periods'),
+  statusId: integer('status_id').notNull(),
+  subscriptionId: integer('subscription_id'),
+  /** The transaction of its payment (`link.paid`): installment 1's, for a subscription. */
+  txId: text('tx_id'),
+});
+
+export const webhookSubscriptions = gatewaySchema.table('webhook_subscriptions', {
+  subscriptionId: integer('subscription_id').primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  linkId: integer('link_id').notNull(),
+  totalPeriods: integer('total_periods'),
+});
+
+export const webhookInstallments = gatewaySchema.table('webhook_installments', {
+  installmentId: integer('installment_id').primaryKey(),
+  subscriptionId: integer('subscription_id').notNull(),
+  number: integer('number').notNull(),
+  /** The processor's transaction of its last successful charge (`payment.succeeded`). */
+  txId: text('tx_id'),
+});

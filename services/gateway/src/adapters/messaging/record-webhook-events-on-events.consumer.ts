@@ -1,0 +1,34 @@
+import { type EventEnvelope, parseEvent } from '@payrail/contracts';
+import type { Subscription } from '@payrail/messaging';
+import {
+  recordWebhookEvents,
+  WEBHOOK_SOURCE_EVENTS,
+  type WebhookSourceEvent,
+} from '../../application/webhooks/record-webhook-events';
+import type { WebhookConsumerUnitOfWork } from '../../ports/webhook-store';
+
+export const WEBHOOK_EVENTS_CONSUMER = 'gateway.record-webhook-events';
+
+/**
+ * Its own consumer (queue): turning events into the webhook log never waits for a receiver, and the
+ * sending is the delivery worker's. The inbox makes a redelivered event a no-op.
+ */
+export function recordWebhookEventsOnEvents(
+  unitOfWork: WebhookConsumerUnitOfWork,
+  afterCommit: () => void,
+): Subscription {
+  const handler = unitOfWork.handlerFor(WEBHOOK_EVENTS_CONSUMER, async (writer, message) => {
+    const event = parseEvent(message.type as WebhookSourceEvent, message.body);
+    await recordWebhookEvents(writer, event as EventEnvelope);
+  });
+  return {
+    consumer: WEBHOOK_EVENTS_CONSUMER,
+    eventTypes: [...WEBHOOK_SOURCE_EVENTS],
+    // One at a time: the log keeps the order events were published in (each subscription's, each link's).
+    prefetch: 1,
+    handler: async (message) => {
+      await handler(message);
+      afterCommit();
+    },
+  };
+}

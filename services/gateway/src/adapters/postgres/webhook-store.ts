@@ -1,0 +1,460 @@
+import { randomUUID } from 'node:crypto';
+import type { WebhookEventKind } from '@payrail/contracts';
+import { type Database, type Executor, rowsOf } from '@payrail/db';
+import { idempotentConsumer, type InboxTable } from '@payrail/messaging';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type {
+  ClaimedDelivery,
+  DeliveryAttemptRecord,
+  LoggedEvent,
+  WebhookAuth,
+  WebhookConsumerUnitOfWork,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
+  WebhookEventWriter,
+  WebhookStore,
+} from '../../ports/webhook-store';
+import {
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookEndpoints,
+  webhookEvents,
+  webhookInstallments,
+  webhookLinks,
+  webhookSubscriptions,
+} from './schema';
+import type { SecretSealer } from './secret-sealer';
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+const toDate = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
+
+function endpointOf(row: EndpointRow, sealer: SecretSealer): WebhookEndpointRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchantId,
+    url: row.url,
+    method: row.method,
+    auth: row.authSealed ? (JSON.parse(sealer.open(row.authSealed)) as WebhookAuth) : null,
+    events: (row.events as WebhookEventKind[] | null) ?? null,
+    description: row.description,
+    secret: sealer.open(row.secretSealed),
+    previousSecret: row.previousSecretSealed ? sealer.open(row.previousSecretSealed) : null,
+    previousSecretExpiresAt: row.previousSecretExpiresAt,
+    enabled: row.enabled,
+    disabledAt: row.disabledAt,
+    disabledReason: row.disabledReason,
+    lastSuccessAt: row.lastSuccessAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function authColumns(auth: WebhookAuth | null, sealer: SecretSealer) {
+  if (!auth) return { authType: null, authLabel: null, authSealed: null };
+  return {
+    authType: auth.type,
+    authLabel: auth.type === 'basic' ? auth.username : auth.name,
+    authSealed: sealer.seal(JSON.stringify(auth)),
+  };
+}
+
+function eventOf(row: typeof webhookEvents.$inferSelect): LoggedEvent {
+  return { ...row, seq: Number(row.seq) };
+}
+
+/** One advisory-lock key per merchant: the merchant's log entries commit in `seq` order. */
+const merchantLogLock = (merchantId: string) =>
+  sql`select pg_advisory_xact_lock(hashtextextended(${`gateway.webhook_events:${merchantId}`}, 0))`;
+
+export function webhookEventWriter(tx: Executor): WebhookEventWriter {
+  return {
+    async saveLink(link) {
+      await tx
+        .insert(webhookLinks)
+        .values(link)
+        .onConflictDoUpdate({
+          target: webhookLinks.linkId,
+          set: {
+            ...link,
+            subscriptionId: sql`coalesce(${webhookLinks.subscriptionId}, excluded.subscription_id)`,
+          },
+        });
+    },
+    async findLink(linkId) {
+      const [row] = await tx.select().from(webhookLinks).where(eq(webhookLinks.linkId, linkId));
+      return row ?? null;
+    },
+    async setLinkStatus(linkId, statusId, txId) {
+      await tx
+        .update(webhookLinks)
+        .set(txId === undefined ? { statusId } : { statusId, txId })
+        .where(eq(webhookLinks.linkId, linkId));
+    },
+    async saveSubscription(subscription) {
+      await tx
+        .insert(webhookSubscriptions)
+        .values(subscription)
+        .onConflictDoUpdate({ target: webhookSubscriptions.subscriptionId, set: subscription });
+      await tx
+        .update(webhookLinks)
+        .set({ subscriptionId: subscription.subscriptionId })
+        .where(eq(webhookLinks.linkId, subscription.linkId));
+    },
+    async findSubscription(subscriptionId) {
+      const [row] = await tx
+        .select()
+        .from(webhookSubscriptions)
+        .where(eq(webhookSubscriptions.subscriptionId, subscriptionId));
+      return row ?? null;
+    },
+    async saveInstallments(installments) {
+      if (installments.length === 0) return;
+      await tx
+        .insert(webhookInstallments)
+        .values(installments)
+        .onConflictDoUpdate({
+          target: webhookInstallments.installmentId,
+          set: { number: sql`excluded.number`, subscriptionId: sql`excluded.subscription_id` },
+        });
+    },
+    async findInstallment(installmentId) {
+      const [row] = await tx
+        .select()
+        .from(webhookInstallments)
+        .where(eq(webhookInstallments.installmentId, installmentId));
+      return row ?? null;
+    },
+    async setInstallmentTx(installmentId, txId) {
+      await tx
+        .update(webhookInstallments)
+        .set({ txId })
+        .where(eq(webhookInstallments.installmentId, installmentId));
+    },
+    async appendEvent(event) {
+      await tx.execute(merchantLogLock(event.merchantId));
+      const [row] = await tx.insert(webhookEvents).values(event).onConflictDoNothing().returning();
+      if (!row) return null;
+      const logged = eventOf(row);
+      // A test event goes to the one endpoint it was asked for (queued by the caller), not to all.
+      if (logged.kind === 'WEBHOOK_TEST') return logged;
+      // Every endpoint of the merchant that takes this kind gets a delivery, in the same transaction.
+      await tx.execute(sql`
+        insert into gateway.webhook_deliveries
+          (id, endpoint_id, merchant_id, event_seq, event_id, kind, ordering_key, origin, status, next_attempt_at, created_at)
+        select gen_random_uuid(), e.id, e.merchant_id, ${logged.seq}, ${logged.id}, ${logged.kind},
+               ${logged.orderingKey}, 'event', 'pending', ${event.createdAt.toISOString()}::timestamptz,
+               ${event.createdAt.toISOString()}::timestamptz
+          from gateway.webhook_endpoints e
+         where e.merchant_id = ${event.merchantId}
+           and (e.events is null or e.events ? ${logged.kind})
+        on conflict do nothing`);
+      return logged;
+    },
+  };
+}
+
+export function postgresWebhookStore(db: Database, sealer: SecretSealer): WebhookStore {
+  async function attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttemptRecord[]>> {
+    const byDelivery = new Map<string, DeliveryAttemptRecord[]>();
+    if (deliveryIds.length === 0) return byDelivery;
+    const rows = await db
+      .select()
+      .from(webhookDeliveryAttempts)
+      .where(inArray(webhookDeliveryAttempts.deliveryId, deliveryIds))
+      .orderBy(asc(webhookDeliveryAttempts.id));
+    for (const row of rows) {
+      const list = byDelivery.get(row.deliveryId) ?? [];
+      list.push({
+        attemptedAt: row.attemptedAt,
+        statusCode: row.statusCode,
+        durationMs: row.durationMs,
+        response: row.response,
+        error: row.error,
+      });
+      byDelivery.set(row.deliveryId, list);
+    }
+    return byDelivery;
+  }
+
+  async function withAttempts(
+    rows: Array<typeof webhookDeliveries.$inferSelect>,
+  ): Promise<WebhookDeliveryRecord[]> {
+    const attempts = await attemptsOf(rows.map((row) => row.id));
+    return rows.map((row) => ({
+      ...row,
+      position: Number(row.position),
+      eventSeq: Number(row.eventSeq),
+      attempts: attempts.get(row.id) ?? [],
+    }));
+  }
+
+  return {
+    async insertEndpoint(endpoint) {
+      await db.insert(webhookEndpoints).values({
+        id: endpoint.id,
+        merchantId: endpoint.merchantId,
+        url: endpoint.url,
+        method: endpoint.method,
+        ...authColumns(endpoint.auth, sealer),
+        events: endpoint.events,
+        description: endpoint.description,
+        secretSealed: sealer.seal(endpoint.secret),
+        previousSecretSealed: endpoint.previousSecret ? sealer.seal(endpoint.previousSecret) : null,
+        previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
+        enabled: endpoint.enabled,
+        disabledAt: endpoint.disabledAt,
+        disabledReason: endpoint.disabledReason,
+        lastSuccessAt: endpoint.lastSuccessAt,
+        createdAt: endpoint.createdAt,
+        updatedAt: endpoint.updatedAt,
+      });
+    },
+    async findEndpoint(merchantId, id) {
+      const [row] = await db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.merchantId, merchantId), eq(webhookEndpoints.id, id)));
+      return row ? endpointOf(row, sealer) : null;
+    },
+    async listEndpoints(merchantId) {
+      const rows = await db
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.merchantId, merchantId))
+        .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+      return rows.map((row) => endpointOf(row, sealer));
+    },
+    async updateEndpoint(merchantId, id, changes) {
+      const { auth, secret, previousSecret, ...plain } = changes;
+      const set: Partial<typeof webhookEndpoints.$inferInsert> = { ...plain };
+      if (auth !== undefined) Object.assign(set, authColumns(auth, sealer));
+      if (secret !== undefined) set.secretSealed = sealer.seal(secret);
+      if (previousSecret !== undefined)
+        set.previousSecretSealed = previousSecret === null ? null : sealer.seal(previousSecret);
+      const [row] = await db
+        .update(webhookEndpoints)
+        .set(set)
+        .where(and(eq(webhookEndpoints.merchantId, merchantId), eq(webhookEndpoints.id, id)))
+        .returning();
+      return row ? endpointOf(row, sealer) : null;
+    },
+    async deleteEndpoint(merchantId, id) {
+      const deleted = await db
+        .delete(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.merchantId, merchantId), eq(webhookEndpoints.id, id)))
+        .returning({ id: webhookEndpoints.id });
+      return deleted.length > 0;
+    },
+
+    inTransaction(work) {
+      return db.transaction((tx) => work(webhookEventWriter(tx)));
+    },
+
+    async listEvents(merchantId, { after, limit, kind }) {
+      const conditions = [eq(webhookEvents.merchantId, merchantId), sql`${webhookEvents.seq} > ${after}`];
+      conditions.push(kind ? eq(webhookEvents.kind, kind) : sql`${webhookEvents.kind} <> 'WEBHOOK_TEST'`);
+      const rows = await db
+        .select()
+        .from(webhookEvents)
+        .where(and(...conditions))
+        .orderBy(asc(webhookEvents.seq))
+        .limit(limit);
+      return rows.map(eventOf);
+    },
+    async eventsBetween(merchantId, from, to, kinds) {
+      const rows = await db
+        .select()
+        .from(webhookEvents)
+        .where(
+          and(
+            eq(webhookEvents.merchantId, merchantId),
+            sql`${webhookEvents.createdAt} >= ${from.toISOString()}::timestamptz`,
+            sql`${webhookEvents.createdAt} < ${to.toISOString()}::timestamptz`,
+            kinds ? inArray(webhookEvents.kind, kinds) : sql`${webhookEvents.kind} <> 'WEBHOOK_TEST'`,
+          ),
+        )
+        .orderBy(asc(webhookEvents.seq));
+      return rows.map(eventOf);
+    },
+    async purgeEventsBefore(cutoff) {
+      const deleted = await db
+        .delete(webhookEvents)
+        .where(lt(webhookEvents.createdAt, cutoff))
+        .returning({ seq: webhookEvents.seq });
+      return deleted.length;
+    },
+
+    async insertDeliveries(deliveries) {
+      if (deliveries.length === 0) return [];
+      const rows = deliveries.map((delivery) => ({
+        id: randomUUID(),
+        endpointId: delivery.endpointId,
+        merchantId: delivery.merchantId,
+        eventSeq: delivery.event.seq,
+        eventId: delivery.event.id,
+        kind: delivery.event.kind,
+        orderingKey: delivery.orderingKey ?? delivery.event.orderingKey,
+        origin: delivery.origin,
+        status: 'pending' as const,
+        nextAttemptAt: delivery.now,
+        createdAt: delivery.now,
+      }));
+      await db.insert(webhookDeliveries).values(rows);
+      return rows.map((row) => row.id);
+    },
+    async findDelivery(merchantId, id) {
+      const rows = await db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.merchantId, merchantId), eq(webhookDeliveries.id, id)));
+      return (await withAttempts(rows))[0] ?? null;
+    },
+    async listDeliveries(merchantId, filter) {
+      const conditions = [eq(webhookDeliveries.merchantId, merchantId)];
+      if (filter.endpointId) conditions.push(eq(webhookDeliveries.endpointId, filter.endpointId));
+      if (filter.status) conditions.push(eq(webhookDeliveries.status, filter.status));
+      if (filter.kind) conditions.push(eq(webhookDeliveries.kind, filter.kind));
+      if (filter.before !== undefined) conditions.push(lt(webhookDeliveries.position, filter.before));
+      const rows = await db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(...conditions))
+        .orderBy(desc(webhookDeliveries.position))
+        .limit(filter.limit);
+      return withAttempts(rows);
+    },
+
+    async claimDue({ now, limit, perEndpoint, busy, leaseUntil }) {
+      if (limit <= 0) return [];
+      const candidates = rowsOf<{ id: string; endpoint_id: string }>(
+        await db.execute(sql`
+          select c.id, c.endpoint_id
+            from gateway.webhook_deliveries c
+            join gateway.webhook_endpoints e on e.id = c.endpoint_id
+           where c.status = 'pending'
+             and c.next_attempt_at <= ${now.toISOString()}::timestamptz
+             and (c.lease_until is null or c.lease_until < ${now.toISOString()}::timestamptz)
+             and e.enabled
+             and not exists (
+               select 1 from gateway.webhook_deliveries p
+                where p.endpoint_id = c.endpoint_id
+                  and p.ordering_key = c.ordering_key
+                  and p.status = 'pending'
+                  and (p.event_seq < c.event_seq or (p.event_seq = c.event_seq and p.position < c.position)))
+           order by c.next_attempt_at, c.position
+           limit ${Math.max(limit * 4, 50)}`),
+      );
+      const taken = new Map(busy);
+      const picked: string[] = [];
+      for (const candidate of candidates) {
+        if (picked.length >= limit) break;
+        const inFlight = taken.get(candidate.endpoint_id) ?? 0;
+        if (inFlight >= perEndpoint) continue;
+        taken.set(candidate.endpoint_id, inFlight + 1);
+        picked.push(candidate.id);
+      }
+      if (picked.length === 0) return [];
+      // The condition is checked again on the locked row: of two workers only one takes a delivery.
+      const claimed = rowsOf<{
+        id: string;
+        event_id: string;
+        event_seq: string | number;
+        attempt_count: number;
+        created_at: unknown;
+        endpoint_id: string;
+        merchant_id: string;
+      }>(
+        await db.execute(sql`
+          update gateway.webhook_deliveries
+             set lease_until = ${leaseUntil.toISOString()}::timestamptz
+           where id in (${sql.join(
+             picked.map((id) => sql`${id}::uuid`),
+             sql`, `,
+           )})
+             and status = 'pending'
+             and (lease_until is null or lease_until < ${now.toISOString()}::timestamptz)
+          returning id, event_id, event_seq, attempt_count, created_at, endpoint_id, merchant_id`),
+      );
+      if (claimed.length === 0) return [];
+      const endpointRows = await db
+        .select()
+        .from(webhookEndpoints)
+        .where(inArray(webhookEndpoints.id, [...new Set(claimed.map((row) => row.endpoint_id))]));
+      const endpoints = new Map(endpointRows.map((row) => [row.id, endpointOf(row, sealer)]));
+      const eventRows = await db
+        .select({ seq: webhookEvents.seq, body: webhookEvents.body })
+        .from(webhookEvents)
+        .where(inArray(webhookEvents.seq, [...new Set(claimed.map((row) => Number(row.event_seq)))]));
+      const bodies = new Map(eventRows.map((row) => [Number(row.seq), row.body]));
+      const result: ClaimedDelivery[] = [];
+      for (const row of claimed) {
+        const endpoint = endpoints.get(row.endpoint_id);
+        const body = bodies.get(Number(row.event_seq));
+        if (!endpoint || body === undefined) continue;
+        result.push({
+          id: row.id,
+          eventId: row.event_id,
+          eventBody: body,
+          attemptCount: row.attempt_count,
+          createdAt: toDate(row.created_at),
+          endpoint,
+        });
+      }
+      return result;
+    },
+
+    async recordAttempt(deliveryId, attempt, outcome) {
+      return db.transaction(async (tx) => {
+        await tx.insert(webhookDeliveryAttempts).values({ deliveryId, ...attempt });
+        const [delivery] = await tx
+          .update(webhookDeliveries)
+          .set({
+            attemptCount: sql`${webhookDeliveries.attemptCount} + 1`,
+            leaseUntil: null,
+            status: outcome.kind === 'retry' ? 'pending' : outcome.kind,
+            nextAttemptAt: outcome.kind === 'retry' ? outcome.at : null,
+            deliveredAt: outcome.kind === 'delivered' ? outcome.at : null,
+          })
+          .where(eq(webhookDeliveries.id, deliveryId))
+          .returning({ endpointId: webhookDeliveries.endpointId });
+        if (!delivery) return { endpointDisabled: false };
+        if (outcome.kind === 'delivered') {
+          await tx
+            .update(webhookEndpoints)
+            .set({ lastSuccessAt: outcome.at })
+            .where(eq(webhookEndpoints.id, delivery.endpointId));
+          return { endpointDisabled: false };
+        }
+        if (outcome.kind !== 'failed') return { endpointDisabled: false };
+        // Failing for the whole retry window, and nothing delivered to it since: switch it off.
+        const disabled = await tx
+          .update(webhookEndpoints)
+          .set({ enabled: false, disabledAt: outcome.at, disabledReason: 'failing', updatedAt: outcome.at })
+          .where(
+            and(
+              eq(webhookEndpoints.id, delivery.endpointId),
+              eq(webhookEndpoints.enabled, true),
+              sql`(${webhookEndpoints.lastSuccessAt} is null or ${webhookEndpoints.lastSuccessAt} < ${outcome.disableEndpointIfFailingSince.toISOString()}::timestamptz)`,
+            ),
+          )
+          .returning({ id: webhookEndpoints.id });
+        return { endpointDisabled: disabled.length > 0 };
+      });
+    },
+  };
+}
+
+/** The consumer's unit of work: the inbox row and the writer's changes in one transaction. */
+export function webhookConsumerUnitOfWork(db: Database, inbox: InboxTable): WebhookConsumerUnitOfWork {
+  return {
+    handlerFor(consumer, work) {
+      return idempotentConsumer({
+        db,
+        inbox,
+        consumer,
+        handle: (tx, message) => work(webhookEventWriter(tx), message),
+      });
+    },
+  };
+}

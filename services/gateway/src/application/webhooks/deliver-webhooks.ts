@@ -1,0 +1,189 @@
+import type { Logger } from '@payrail/observability';
+import type { Clock } from '@payrail/time';
+import { nextRetryDelay } from '../../domain/webhooks/retry-schedule';
+import { signatureHeader } from './signature';
+import type { WebhookSender } from '../../ports/webhook-sender';
+import type { ClaimedDelivery, WebhookEndpointRecord, WebhookStore } from '../../ports/webhook-store';
+
+export interface DeliveryWorkerSettings {
+  /** Delays after each failed attempt (the parsed `WEBHOOK_RETRY_SCHEDULE`). */
+  retryDelaysMs: number[];
+  /** Sends in flight at once, over all endpoints. */
+  concurrency: number;
+  /** Sends in flight at once to one endpoint: a slow receiver holds at most this many. */
+  perEndpointConcurrency: number;
+  /** How often the worker looks for due deliveries when nothing woke it. */
+  pollIntervalMs: number;
+  /** A claim lasts this long (longer than the receiver timeout): a crashed worker's claims come back. */
+  leaseMs: number;
+}
+
+export interface DeliveryWorkerDeps {
+  webhooks: WebhookStore;
+  send: WebhookSender;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}
+
+/** The secrets that sign now: the current one, and the previous one during the overlap after a rotation. */
+export function signingSecrets(endpoint: WebhookEndpointRecord, now: Date): string[] {
+  const secrets = [endpoint.secret];
+  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now)
+    secrets.push(endpoint.previousSecret);
+  return secrets;
+}
+
+export function requestHeaders(delivery: ClaimedDelivery, now: Date): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const { endpoint } = delivery;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'payrail-webhooks/1',
+    'webhook-id': delivery.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(
+      signingSecrets(endpoint, now),
+      delivery.eventId,
+      timestamp,
+      delivery.eventBody,
+    ),
+  };
+  if (endpoint.auth?.type === 'basic') {
+    const credentials = Buffer.from(`${endpoint.auth.username}:${endpoint.auth.password}`).toString('base64');
+    headers.authorization = `Basic ${credentials}`;
+  } else if (endpoint.auth?.type === 'header') {
+    headers[endpoint.auth.name.toLowerCase()] = endpoint.auth.value;
+  }
+  return headers;
+}
+
+/**
+ * The delivery worker: its own loop beside the API and the event consumer, so a slow or dead receiver
+ * never holds up a payment or the consumer. It claims due deliveries (respecting the order of each
+ * subscription or link and a per-endpoint concurrency cap, so one merchant's dead receiver takes at most
+ * `perEndpointConcurrency` of the `concurrency` slots), sends them, and records each attempt.
+ */
+export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: DeliveryWorkerSettings) {
+  const random = deps.random ?? Math.random;
+  const busy = new Map<string, number>();
+  let inFlight = 0;
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let polling: Promise<void> | undefined;
+  let again = false;
+  const sends = new Set<Promise<void>>();
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const startedAt = deps.clock.now();
+    const response = await deps.send({
+      url: delivery.endpoint.url,
+      method: delivery.endpoint.method,
+      headers: requestHeaders(delivery, startedAt),
+      body: delivery.eventBody,
+    });
+    const now = deps.clock.now();
+    const delivered = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+    const failedAttempts = delivery.attemptCount + 1;
+    const delay = delivered ? null : nextRetryDelay(settings.retryDelaysMs, failedAttempts, random);
+    const outcome = delivered
+      ? ({ kind: 'delivered', at: now } as const)
+      : delay !== null
+        ? ({ kind: 'retry', at: new Date(now.getTime() + delay) } as const)
+        : ({ kind: 'failed', at: now, disableEndpointIfFailingSince: delivery.createdAt } as const);
+    const { endpointDisabled } = await deps.webhooks.recordAttempt(
+      delivery.id,
+      {
+        attemptedAt: startedAt,
+        statusCode: response.statusCode,
+        durationMs: response.durationMs,
+        response: response.responseExcerpt,
+        error: response.error,
+      },
+      outcome,
+    );
+    if (outcome.kind === 'failed') {
+      deps.logger.warn(
+        { deliveryId: delivery.id, endpointId: delivery.endpoint.id, attempts: failedAttempts },
+        'webhook delivery failed for the whole retry window',
+      );
+    }
+    if (endpointDisabled) {
+      deps.logger.warn(
+        { endpointId: delivery.endpoint.id, merchantId: delivery.endpoint.merchantId },
+        'webhook endpoint disabled: failing for the whole retry window',
+      );
+    }
+  }
+
+  function launch(delivery: ClaimedDelivery): void {
+    const endpointId = delivery.endpoint.id;
+    inFlight += 1;
+    busy.set(endpointId, (busy.get(endpointId) ?? 0) + 1);
+    const send = attempt(delivery)
+      .catch((error) =>
+        deps.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded'),
+      )
+      .finally(() => {
+        inFlight -= 1;
+        const left = (busy.get(endpointId) ?? 1) - 1;
+        if (left > 0) busy.set(endpointId, left);
+        else busy.delete(endpointId);
+        sends.delete(send);
+        wake();
+      });
+    sends.add(send);
+  }
+
+  async function poll(): Promise<void> {
+    do {
+      again = false;
+      const capacity = settings.concurrency - inFlight;
+      if (capacity <= 0 || !running) return;
+      const now = deps.clock.now();
+      const claimed = await deps.webhooks.claimDue({
+        now,
+        limit: capacity,
+        perEndpoint: settings.perEndpointConcurrency,
+        busy,
+        leaseUntil: new Date(now.getTime() + settings.leaseMs),
+      });
+      for (const delivery of claimed) launch(delivery);
+      if (claimed.length === capacity) again = true;
+    } while (again && running);
+  }
+
+  /** Look for due deliveries now (coalesced: one look at a time, and one more if asked meanwhile). */
+  function wake(): void {
+    if (!running) return;
+    if (polling) {
+      again = true;
+      return;
+    }
+    polling = poll()
+      .catch((error) => deps.logger.warn({ err: error }, 'webhook delivery poll failed; will retry'))
+      .finally(() => {
+        polling = undefined;
+      });
+  }
+
+  return {
+    wake,
+    start(): void {
+      if (running) return;
+      running = true;
+      timer = setInterval(wake, settings.pollIntervalMs);
+      timer.unref();
+      wake();
+    },
+    /** Stops claiming and waits for the sends in flight to be recorded. */
+    async stop(): Promise<void> {
+      running = false;
+      if (timer) clearInterval(timer);
+      await polling;
+      await Promise.allSettled([...sends]);
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

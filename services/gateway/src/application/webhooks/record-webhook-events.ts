@@ -1,0 +1,412 @@
+import type { EventData, EventEnvelope, EventType, WebhookEventKind } from '@payrail/contracts';
+import {
+  amountOrNull,
+  type EnvelopeBase,
+  type EnvelopeValue,
+  JsonDecimal,
+  serializeEnvelope,
+  type WebhookEnvelope,
+} from '../../domain/webhooks/envelope';
+import type { WebhookEventWriter } from '../../ports/webhook-store';
+import { envelopeId } from './envelope-id';
+
+/** The bus events the webhook log is made from (envelopes, or the projection envelopes are filled from). */
+export const WEBHOOK_SOURCE_EVENTS = [
+  'link.created',
+  'link.paid',
+  'link.payment-failed',
+  'link.expired',
+  'link.cancelled',
+  'subscription.created',
+  'subscription.activated',
+  'subscription.completed',
+  'subscription.cancelled',
+  'subscription.past-due',
+  'installments.scheduled',
+  'installments.updated',
+  'installments.cancelled',
+  'installment.paid',
+  'payment.succeeded',
+  'payment.failed',
+  'bank-transfer.registered',
+] as const satisfies readonly EventType[];
+export type WebhookSourceEvent = (typeof WEBHOOK_SOURCE_EVENTS)[number];
+
+const LINK_STATUS = { pending: 1, rejected: 5, expired: 6, cancelled: 7, paid: 200 } as const;
+
+interface Draft {
+  kind: WebhookEventKind;
+  orderingKey: string;
+  data: EnvelopeBase & { [key: string]: EnvelopeValue };
+}
+
+const emptyBase = (): EnvelopeBase => ({
+  txId: null,
+  payRequestId: null,
+  currency: null,
+  amount: null,
+  statusId: null,
+  customIdentifier: null,
+  customIdentifier2: null,
+  label: null,
+  subscriptionId: null,
+  subscriptionTotalPeriods: null,
+  subscriptionPayedPeriod: null,
+});
+
+/** What the projection knows of a link (and its subscription); one link's events share its ordering key. */
+async function linkContext(writer: WebhookEventWriter, linkId: number) {
+  const link = await writer.findLink(linkId);
+  const subscription = link?.subscriptionId ? await writer.findSubscription(link.subscriptionId) : null;
+  const base: EnvelopeBase = {
+    ...emptyBase(),
+    payRequestId: linkId,
+    currency: link?.currency ?? null,
+    amount: amountOrNull(link?.amount),
+    statusId: link?.statusId ?? null,
+    customIdentifier: link?.customIdentifier ?? null,
+    customIdentifier2: link?.customIdentifier2 ?? null,
+    label: link?.label ?? null,
+    subscriptionId: link?.subscriptionId ?? null,
+    subscriptionTotalPeriods: subscription?.totalPeriods ?? link?.totalPeriods ?? null,
+  };
+  return { link, base, orderingKey: `link:${linkId}` };
+}
+
+/** The same for a subscription: its link's fields, keyed by its link (a subscription is one link's). */
+async function subscriptionContext(
+  writer: WebhookEventWriter,
+  subscriptionId: number,
+  known: {
+    linkId?: number;
+    customIdentifier?: string | null;
+    customIdentifier2?: string | null;
+    currency?: string;
+  },
+) {
+  const subscription = await writer.findSubscription(subscriptionId);
+  const linkId = known.linkId ?? subscription?.linkId;
+  const context = linkId ? await linkContext(writer, linkId) : null;
+  const base: EnvelopeBase = {
+    ...(context?.base ?? emptyBase()),
+    subscriptionId,
+    subscriptionTotalPeriods: subscription?.totalPeriods ?? context?.base.subscriptionTotalPeriods ?? null,
+  };
+  if (known.customIdentifier !== undefined) base.customIdentifier = known.customIdentifier;
+  if (known.customIdentifier2 !== undefined) base.customIdentifier2 = known.customIdentifier2;
+  if (known.currency !== undefined) base.currency = known.currency;
+  return {
+    base,
+    link: context?.link ?? null,
+    orderingKey: context ? context.orderingKey : `subscription:${subscriptionId}`,
+  };
+}
+
+type Item =
+  | EventData<'installments.updated'>['installments'][number]
+  | EventData<'installments.cancelled'>['installments'][number];
+
+function installmentItems(items: Item[]): EnvelopeValue {
+  return items.map((item) => ({
+    installmentId: item.installmentId,
+    number: item.number,
+    paymentDate: item.paymentDate,
+    amount: new JsonDecimal(item.amount),
+    status: item.status,
+    invoiceNumber: item.invoiceNumber,
+    ...('changedFields' in item ? { changedFields: item.changedFields } : {}),
+  }));
+}
+
+/** The projection changes of one bus event, and the envelopes it makes (none for most). */
+async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promise<Draft[]> {
+  switch (event.type as WebhookSourceEvent) {
+    case 'link.created': {
+      const data = event.data as EventData<'link.created'>;
+      await writer.saveLink({
+        linkId: data.linkId,
+        merchantId: data.merchantId,
+        label: data.label,
+        amount: data.amount,
+        currency: data.currency,
+        customIdentifier: data.customIdentifier,
+        customIdentifier2: data.customIdentifier2,
+        recurrent: data.recurrence !== null,
+        totalPeriods: data.recurrence?.type === 'STATIC' ? data.recurrence.totalPeriods : null,
+        statusId: LINK_STATUS.pending,
+        subscriptionId: null,
+        txId: null,
+      });
+      return [];
+    }
+    case 'link.paid': {
+      const data = event.data as EventData<'link.paid'>;
+      await writer.setLinkStatus(data.linkId, LINK_STATUS.paid, data.txId);
+      // A subscription's first payment is told by its `installment.paid` (period 1), not twice.
+      if (data.recurrent) return [];
+      const { base, orderingKey } = await linkContext(writer, data.linkId);
+      return [
+        {
+          kind: 'PAYMENT_SUCCESS',
+          orderingKey,
+          data: {
+            ...base,
+            txId: data.txId,
+            currency: data.currency,
+            amount: new JsonDecimal(data.amount),
+            statusId: LINK_STATUS.paid,
+            paidAt: data.paidAt,
+            method: data.method,
+          },
+        },
+      ];
+    }
+    case 'link.payment-failed': {
+      const data = event.data as EventData<'link.payment-failed'>;
+      await writer.setLinkStatus(data.linkId, LINK_STATUS.rejected);
+      const { base, orderingKey } = await linkContext(writer, data.linkId);
+      return [
+        {
+          kind: 'PAYMENT_FAILED',
+          orderingKey,
+          data: {
+            ...base,
+            currency: data.currency,
+            amount: new JsonDecimal(data.amount),
+            statusId: LINK_STATUS.rejected,
+            declineCode: data.declineCode,
+            declineReason: data.category,
+            failedAt: data.failedAt,
+          },
+        },
+      ];
+    }
+    case 'link.expired':
+    case 'link.cancelled': {
+      const data = event.data as EventData<'link.expired'> | EventData<'link.cancelled'>;
+      const expired = event.type === 'link.expired';
+      const statusId = expired ? LINK_STATUS.expired : LINK_STATUS.cancelled;
+      await writer.setLinkStatus(data.linkId, statusId);
+      const { base, orderingKey } = await linkContext(writer, data.linkId);
+      const extra: Record<string, EnvelopeValue> =
+        'reason' in data
+          ? { cancelledAt: data.cancelledAt, reason: data.reason }
+          : { expiredAt: data.expiredAt };
+      return [
+        {
+          kind: expired ? 'LINK_EXPIRED' : 'LINK_CANCELLED',
+          orderingKey,
+          data: {
+            ...base,
+            currency: data.currency,
+            amount: new JsonDecimal(data.amount),
+            statusId,
+            ...extra,
+          },
+        },
+      ];
+    }
+    case 'subscription.created': {
+      const data = event.data as EventData<'subscription.created'>;
+      const link = await writer.findLink(data.linkId);
+      await writer.saveSubscription({
+        subscriptionId: data.subscriptionId,
+        merchantId: data.merchantId,
+        linkId: data.linkId,
+        totalPeriods: data.type === 'STATIC' ? (link?.totalPeriods ?? data.installments.length) : null,
+      });
+      await writer.saveInstallments(
+        data.installments.map((item) => ({
+          installmentId: item.installmentId,
+          subscriptionId: data.subscriptionId,
+          number: item.number,
+        })),
+      );
+      return [];
+    }
+    case 'subscription.activated':
+    case 'subscription.completed':
+    case 'subscription.cancelled':
+    case 'subscription.past-due': {
+      const data = event.data as EventData<'subscription.activated'> &
+        Partial<EventData<'subscription.past-due'>>;
+      if (!(await writer.findSubscription(data.subscriptionId))) {
+        await writer.saveSubscription({
+          subscriptionId: data.subscriptionId,
+          merchantId: data.merchantId,
+          linkId: data.linkId,
+          totalPeriods: null,
+        });
+      }
+      const { base, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
+      const kind = {
+        'subscription.activated': 'SUBSCRIPTION_ACTIVATED',
+        'subscription.completed': 'SUBSCRIPTION_COMPLETED',
+        'subscription.cancelled': 'SUBSCRIPTION_CANCELLED',
+        'subscription.past-due': 'SUBSCRIPTION_PAST_DUE',
+      }[event.type as 'subscription.activated'] as WebhookEventKind;
+      const extra: Record<string, EnvelopeValue> = { subscriptionStatus: data.status };
+      if (data.activatedAt) extra.activatedAt = data.activatedAt;
+      if (data.pastDueAt) extra.pastDueAt = data.pastDueAt;
+      if (data.installmentId) extra.installmentId = data.installmentId;
+      return [{ kind, orderingKey, data: { ...base, ...extra } }];
+    }
+    case 'installments.scheduled':
+    case 'installments.updated':
+    case 'installments.cancelled': {
+      const data = event.data as EventData<'installments.updated'> | EventData<'installments.cancelled'>;
+      await writer.saveInstallments(
+        data.installments.map((item) => ({
+          installmentId: item.installmentId,
+          subscriptionId: data.subscriptionId,
+          number: item.number,
+        })),
+      );
+      if (event.type === 'installments.scheduled') return [];
+      const { base, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
+      return [
+        {
+          kind: event.type === 'installments.updated' ? 'INSTALLMENT_UPDATED' : 'INSTALLMENT_CANCELLED',
+          orderingKey,
+          data: { ...base, amount: null, installments: installmentItems(data.installments) },
+        },
+      ];
+    }
+    case 'installment.paid': {
+      const data = event.data as EventData<'installment.paid'>;
+      await writer.saveInstallments([
+        { installmentId: data.installmentId, subscriptionId: data.subscriptionId, number: data.number },
+      ]);
+      const installment = await writer.findInstallment(data.installmentId);
+      const { base, link, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
+      const txId =
+        data.bankReference ?? installment?.txId ?? (data.number === 1 ? (link?.txId ?? null) : null);
+      return [
+        {
+          kind: 'PAYMENT_SUCCESS',
+          orderingKey,
+          data: {
+            ...base,
+            txId,
+            amount: new JsonDecimal(data.amount),
+            statusId: LINK_STATUS.paid,
+            subscriptionPayedPeriod: data.number,
+            installmentId: data.installmentId,
+            paymentDate: data.paymentDate,
+            paidAt: data.paidAt,
+            method: data.method,
+          },
+        },
+      ];
+    }
+    case 'payment.succeeded': {
+      const data = event.data as EventData<'payment.succeeded'>;
+      if (data.installmentId)
+        await writer.setInstallmentTx(data.installmentId, data.authorizationCode ?? data.chargeId);
+      return [];
+    }
+    case 'payment.failed': {
+      // Pay-page declines are told by `link.payment-failed`; here the automatic debit's, attempt by attempt.
+      const data = event.data as EventData<'payment.failed'>;
+      if (!data.installmentId) return [];
+      const installment = await writer.findInstallment(data.installmentId);
+      const context = installment
+        ? await subscriptionContext(writer, installment.subscriptionId, { currency: data.currency })
+        : { base: emptyBase(), orderingKey: `installment:${data.installmentId}` };
+      return [
+        {
+          kind: 'PAYMENT_FAILED',
+          orderingKey: context.orderingKey,
+          data: {
+            ...context.base,
+            txId: data.chargeId,
+            currency: data.currency,
+            amount: new JsonDecimal(data.amount),
+            statusId: LINK_STATUS.rejected,
+            subscriptionPayedPeriod: installment?.number ?? null,
+            installmentId: data.installmentId,
+            attempt: data.attempt,
+            declineCode: data.declineCode,
+            declineReason: data.category,
+            retryable: data.retryable,
+            failedAt: data.failedAt,
+          },
+        },
+      ];
+    }
+    case 'bank-transfer.registered': {
+      const data = event.data as EventData<'bank-transfer.registered'>;
+      const transfer: Record<string, EnvelopeValue> = {
+        bankName: data.bankName,
+        bankReference: data.reference,
+        transferDate: data.transferDate,
+        note: data.note,
+        registeredAt: data.registeredAt,
+      };
+      if (data.target.type === 'PAY_REQUEST') {
+        const { base, orderingKey } = await linkContext(writer, data.target.linkId);
+        return [
+          {
+            kind: 'BANK_TRANSFER_REGISTERED',
+            orderingKey,
+            data: {
+              ...base,
+              txId: data.reference,
+              currency: data.currency,
+              amount: new JsonDecimal(data.amount),
+              statusId: LINK_STATUS.paid,
+              ...transfer,
+            },
+          },
+        ];
+      }
+      const installment = await writer.findInstallment(data.target.installmentId);
+      const { base, orderingKey } = await subscriptionContext(writer, data.target.subscriptionId, {});
+      return [
+        {
+          kind: 'BANK_TRANSFER_REGISTERED',
+          orderingKey,
+          data: {
+            ...base,
+            txId: data.reference,
+            currency: data.currency,
+            amount: new JsonDecimal(data.amount),
+            subscriptionPayedPeriod: installment?.number ?? null,
+            installmentId: data.target.installmentId,
+            ...transfer,
+          },
+        },
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+/**
+ * One bus event into the webhook log: the projection updated, and each envelope it makes appended (and
+ * queued for the merchant's endpoints) in the consumer's transaction. Returns how many were appended.
+ */
+export async function recordWebhookEvents(writer: WebhookEventWriter, event: EventEnvelope): Promise<number> {
+  const drafts = await draftsOf(writer, event);
+  const merchantId = (event.data as { merchantId: string }).merchantId;
+  let appended = 0;
+  for (const [part, draft] of drafts.entries()) {
+    const envelope: WebhookEnvelope = {
+      id: envelopeId(event.id, part),
+      event: draft.kind,
+      createdAt: event.occurredAt,
+      data: draft.data,
+    };
+    const logged = await writer.appendEvent({
+      id: envelope.id,
+      merchantId,
+      kind: draft.kind,
+      orderingKey: draft.orderingKey,
+      body: serializeEnvelope(envelope),
+      createdAt: new Date(event.occurredAt),
+    });
+    if (logged) appended += 1;
+  }
+  return appended;
+}
