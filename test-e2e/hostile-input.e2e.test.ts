@@ -1,7 +1,7 @@
 import { billingSchedulerService } from '@payrail/billing-scheduler';
 import { apiOperations, MAX_LENGTH } from '@payrail/contracts';
 import { rowsOf } from '@payrail/db';
-import { gatewayService } from '@payrail/gateway';
+import { gatewayService, WEBHOOK_EVENTS_CONSUMER, WEBHOOK_SOURCE_EVENTS } from '@payrail/gateway';
 import { linksService } from '@payrail/links';
 import { createInProcessBus } from '@payrail/messaging';
 import { processorGatewayService } from '@payrail/processor-gateway';
@@ -35,6 +35,9 @@ interface Fixtures {
   adminTokenId: string;
   linkId: number;
   installmentId: number;
+  webhookEndpointId: string;
+  webhookDeliveryId: string;
+  adminWebhookEndpointId: string;
 }
 let fixtures: Fixtures;
 let document: { paths: Record<string, Record<string, Json>> };
@@ -283,6 +286,9 @@ function shapeOf(template: string, method: string): OperationShape {
 /** A valid value for each path parameter: an existing link, installment, merchant or token. */
 function validPathValue(template: string, name: string): string {
   if (name === 'tokenId') return fixtures.adminTokenId;
+  if (name === 'endpointId') return fixtures.adminWebhookEndpointId;
+  if (template.startsWith('/api/webhook-endpoints/')) return fixtures.webhookEndpointId;
+  if (template.startsWith('/api/webhook-deliveries/')) return fixtures.webhookDeliveryId;
   if (template.startsWith('/admin/')) return fixtures.adminMerchantId;
   if (template.startsWith('/api/payrequests/')) return String(fixtures.linkId);
   return String(fixtures.installmentId);
@@ -487,7 +493,8 @@ async function countOf(service: ServiceUnderTest, query: string): Promise<number
  * `link.created` taken in by subscriptions (its inbox holds one row per event handled).
  */
 async function quiet(): Promise<boolean> {
-  const [unpublished, linksCreated, taken] = await Promise.all([
+  const sources = WEBHOOK_SOURCE_EVENTS.map((type) => `'${type}'`).join(', ');
+  const [unpublished, linksCreated, taken, webhookSources, webhookTaken] = await Promise.all([
     Promise.all(
       (['gateway', 'links', 'subscriptions', 'processor_gateway', 'billing_scheduler'] as const).map(
         (schema) =>
@@ -508,8 +515,21 @@ async function quiet(): Promise<boolean> {
       subscriptions,
       `select count(*)::int as count from subscriptions.inbox where consumer = 'subscriptions.create-subscription-on-link-created'`,
     ),
+    // The gateway's webhook log takes in every link, subscription and payment event.
+    Promise.all(
+      (['links', 'subscriptions', 'processor_gateway'] as const).map((schema) =>
+        countOf(
+          { links, subscriptions, processor_gateway: processorGateway }[schema],
+          `select count(*)::int as count from "${schema}".outbox where type in (${sources})`,
+        ),
+      ),
+    ).then((counts) => counts.reduce((sum, count) => sum + count, 0)),
+    countOf(
+      gateway,
+      `select count(*)::int as count from gateway.inbox where consumer = '${WEBHOOK_EVENTS_CONSUMER}'`,
+    ),
   ]);
-  return unpublished.every((count) => count === 0) && taken >= linksCreated;
+  return unpublished.every((count) => count === 0) && taken >= linksCreated && webhookTaken >= webhookSources;
 }
 
 /** After an accepted request, events travel on (link.created makes a subscription): wait until still. */
@@ -573,7 +593,9 @@ beforeAll(async () => {
     env: { BILLING_RUN_INTERVAL_MS: '0' },
   });
   gateway = await startService(gatewayService, {
-    env: { ADMIN_TOKEN },
+    bus,
+    // Nothing is sent to receivers here: what is stored must change only with the requests.
+    env: { ADMIN_TOKEN, WEBHOOK_DELIVERY_WORKER: 'false' },
     upstreams: {
       links: (request) => Promise.resolve(links.instance.app.fetch(request)),
       subscriptions: (request) => Promise.resolve(subscriptions.instance.app.fetch(request)),
@@ -628,6 +650,23 @@ beforeAll(async () => {
     );
     return rows[0]?.id ?? undefined;
   });
+  const endpoint = (await (
+    await gateway.request('POST', '/api/webhook-endpoints', {
+      headers: { 'api-token': apiToken },
+      body: { url: 'https://hooks.example.com/payments', method: 'POST' },
+    })
+  ).json()) as { id: string };
+  const testDelivery = (await (
+    await gateway.request('POST', `/api/webhook-endpoints/${endpoint.id}/test`, {
+      headers: { 'api-token': apiToken },
+    })
+  ).json()) as { deliveryId: string };
+  const adminEndpoint = (await (
+    await gateway.request('POST', `/admin/merchants/${target.id}/webhook-endpoints`, {
+      headers: asAdmin,
+      body: { url: 'https://hooks.example.com/operator' },
+    })
+  ).json()) as { id: string };
   await Promise.all([
     countWrites(gateway, 'gateway'),
     countWrites(links, 'links'),
@@ -635,7 +674,16 @@ beforeAll(async () => {
     countWrites(processorGateway, 'processor_gateway'),
     countWrites(billingScheduler, 'billing_scheduler'),
   ]);
-  fixtures = { apiToken, adminMerchantId: target.id, adminTokenId: target.tokenId, linkId, installmentId };
+  fixtures = {
+    apiToken,
+    adminMerchantId: target.id,
+    adminTokenId: target.tokenId,
+    linkId,
+    installmentId,
+    webhookEndpointId: endpoint.id,
+    webhookDeliveryId: testDelivery.deliveryId,
+    adminWebhookEndpointId: adminEndpoint.id,
+  };
   document = (await (await gateway.request('GET', '/openapi.json')).json()) as typeof document;
 });
 

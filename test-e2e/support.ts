@@ -80,4 +80,5 @@ export const CONSUMERS = [
   'subscriptions.replace-card-on-payment-method-saved',
   'billing-scheduler.project-installments',
   'billing-scheduler.record-charge-outcomes',
+  'gateway.record-webhook-events',
 ];

@@ -1,4 +1,10 @@
-import { type ApiOperation, apiOperations } from '@payrail/contracts';
+import {
+  type ApiOperation,
+  apiOperations,
+  WEBHOOK_EVENT_KINDS,
+  webhookEnvelope,
+  webhookOperations,
+} from '@payrail/contracts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ownerOf } from '../src/adapters/http/forward';
@@ -38,9 +44,24 @@ describe('/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('routes every merchant endpoint to a service behind the gateway', () => {
-    for (const operation of apiOperations.filter((o) => o.path.startsWith('/api/'))) {
+  it("routes every merchant endpoint to a service behind the gateway, or is the gateway's webhook API", () => {
+    const own = new Set(webhookOperations);
+    for (const operation of apiOperations.filter((o) => o.path.startsWith('/api/') && !own.has(o))) {
       expect(ownerOf(operation.path.replace(/\{[^}]+\}/g, '1')), operation.path).toBeDefined();
+    }
+    for (const operation of webhookOperations)
+      expect(ownerOf(operation.path), operation.path).toBeUndefined();
+  });
+
+  it('documents every webhook event kind in the webhooks section, with an example envelope', () => {
+    const webhooks = (document as { webhooks: Record<string, Json> }).webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual([...WEBHOOK_EVENT_KINDS].sort());
+    for (const kind of WEBHOOK_EVENT_KINDS) {
+      const example = (
+        webhooks[kind] as { post: { requestBody: { content: Record<string, { example: Json }> } } }
+      ).post.requestBody.content['application/json']?.example;
+      expect(webhookEnvelope.safeParse(example).success, kind).toBe(true);
+      expect(example?.event).toBe(kind);
     }
   });
 
