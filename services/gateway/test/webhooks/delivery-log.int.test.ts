@@ -74,8 +74,16 @@ describe('delivery log, retry and replay', () => {
     }
     expect(receiver.requests).toHaveLength(3);
 
-    // Single retry, now that the receiver is fixed: the same event, with the same id, once more.
+    // Out of retries with nothing delivered since: the endpoint was switched off. The merchant fixes the
+    // receiver, switches it on, and asks for that one delivery again: the same event, same id, once more.
+    const endpoint = await call(gateway, 'GET', `/api/webhook-endpoints/${endpointId}`, { token });
+    expect(endpoint.body).toMatchObject({ status: 'disabled', disabledReason: 'failing' });
     receiver.state.status = 200;
+    const enabled = await call(gateway, 'PATCH', `/api/webhook-endpoints/${endpointId}`, {
+      token,
+      body: { enabled: true },
+    });
+    expect(enabled.body.status).toBe('enabled');
     const retried = await call(gateway, 'POST', `/api/webhook-deliveries/${failed.id}/retry`, { token });
     expect(retried.status).toBe(202);
     expect(retried.body.eventId).toBe(failed.eventId);

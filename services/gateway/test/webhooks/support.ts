@@ -22,6 +22,8 @@ export interface ReceivedRequest {
 export async function startReceiver() {
   const requests: ReceivedRequest[] = [];
   const state = { status: 204, down: false, hang: false, delayMs: 0, answer: null as string | null };
+  /** Requests being answered right now, and the most there ever were at once. */
+  const load = { open: 0, maxOpen: 0 };
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -31,6 +33,11 @@ export async function startReceiver() {
         request.socket.destroy();
         return;
       }
+      load.open += 1;
+      load.maxOpen = Math.max(load.maxOpen, load.open);
+      response.on('close', () => {
+        load.open -= 1;
+      });
       requests.push({
         method: request.method ?? '',
         url: request.url ?? '',
@@ -54,6 +61,7 @@ export async function startReceiver() {
     url: `http://127.0.0.1:${port}/hooks`,
     requests,
     state,
+    load,
     async close() {
       for (const response of hanging) response.destroy();
       server.closeAllConnections();
