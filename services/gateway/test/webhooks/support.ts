@@ -221,6 +221,8 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     paidAt: '2026-11-23T12:05:00.000Z',
     method: 'CARD',
     bankReference: null,
+    paidCount: 1,
+    paidTotal: '150000.00',
   });
   await publish(bus, 'subscription.activated', {
     ...snapshot,
