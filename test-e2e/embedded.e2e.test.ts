@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,8 @@ interface Embedded {
   output: () => string;
   gatewayUrl: string;
 }
+
+type Json = Record<string, unknown>;
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'payrail-embedded-'));
 let running: Embedded;
@@ -115,7 +119,71 @@ describe('npm start (embedded)', () => {
   });
 
   it('keeps its data in DATA_DIR, one database for every service', () => {
-    expect(readdirSync(dataDir).sort()).toEqual(['internal-secret', 'pglite', 'start.pid']);
+    expect(readdirSync(dataDir).sort()).toEqual([
+      'internal-secret',
+      'pglite',
+      'start.pid',
+      'webhook-encryption-key',
+    ]);
+  });
+
+  it('sends webhooks to a receiver on this machine (allowed in embedded mode), from the PGlite event log', async () => {
+    const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+    const receiver = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const headers = { 'content-type': 'application/json', 'api-token': DEMO_TOKEN };
+      const { port } = receiver.address() as AddressInfo;
+      const endpoint = await fetch(`${running.gatewayUrl}/api/webhook-endpoints`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks` }),
+      });
+      expect(endpoint.status).toBe(201);
+      const link = (await (await createLink(running.gatewayUrl, { 'api-token': DEMO_TOKEN })).json()) as {
+        id: number;
+      };
+      const paid = await fetch(`${running.gatewayUrl}/api/bank-notification/add`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          payRequestId: link.id,
+          amount: 150000,
+          currency: 'PYG',
+          bankName: 'Banco Nacional de Fomento',
+          reference: `TRF-EMBEDDED-${link.id}`,
+          transferDate: '2026-11-20',
+        }),
+      });
+      expect(paid.status).toBe(200);
+      const deadline = Date.now() + 20_000;
+      while (received.length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const events = received.map((request) => JSON.parse(request.body) as { event: string; data: Json });
+      expect(events.map((event) => event.event).sort()).toEqual([
+        'BANK_TRANSFER_REGISTERED',
+        'PAYMENT_SUCCESS',
+      ]);
+      expect(events.find((event) => event.event === 'PAYMENT_SUCCESS')?.data).toMatchObject({
+        payRequestId: link.id,
+        amount: 150000,
+        statusId: 200,
+      });
+      expect(
+        received.every((request) => String(request.headers['webhook-signature']).startsWith('v1,')),
+      ).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   });
 
   it('shuts down cleanly on SIGTERM, and after a restart still has the link and its idempotent response', async () => {
