@@ -134,6 +134,10 @@ describe('paying a link on the pay page', () => {
     expect(html).not.toContain('data-testid="pay-option-subscription"');
     expect(html).toContain('data-testid="pay-save-card"');
     expect(html).toContain('data-testid="pay-submit"');
+    // A signed-in customer reaches the saved-cards panel from the link.
+    expect(html).toMatch(
+      /<a href="\/pay\/account\/cards\?lang=es" data-testid="pay-account-cards">Mis tarjetas<\/a>/,
+    );
   });
 
   it('new card on PROCESSOR_A: its form in an iframe, then paid once with link.paid filled, then the receipt', async () => {

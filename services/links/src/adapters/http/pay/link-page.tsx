@@ -5,6 +5,7 @@ import type { PayOption, PayPageStatus, ScheduledInstallment } from '../../../do
 import type { PaymentLink } from '../../../domain/payment-link';
 import { CSRF_FIELD } from './csrf';
 import { type Lang, MESSAGES, say } from './i18n';
+import { tell } from './identity-i18n';
 import { Layout } from './layout';
 import { formatMoney } from './money-format';
 
@@ -205,6 +206,11 @@ function ChoosePanel(props: {
           <p class="notice error">{t.noProcessor}</p>
         )}
       </form>
+      <p>
+        <a href={`/pay/account/cards?lang=${lang}`} data-testid="pay-account-cards">
+          {tell(lang, 'myCards')}
+        </a>
+      </p>
     </section>
   );
 }
