@@ -117,3 +117,7 @@ export const billingSchedulerService: ServiceDefinition = {
     };
   },
 };
+
+/** What the projection takes in, and its consumer's name: tests wait on its inbox to know it is still. */
+export { PROJECTED_EVENTS } from './application/project-installment-events';
+export { PROJECTION_CONSUMER } from './adapters/messaging/project-installments.consumer';
