@@ -18,3 +18,12 @@ export {
   testClock,
   waitFor,
 } from './service-harness';
+export {
+  csrfOf,
+  type PageAnswer,
+  type PayPageCustomer,
+  type PayProcessor,
+  payOnPayPage,
+  payPageCustomer,
+  type SubscribeOnPayPage,
+} from './pay-page-customer';
