@@ -319,8 +319,15 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data:
       },
     },
     SUBSCRIPTION_CANCELLED: {
-      summary: 'The subscription was cancelled.',
-      data: { ...baseData, statusId: 200, subscriptionPayedPeriod: null, subscriptionStatus: 'cancelled' },
+      summary:
+        'The subscription was cancelled: `reason` `merchant` (cancel-all) or `dunning` (the dunning policy cancels after N failed installments in a row).',
+      data: {
+        ...baseData,
+        statusId: 200,
+        subscriptionPayedPeriod: null,
+        subscriptionStatus: 'cancelled',
+        reason: 'merchant',
+      },
     },
     SUBSCRIPTION_COMPLETED: {
       summary: 'Every installment is settled.',

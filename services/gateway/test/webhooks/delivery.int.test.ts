@@ -158,6 +158,14 @@ describe('webhook delivery to a real receiver', () => {
       .map((r) => JSON.parse(r.body))
       .find((e) => e.event === 'LINK_CANCELLED');
     expect(cancelled.data).toMatchObject({ payRequestId: story.cancelled, statusId: 7 });
+    const subscriptionCancelled = basicReceiver.requests
+      .map((r) => JSON.parse(r.body))
+      .find((e) => e.event === 'SUBSCRIPTION_CANCELLED');
+    expect(subscriptionCancelled.data).toMatchObject({
+      subscriptionId: story.subscriptionId,
+      subscriptionStatus: 'cancelled',
+      reason: 'merchant',
+    });
 
     // The same envelopes, byte for byte, in the event log.
     const log = await call(gateway, 'GET', '/api/events?limit=1000', { token });

@@ -282,7 +282,7 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     registeredAt: '2026-12-06T10:00:00.000Z',
   });
   await publish(bus, 'subscription.completed', { ...snapshot, status: 'completed' });
-  await publish(bus, 'subscription.cancelled', { ...snapshot, status: 'cancelled' });
+  await publish(bus, 'subscription.cancelled', { ...snapshot, status: 'cancelled', reason: 'merchant' });
 
   const oneOff = async (label: string) => {
     const id = freshId();

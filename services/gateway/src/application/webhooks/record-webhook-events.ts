@@ -229,7 +229,8 @@ async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promi
     case 'subscription.cancelled':
     case 'subscription.past-due': {
       const data = event.data as EventData<'subscription.activated'> &
-        Partial<EventData<'subscription.past-due'>>;
+        Partial<EventData<'subscription.past-due'>> &
+        Partial<Pick<EventData<'subscription.cancelled'>, 'reason'>>;
       if (!(await writer.findSubscription(data.subscriptionId))) {
         await writer.saveSubscription({
           subscriptionId: data.subscriptionId,
@@ -249,6 +250,7 @@ async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promi
       if (data.activatedAt) extra.activatedAt = data.activatedAt;
       if (data.pastDueAt) extra.pastDueAt = data.pastDueAt;
       if (data.installmentId) extra.installmentId = data.installmentId;
+      if (data.reason) extra.reason = data.reason;
       return [{ kind, orderingKey, data: { ...base, ...extra } }];
     }
     case 'installments.scheduled':
