@@ -26,6 +26,7 @@ export const WEBHOOK_SOURCE_EVENTS = [
   'installments.updated',
   'installments.cancelled',
   'installment.paid',
+  'installment.failed',
   'payment.succeeded',
   'payment.failed',
   'bank-transfer.registered',
@@ -297,6 +298,33 @@ async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promi
             paymentDate: data.paymentDate,
             paidAt: data.paidAt,
             method: data.method,
+            paidCount: data.paidCount,
+            paidTotal: amountOrNull(data.paidTotal),
+          },
+        },
+      ];
+    }
+    case 'installment.failed': {
+      const data = event.data as EventData<'installment.failed'>;
+      await writer.saveInstallments([
+        { installmentId: data.installmentId, subscriptionId: data.subscriptionId, number: data.number },
+      ]);
+      const { base, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
+      return [
+        {
+          kind: 'INSTALLMENT_FAILED',
+          orderingKey,
+          data: {
+            ...base,
+            amount: new JsonDecimal(data.amount),
+            statusId: LINK_STATUS.rejected,
+            subscriptionPayedPeriod: data.number,
+            installmentId: data.installmentId,
+            paymentDate: data.paymentDate,
+            attempts: data.attempts,
+            declineCode: data.declineCode,
+            declineReason: data.category,
+            failedAt: data.failedAt,
           },
         },
       ];
