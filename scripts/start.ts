@@ -208,10 +208,12 @@ async function main() {
     // Webhook signing secrets and receiver credentials are sealed with a key of this checkout's too.
     const webhookKey =
       process.env.WEBHOOK_ENCRYPTION_KEY || embeddedSecret(secretDir, 'webhook-encryption-key');
+    // The services' compiled bundles, built with this one by scripts/bootstrap.mjs.
     const system = await startProcesses({
       root,
       env: { ...env, INTERNAL_SECRET: internalSecret, WEBHOOK_ENCRYPTION_KEY: webhookKey },
       port,
+      compiled: true,
     });
     signals.started(() => system.stop());
     banner({
