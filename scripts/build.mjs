@@ -13,7 +13,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -131,7 +130,11 @@ function bundles() {
   return [...serviceBundles, start];
 }
 
+let esbuild;
+
 async function build({ outdir, entryPoints }) {
+  // Loaded only when something is to be built: `npm start` with nothing changed does not pay for it.
+  esbuild ??= await import('esbuild');
   const result = await esbuild.build({
     entryPoints,
     outdir,
@@ -178,7 +181,7 @@ export async function buildAll({ force = false } = {}) {
       }),
     );
   } finally {
-    await esbuild.stop();
+    await esbuild?.stop();
   }
   return built;
 }
