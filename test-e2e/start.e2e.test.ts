@@ -11,6 +11,7 @@ import {
   testAmqpUrl,
   uniqueName,
 } from '@payrail/testing';
+import { DEFAULT_PORTS } from '@payrail/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../services/gateway/src/service';
 import { CONSUMERS, DEMO_TOKEN, freePort, ROOT } from './support';
@@ -353,14 +354,7 @@ describe('npm start, one process per service', () => {
 
   it('runs every service from its compiled bundle under plain node, no tsx', () => {
     const commands = expectCompiledProcessTree(running as Started);
-    for (const service of [
-      'gateway',
-      'links',
-      'subscriptions',
-      'billing-scheduler',
-      'processor-gateway',
-      'processor-sandbox',
-    ])
+    for (const service of Object.keys(DEFAULT_PORTS))
       expect(commands).toContain(
         `${process.execPath} ${path.join(ROOT, 'services', service, 'dist', 'main.js')}`,
       );
