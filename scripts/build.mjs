@@ -2,8 +2,8 @@
 // `npm run build`: every service compiled to JavaScript with one tool (esbuild), `services/<name>/dist/main.js`
 // (and `dist/migrate.js`), run with plain `node`; and `npm start` itself (scripts/start.ts and the services it
 // composes) to `dist/start.js`. The workspace libraries are bundled in (their package entry points are
-// TypeScript); every other package stays external and is required at run time from where pnpm installed it,
-// by a path relative to the bundle, so the repository layout (or an image with the same layout and
+// TypeScript), and so are a few pure-JavaScript packages (`BUNDLED_PACKAGES`); every other package stays
+// external and is required at run time from where pnpm installed it, by a path relative to the bundle, so the repository layout (or an image with the same layout and
 // production dependencies only) runs it. `__dirname` in a bundled source is that source's folder, as under
 // tsx (a service finds its migrations beside its sources whichever bundle it is in). Skips a bundle whose
 // sources have not changed since its last build (a hash of what it reads and the lockfile in
