@@ -1,6 +1,7 @@
 // `npm start`. Without DATABASE_URL/AMQP_URL: every service in this process on embedded PostgreSQL
 // (PGlite, kept in DATA_DIR, default ./.data) and the in-process bus. With both set: each service as its
-// own process against them. With only one of them set it refuses to start.
+// own process against them. With only one of them set it refuses to start. `npm start` runs it compiled
+// (`dist/start.js`, built by scripts/build.mjs) in the process of scripts/bootstrap.mjs.
 import '@payrail/observability/register';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
