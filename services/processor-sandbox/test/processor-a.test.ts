@@ -234,11 +234,12 @@ describe('PROCESSOR_A stored cards', () => {
     expect(await sandbox.test.ledger()).toHaveLength(7);
     // The ledger by pages: 3 + 3 + 1, each `next` the `after` of the following page.
     const pages: number[][] = [];
-    for (let after: number | null = 0; after !== null; ) {
-      const page = (await sandbox.test.ledgerPage(`after=${after}&limit=3`)).body;
-      expect(page.total).toBe(7);
-      pages.push(page.entries.map((entry) => entry.id));
-      after = page.next;
+    let after: number | null = 0;
+    while (after !== null) {
+      const { body } = await sandbox.test.ledgerPage(`after=${after}&limit=3`);
+      expect(body.total).toBe(7);
+      pages.push(body.entries.map((entry) => entry.id));
+      after = body.next;
     }
     expect(pages).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
     expect((await sandbox.test.ledgerPage('after=7')).body).toMatchObject({ entries: [], next: null });
