@@ -2,11 +2,11 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import amqp from 'amqplib';
 import postgres from 'postgres';
+import { CONSUMERS, freePort } from '../scripts/processes';
 
 const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -28,14 +28,6 @@ async function deleteBrokerTopology(url: string, exchange: string, queues: strin
 export const ROOT = path.resolve(__dirname, '..');
 
 export const log = (bench: string) => (line: string) => process.stdout.write(`[${bench}] ${line}\n`);
-
-/** The consumers the services declare; their queues are deleted after a run. */
-const CONSUMERS = [
-  'subscriptions.create-subscription-on-link-created',
-  'subscriptions.activate-subscription-on-link-paid',
-  'links.cancel-link-on-subscription-cancelled',
-  'processor-gateway.charge-on-charge-requested',
-];
 
 export interface Infrastructure {
   databaseUrl: string;
@@ -79,16 +71,7 @@ export async function freshInfrastructure(name: string): Promise<Infrastructure>
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Free ports for every service, as the `<NAME>_PORT` variables `npm start` reads (the gateway's is PORT). */
 export async function servicePortsEnv(): Promise<{ env: Record<string, string>; gatewayPort: number }> {
