@@ -48,6 +48,9 @@ async function main() {
     log(
       `  CPU: ${busy.map((p) => `${p.process} ${p.cpuSeconds.toFixed(1)} s (${((100 * p.cpuSeconds) / phase.seconds).toFixed(0)} %)`).join(', ')}`,
     );
+    log(
+      `  median steps: ${phase.stages.map((step) => `${step.stage} ${step.medianSeconds.toFixed(2)} s`).join(', ')}`,
+    );
   }
   const { ledger } = result;
   log(

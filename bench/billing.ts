@@ -7,7 +7,7 @@
  * subscriptions and processor-gateway, then with two of each. The sandbox's ledger says what was charged.
  */
 import { readFileSync } from 'node:fs';
-import { payOnPayPage } from '@payrail/testing';
+import { payOnPayPage } from '@payrail/testing/pay-page';
 import postgres from 'postgres';
 import { type ProcessSystem, startProcesses } from '../scripts/processes';
 import { demoToken, freshInfrastructure, ROOT, servicePortsEnv } from './support';
@@ -41,6 +41,8 @@ export interface PhaseResult {
   seconds: number;
   chargesPerSecond: number;
   cpu: ProcessCpu[];
+  /** Median seconds of each step of a charge's way (`STAGES`), over the phase's installments. */
+  stages: Array<{ stage: string; medianSeconds: number }>;
 }
 
 export interface LedgerCheck {
@@ -135,6 +137,8 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     SIMULATED_TIME: 'true',
     // Only the bench's as-of runs charge.
     BILLING_RUN_INTERVAL_MS: '0',
+    // Up to nine processes on a PostgreSQL that may be shared: 36 connections rather than 90.
+    DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '4',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   const sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
@@ -199,12 +203,13 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
           },
         });
         if (link.status !== 200) throw new Error(`link not created: ${JSON.stringify(link.body)}`);
-        const paid = await payOnPayPage({
-          gatewayUrl,
-          sandboxUrl,
-          slug: link.body.slug,
-          documentNumber,
-          cardNumber: CARD,
+        // A customer tries again after an error page (a 503 when a shared PostgreSQL is out of connections).
+        const pay = () =>
+          payOnPayPage({ gatewayUrl, sandboxUrl, slug: link.body.slug, documentNumber, cardNumber: CARD });
+        const paid = await pay().catch(async (error: Error) => {
+          log(`seeding: subscription ${index} tries again after: ${error.message}`);
+          await sleep(2_000);
+          return pay();
         });
         // A subscription's card is registered at the form, then charged.
         if (paid.outcome !== 'registered' && paid.outcome !== 'approved')
@@ -242,9 +247,16 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     if (dates.length !== 2 * options.months)
       throw new Error(`expected ${2 * options.months} debit days, found ${dates.length}`);
 
+    // PostgreSQL's share: the server processes serving this bench's database (on this machine).
+    const postgresCpu = async () => {
+      const backends = await sql<Array<{ pid: number }>>`
+        select pid from pg_stat_activity where datname = current_database()`;
+      return new Map(backends.map((row) => [row.pid, cpuSeconds(row.pid)]));
+    };
     const phase = async (replicas: number, days: string[]): Promise<PhaseResult> => {
       const running = system as ProcessSystem;
       const cpuBefore = new Map(processes(running).map(([name, pid]) => [name, cpuSeconds(pid)]));
+      const postgresBefore = await postgresCpu();
       const started = Date.now();
       const runIds: string[] = [];
       const status = async (id: string) =>
@@ -295,6 +307,11 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
         process: name,
         cpuSeconds: cpuSeconds(pid) - (cpuBefore.get(name) ?? 0),
       }));
+      let postgresSeconds = 0;
+      for (const [pid, seconds] of await postgresCpu())
+        postgresSeconds += seconds - (postgresBefore.get(pid) ?? 0);
+      cpu.push({ process: 'postgres (this database)', cpuSeconds: postgresSeconds });
+      const stages = await stageMedians(sql, runIds);
       const failed = runs.reduce((sum, run) => sum + run.failed + run.skipped, 0);
       if (failed > 0) log(`  ${failed} installments failed or skipped`);
       return {
@@ -304,6 +321,7 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
         seconds,
         chargesPerSecond: succeeded / seconds,
         cpu,
+        stages,
       };
     };
 
@@ -332,6 +350,45 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     await sql.end();
     await infra.drop();
   }
+}
+
+/**
+ * Where a charge's time goes, from the rows each step leaves (outbox `created_at`/`published_at`, inbox
+ * `processed_at` (its transaction's start), processor-gateway's charge `created_at`/`settled_at`): the
+ * median of each step over the installments the runs claimed.
+ */
+async function stageMedians(sql: postgres.Sql, runIds: string[]) {
+  const [row] = await sql<Array<Record<string, number | null>>>`
+    with due as (
+      select o.id, o.created_at as claimed, o.published_at as due_published,
+             (o.body::jsonb -> 'data' ->> 'installmentId')::bigint as installment_id
+      from billing_scheduler.outbox o
+      where o.type = 'installment.charge-due' and (o.body::jsonb -> 'data' ->> 'runId') = any(${runIds})
+    ), steps as (
+      select due.*,
+        (select i.processed_at from subscriptions.inbox i
+          where i.consumer = 'subscriptions.request-charge-on-charge-due' and i.message_id = due.id::text) as decided,
+        (select o.published_at from subscriptions.outbox o where o.type = 'charge.requested'
+          and (o.body::jsonb -> 'data' ->> 'installmentId')::bigint = due.installment_id) as requested_published,
+        c.created_at as charge_created, c.settled_at as charge_settled,
+        (select o.published_at from processor_gateway.outbox o where o.type = 'payment.succeeded'
+          and o.body::jsonb -> 'data' ->> 'idempotencyKey' = c.idempotency_key) as outcome_published,
+        (select i.processed_at from subscriptions.inbox i join processor_gateway.outbox o on i.message_id = o.id::text
+          where i.consumer = 'subscriptions.pay-installment-on-payment-succeeded'
+            and o.body::jsonb -> 'data' ->> 'idempotencyKey' = c.idempotency_key) as paid
+      from due left join processor_gateway.charges c on c.installment_id = due.installment_id
+    )
+    select
+      percentile_cont(0.5) within group (order by extract(epoch from due_published - claimed)) as "charge-due in billing-scheduler's outbox",
+      percentile_cont(0.5) within group (order by extract(epoch from decided - due_published)) as "queued for subscriptions",
+      percentile_cont(0.5) within group (order by extract(epoch from requested_published - decided)) as "subscriptions decides, charge.requested relayed",
+      percentile_cont(0.5) within group (order by extract(epoch from charge_created - requested_published)) as "queued for processor-gateway",
+      percentile_cont(0.5) within group (order by extract(epoch from charge_settled - charge_created)) as "the sandbox's charge",
+      percentile_cont(0.5) within group (order by extract(epoch from outcome_published - charge_settled)) as "payment.succeeded relayed",
+      percentile_cont(0.5) within group (order by extract(epoch from paid - outcome_published)) as "queued for subscriptions, paid",
+      percentile_cont(0.5) within group (order by extract(epoch from paid - claimed)) as "claimed to paid"
+    from steps`;
+  return Object.entries(row ?? {}).map(([stage, value]) => ({ stage, medianSeconds: Number(value ?? 0) }));
 }
 
 interface LedgerPage {
