@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { payOnPayPage } from '@payrail/testing/pay-page';
 import postgres from 'postgres';
 import { type ProcessSystem, startProcesses } from '../scripts/processes';
-import { demoToken, freshInfrastructure, ROOT, servicePortsEnv } from './support';
+import { benchServicesEnv, demoToken, freshInfrastructure, ROOT, servicePortsEnv } from './support';
 
 export interface BillingBenchOptions {
   /** Subscriptions sold and subscribed. */
@@ -121,25 +121,16 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
   const { log } = options;
   const progressMs = options.progressMs ?? 5_000;
   const infra = await freshInfrastructure('billing');
-  const { env: portsEnv, gatewayPort } = await servicePortsEnv();
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const ports = await servicePortsEnv();
+  const gatewayUrl = `http://127.0.0.1:${ports.gatewayPort}`;
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    ...portsEnv,
-    DATABASE_URL: infra.databaseUrl,
-    AMQP_URL: infra.amqpUrl,
-    EVENTS_EXCHANGE: infra.exchange,
-    QUEUE_PREFIX: infra.queuePrefix,
-    DEMO_API_TOKEN: demoToken(),
+    ...benchServicesEnv(infra, ports),
     ADMIN_TOKEN,
-    INTERNAL_SECRET: `bench-${demoToken()}`,
-    PUBLIC_BASE_URL: gatewayUrl,
     SIMULATED_TIME: 'true',
     // Only the bench's as-of runs charge.
     BILLING_RUN_INTERVAL_MS: '0',
     // Up to nine processes on a PostgreSQL that may be shared: 36 connections rather than 90.
     DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '4',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   const sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
   const serviceOutput: string[] = [];
@@ -148,7 +139,7 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     system = await startProcesses({
       root: ROOT,
       env,
-      port: gatewayPort,
+      port: ports.gatewayPort,
       compiled: options.compiled,
       nodeArgs: options.nodeArgs,
       output: (service, line, replica) =>

@@ -155,6 +155,29 @@ export function machine(): string {
 
 export const demoToken = () => randomUUID();
 
+/**
+ * What every bench gives its services: its database and broker names, the ports of `servicePortsEnv`, fresh
+ * tokens and secret, the gateway's public URL, `LOG_LEVEL` (default warn). Add or override what a bench needs.
+ */
+export function benchServicesEnv(
+  infra: Infrastructure,
+  ports: { env: Record<string, string>; gatewayPort: number },
+): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    ...ports.env,
+    DATABASE_URL: infra.databaseUrl,
+    AMQP_URL: infra.amqpUrl,
+    EVENTS_EXCHANGE: infra.exchange,
+    QUEUE_PREFIX: infra.queuePrefix,
+    DEMO_API_TOKEN: demoToken(),
+    ADMIN_TOKEN: demoToken(),
+    INTERNAL_SECRET: `bench-${demoToken()}`,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gatewayPort}`,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  };
+}
+
 /** `npm run build` (skipped when nothing changed): the benches run the compiled services, as images do. */
 export function buildServices(): void {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });

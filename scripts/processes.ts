@@ -27,6 +27,7 @@ export const CONSUMERS = [
   'subscriptions.replace-card-on-payment-method-saved',
   'billing-scheduler.project-installments',
   'billing-scheduler.record-charge-outcomes',
+  'processor-gateway.charge-on-charge-requested',
   'gateway.record-webhook-events',
 ];
 

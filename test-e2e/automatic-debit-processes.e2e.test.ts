@@ -31,17 +31,6 @@ let system: E2eSystem;
 let bus: MessageBus;
 const exchange = uniqueName('e2e_debit_events');
 const queuePrefix = `${uniqueName('e2e_debit')}.`;
-const EXTRA_CONSUMERS = [
-  'links.cancel-link-on-subscription-cancelled',
-  'processor-gateway.charge-on-charge-requested',
-  'subscriptions.request-charge-on-charge-due',
-  'subscriptions.pay-installment-on-payment-succeeded',
-  'subscriptions.record-decline-on-payment-failed',
-  'subscriptions.record-retry-on-retry-scheduled',
-  'subscriptions.fail-installment-on-dunning-exhausted',
-  'subscriptions.forget-card-on-payment-method-removed',
-  'subscriptions.replace-card-on-payment-method-saved',
-];
 
 beforeAll(async () => {
   testDb = await createTestDatabase('e2e_debit');
@@ -70,7 +59,7 @@ afterAll(async () => {
   await deleteBrokerTopology(
     testAmqpUrl(),
     exchange,
-    [...CONSUMERS, ...EXTRA_CONSUMERS].map((consumer) => `${queuePrefix}${consumer}`),
+    CONSUMERS.map((consumer) => `${queuePrefix}${consumer}`),
   ).catch(() => {});
 }, 60_000);
 

@@ -12,7 +12,6 @@ import {
 } from '@payrail/testing';
 import type { SimulatedClock } from '@payrail/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHARGE_DUE_CONSUMER } from '../src/adapters/messaging/request-charge-on-charge-due.consumer';
 import { subscriptionsService } from '../src/service';
 import {
   aCard,
@@ -34,6 +33,7 @@ import {
   publishAndWait,
   subscriptionOfLink,
 } from './support';
+import { CONSUMERS } from '../../../scripts/processes';
 
 /**
  * subscriptions' side of the automatic debit, on real PostgreSQL and a real RabbitMQ (exchange and queues
@@ -54,17 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.stop();
   await bus?.close();
-  const consumers = [
-    'subscriptions.create-subscription-on-link-created',
-    'subscriptions.activate-subscription-on-link-paid',
-    CHARGE_DUE_CONSUMER,
-    'subscriptions.pay-installment-on-payment-succeeded',
-    'subscriptions.record-decline-on-payment-failed',
-    'subscriptions.record-retry-on-retry-scheduled',
-    'subscriptions.fail-installment-on-dunning-exhausted',
-    'subscriptions.forget-card-on-payment-method-removed',
-    'subscriptions.replace-card-on-payment-method-saved',
-  ];
+  const consumers = CONSUMERS.filter((consumer) => consumer.startsWith('subscriptions.'));
   await deleteBrokerTopology(
     testAmqpUrl(),
     exchange,
