@@ -349,25 +349,31 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
  * median of each step over the installments the runs claimed.
  */
 async function stageMedians(sql: postgres.Sql, runIds: string[]) {
+  // Joins of whole sets (hash joins), not a lookup per installment: the outboxes hold every event.
   const [row] = await sql<Array<Record<string, number | null>>>`
     with due as (
-      select o.id, o.created_at as claimed, o.published_at as due_published,
+      select o.id::text as id, o.created_at as claimed, o.published_at as due_published,
              (o.body::jsonb -> 'data' ->> 'installmentId')::bigint as installment_id
       from billing_scheduler.outbox o
       where o.type = 'installment.charge-due' and (o.body::jsonb -> 'data' ->> 'runId') = any(${runIds})
+    ), requested as (
+      select (o.body::jsonb -> 'data' ->> 'installmentId')::bigint as installment_id, o.published_at
+      from subscriptions.outbox o where o.type = 'charge.requested'
+    ), outcome as (
+      select o.id::text as id, o.body::jsonb -> 'data' ->> 'idempotencyKey' as idempotency_key, o.published_at
+      from processor_gateway.outbox o where o.type = 'payment.succeeded'
     ), steps as (
-      select due.*,
-        (select i.processed_at from subscriptions.inbox i
-          where i.consumer = 'subscriptions.request-charge-on-charge-due' and i.message_id = due.id::text) as decided,
-        (select o.published_at from subscriptions.outbox o where o.type = 'charge.requested'
-          and (o.body::jsonb -> 'data' ->> 'installmentId')::bigint = due.installment_id) as requested_published,
-        c.created_at as charge_created, c.settled_at as charge_settled,
-        (select o.published_at from processor_gateway.outbox o where o.type = 'payment.succeeded'
-          and o.body::jsonb -> 'data' ->> 'idempotencyKey' = c.idempotency_key) as outcome_published,
-        (select i.processed_at from subscriptions.inbox i join processor_gateway.outbox o on i.message_id = o.id::text
-          where i.consumer = 'subscriptions.pay-installment-on-payment-succeeded'
-            and o.body::jsonb -> 'data' ->> 'idempotencyKey' = c.idempotency_key) as paid
-      from due left join processor_gateway.charges c on c.installment_id = due.installment_id
+      select due.claimed, due.due_published, decided.processed_at as decided,
+             requested.published_at as requested_published, c.created_at as charge_created,
+             c.settled_at as charge_settled, outcome.published_at as outcome_published, paid.processed_at as paid
+      from due
+      join subscriptions.inbox decided
+        on decided.consumer = 'subscriptions.request-charge-on-charge-due' and decided.message_id = due.id
+      join requested on requested.installment_id = due.installment_id
+      join processor_gateway.charges c on c.installment_id = due.installment_id
+      join outcome on outcome.idempotency_key = c.idempotency_key
+      join subscriptions.inbox paid
+        on paid.consumer = 'subscriptions.pay-installment-on-payment-succeeded' and paid.message_id = outcome.id
     )
     select
       percentile_cont(0.5) within group (order by extract(epoch from due_published - claimed)) as "charge-due in billing-scheduler's outbox",

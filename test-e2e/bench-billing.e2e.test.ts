@@ -26,6 +26,12 @@ describe('bench:billing at a tiny size', () => {
     expect(result.phases[1]?.cpu.map((p) => p.process)).toEqual(
       expect.arrayContaining(['billing-scheduler-2', 'subscriptions-2', 'processor-gateway-2']),
     );
+    // The step timings come from rows every step leaves: each phase has them, the whole way longer than any step.
+    for (const phase of result.phases) {
+      const stages = new Map(phase.stages.map((step) => [step.stage, step.medianSeconds]));
+      expect(stages.size).toBe(8);
+      expect(stages.get('claimed to paid')).toBeGreaterThan(stages.get("the sandbox's charge") as number);
+    }
     expect(result.ledger).toMatchObject({ expected: 80, charged: 80, duplicates: 0, unpaid: 0 });
     expect(Number.isFinite(result.ratio)).toBe(true);
   }, 300_000);
