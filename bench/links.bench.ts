@@ -13,6 +13,7 @@
 import autocannon from 'autocannon';
 import { startProcesses } from '../scripts/processes';
 import {
+  benchServicesEnv,
   buildServices,
   demoToken,
   freePort,
@@ -96,20 +97,10 @@ async function main() {
   buildServices();
   const infra = await freshInfrastructure('links');
   const token = demoToken();
-  const { env: portsEnv, gatewayPort } = await servicePortsEnv();
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    ...portsEnv,
-    DATABASE_URL: infra.databaseUrl,
-    AMQP_URL: infra.amqpUrl,
-    EVENTS_EXCHANGE: infra.exchange,
-    QUEUE_PREFIX: infra.queuePrefix,
-    DEMO_API_TOKEN: token,
-    ADMIN_TOKEN: demoToken(),
-    INTERNAL_SECRET: `bench-${demoToken()}`,
-    PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  };
+  const ports = await servicePortsEnv();
+  const { gatewayPort } = ports;
+  const env = { ...benchServicesEnv(infra, ports), DEMO_API_TOKEN: token };
+
   // BENCH_PROFILE_DIR: every service writes a CPU profile there when it stops (node --cpu-prof).
   const profileDir = process.env.BENCH_PROFILE_DIR;
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];

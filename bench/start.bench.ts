@@ -16,8 +16,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startProcesses } from '../scripts/processes';
 import {
+  benchServicesEnv,
   buildServices,
-  demoToken,
   freshInfrastructure,
   log as logger,
   machine,
@@ -38,7 +38,8 @@ const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
 async function processes(): Promise<void> {
   const infra = await freshInfrastructure('start');
-  const { env: portsEnv, gatewayPort } = await servicePortsEnv();
+  const ports = await servicePortsEnv();
+  const { gatewayPort } = ports;
   const readyAfter = new Map<string, number>();
   const output: string[] = [];
   const started = performance.now();
@@ -46,18 +47,8 @@ async function processes(): Promise<void> {
   try {
     system = await startProcesses({
       root: ROOT,
-      env: {
-        ...(process.env as Record<string, string>),
-        ...portsEnv,
-        DATABASE_URL: infra.databaseUrl,
-        AMQP_URL: infra.amqpUrl,
-        EVENTS_EXCHANGE: infra.exchange,
-        QUEUE_PREFIX: infra.queuePrefix,
-        DEMO_API_TOKEN: demoToken(),
-        ADMIN_TOKEN: demoToken(),
-        INTERNAL_SECRET: `bench-${demoToken()}`,
-        LOG_LEVEL: 'warn',
-      },
+      env: { ...benchServicesEnv(infra, ports), LOG_LEVEL: 'warn' },
+
       port: gatewayPort,
       compiled: true,
       output: (service, line) => output.push(`[${service}] ${line}`),

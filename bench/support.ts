@@ -2,11 +2,11 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import amqp from 'amqplib';
 import postgres from 'postgres';
+import { CONSUMERS, freePort } from '../scripts/processes';
 
 const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -28,14 +28,6 @@ async function deleteBrokerTopology(url: string, exchange: string, queues: strin
 export const ROOT = path.resolve(__dirname, '..');
 
 export const log = (bench: string) => (line: string) => process.stdout.write(`[${bench}] ${line}\n`);
-
-/** The consumers the services declare; their queues are deleted after a run. */
-const CONSUMERS = [
-  'subscriptions.create-subscription-on-link-created',
-  'subscriptions.activate-subscription-on-link-paid',
-  'links.cancel-link-on-subscription-cancelled',
-  'processor-gateway.charge-on-charge-requested',
-];
 
 export interface Infrastructure {
   databaseUrl: string;
@@ -79,16 +71,7 @@ export async function freshInfrastructure(name: string): Promise<Infrastructure>
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Free ports for every service, as the `<NAME>_PORT` variables `npm start` reads (the gateway's is PORT). */
 export async function servicePortsEnv(): Promise<{ env: Record<string, string>; gatewayPort: number }> {
@@ -198,6 +181,29 @@ export function machine(): string {
 }
 
 export const demoToken = () => randomUUID();
+
+/**
+ * What every bench gives its services: its database and broker names, the ports of `servicePortsEnv`, fresh
+ * tokens and secret, the gateway's public URL, `LOG_LEVEL` (default warn). Add or override what a bench needs.
+ */
+export function benchServicesEnv(
+  infra: Infrastructure,
+  ports: { env: Record<string, string>; gatewayPort: number },
+): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    ...ports.env,
+    DATABASE_URL: infra.databaseUrl,
+    AMQP_URL: infra.amqpUrl,
+    EVENTS_EXCHANGE: infra.exchange,
+    QUEUE_PREFIX: infra.queuePrefix,
+    DEMO_API_TOKEN: demoToken(),
+    ADMIN_TOKEN: demoToken(),
+    INTERNAL_SECRET: `bench-${demoToken()}`,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gatewayPort}`,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  };
+}
 
 /** `npm run build` (skipped when nothing changed): the benches run the compiled services, as images do. */
 export function buildServices(): void {

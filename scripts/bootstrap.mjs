@@ -19,6 +19,7 @@ const commands = {
   test: 'scripts/test.ts',
   migrate: 'scripts/migrate.ts',
   build: 'scripts/build.mjs',
+  'bench-billing': 'bench/billing.bench.ts',
   'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',
   'bench-links': 'bench/links.bench.ts',
   'bench-start': 'bench/start.bench.ts',

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { DEFAULT_PORTS, type ServiceName } from '@payrail/runtime';
 
@@ -11,24 +12,65 @@ const SERVICES: ServiceName[] = [
   'gateway',
 ];
 
+/** Every durable consumer the services declare; their queues are deleted after a test or bench run. */
+export const CONSUMERS = [
+  'subscriptions.create-subscription-on-link-created',
+  'subscriptions.activate-subscription-on-link-paid',
+  'links.cancel-link-on-subscription-cancelled',
+  'links.settle-link-on-payment',
+  'subscriptions.request-charge-on-charge-due',
+  'subscriptions.pay-installment-on-payment-succeeded',
+  'subscriptions.record-decline-on-payment-failed',
+  'subscriptions.record-retry-on-retry-scheduled',
+  'subscriptions.fail-installment-on-dunning-exhausted',
+  'subscriptions.forget-card-on-payment-method-removed',
+  'subscriptions.replace-card-on-payment-method-saved',
+  'billing-scheduler.project-installments',
+  'billing-scheduler.record-charge-outcomes',
+  'processor-gateway.charge-on-charge-requested',
+  'gateway.record-webhook-events',
+];
+
 export interface ProcessOptions {
   root: string;
   env: Record<string, string | undefined>;
   /** The gateway's port; the other services take the next ones unless `<NAME>_PORT` is set. */
   port: number;
-  /** Where each child's output goes (default: this process's, prefixed with the service name). */
-  output?: (service: ServiceName, line: string) => void;
+  /**
+   * Where each child's output goes (default: this process's, prefixed with the service name, and the
+   * replica's number from the second on).
+   */
+  output?: (service: ServiceName, line: string, replica: number) => void;
   /** Called as each service answers `/readyz` (the start benchmark times them). */
   onReady?: (service: ServiceName) => void;
   /** Run each service's compiled `dist/main.js` (`npm run build`) instead of its TypeScript through tsx. */
   compiled?: boolean;
   /** Extra Node options for every service (the benchmark's `--cpu-prof`, not allowed in NODE_OPTIONS). */
   nodeArgs?: string[];
+  /** How many processes of a service to start (default 1); see `ProcessSystem.addReplica`. */
+  replicas?: Partial<Record<ServiceName, number>>;
+}
+
+/** A second (third…) process of a service: same environment, database and queues, a port of its own. */
+export interface Replica {
+  name: ServiceName;
+  /** 2 for the first extra process of a service. */
+  number: number;
+  child: ChildProcess;
+  url: string;
 }
 
 export interface ProcessSystem {
+  /** The first process of each service; the others are in `replicas`. */
   children: Map<ServiceName, ChildProcess>;
   urls: Record<ServiceName, string>;
+  replicas: Replica[];
+  /**
+   * Starts one more process of a service on a free port and waits for its `/readyz`. It shares the first
+   * one's database and queues (RabbitMQ hands each message to one of them); the other services still call
+   * the first one's URL.
+   */
+  addReplica(name: ServiceName): Promise<Replica>;
   /** Kills one service (SIGKILL by default: a crash, no graceful shutdown). */
   kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
   /** Starts one service again (after `kill`), optionally with other environment, and waits for `/readyz`. */
@@ -55,6 +97,18 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
+  });
+}
+
+/** A port nothing listens on now (the kernel's choice). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
 }
 
@@ -99,10 +153,18 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   };
   const output =
     options.output ??
-    ((service: ServiceName, line: string) => process.stdout.write(`[${service}] ${line}\n`));
+    ((service: ServiceName, line: string, replica: number) =>
+      process.stdout.write(`[${service}${replica > 1 ? `-${replica}` : ''}] ${line}\n`));
   const children = new Map<ServiceName, ChildProcess>();
+  const replicas: Replica[] = [];
 
-  const launch = async (name: ServiceName, extraEnv: Record<string, string> = {}) => {
+  /** Spawns one process of a service on `port`, its output to `output`, and waits for its `/readyz`. */
+  const spawnService = async (
+    name: ServiceName,
+    port: number,
+    replica: number,
+    extraEnv: Record<string, string> = {},
+  ): Promise<ChildProcess> => {
     // `node --import tsx` rather than the tsx binary: one process per service, so a signal (or a
     // SIGKILL in a crash test) reaches the service itself and leaves no orphan holding the port.
     // Its own process group: a Ctrl-C in the terminal reaches this process only, which stops the
@@ -119,27 +181,41 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
           ],
       {
         cwd: options.root,
-        env: { ...shared, ...extraEnv, PORT: String(ports.get(name)), OTEL_SERVICE_NAME: name },
+        env: { ...shared, ...extraEnv, PORT: String(port), OTEL_SERVICE_NAME: name },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         detached: true,
       },
     );
-    children.set(name, child);
     for (const stream of [child.stdout, child.stderr]) {
       let buffered = '';
       stream?.on('data', (chunk: Buffer) => {
         buffered += chunk.toString();
         const lines = buffered.split('\n');
         buffered = lines.pop() ?? '';
-        for (const line of lines) output(name, line);
+        for (const line of lines) output(name, line, replica);
       });
     }
+    return child;
+  };
+
+  const launch = async (name: ServiceName, extraEnv: Record<string, string> = {}) => {
+    const child = await spawnService(name, ports.get(name) as number, 1, extraEnv);
+    children.set(name, child);
     await waitReady(`${urls[name]}/readyz`, child, 60_000);
     options.onReady?.(name);
   };
 
-  const kill = async (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
-    const child = children.get(name);
+  const addReplica = async (name: ServiceName): Promise<Replica> => {
+    const port = await freePort();
+    const number = 2 + replicas.filter((replica) => replica.name === name).length;
+    const child = await spawnService(name, port, number);
+    const replica = { name, number, child, url: `http://127.0.0.1:${port}` };
+    replicas.push(replica);
+    await waitReady(`${replica.url}/readyz`, child, 60_000);
+    return replica;
+  };
+
+  const end = async (child: ChildProcess | undefined, signal: NodeJS.Signals) => {
     if (!child) return;
     const done = exited(child);
     child.kill(signal);
@@ -147,16 +223,22 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
     await done;
     clearTimeout(timer);
   };
+  const kill = (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => end(children.get(name), signal);
 
   const stop = async () => {
-    await Promise.all([...children.keys()].map((name) => kill(name, 'SIGTERM')));
+    await Promise.all([
+      ...[...children.keys()].map((name) => kill(name, 'SIGTERM')),
+      ...replicas.map((replica) => end(replica.child, 'SIGTERM')),
+    ]);
   };
 
   try {
     await Promise.all(SERVICES.map((name) => launch(name)));
+    for (const name of SERVICES)
+      for (let count = 1; count < (options.replicas?.[name] ?? 1); count += 1) await addReplica(name);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { children, urls, kill, restart: launch, stop };
+  return { children, urls, replicas, addReplica, kill, restart: launch, stop };
 }

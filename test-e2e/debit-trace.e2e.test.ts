@@ -20,6 +20,7 @@ import {
   waitFor,
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSUMERS } from './support';
 
 // One trace per installment charge: billing-scheduler claims it (the root), the outbox relay publishes
 // installment.charge-due, subscriptions requests the charge, processor-gateway charges the stored card at
@@ -77,20 +78,7 @@ afterAll(async () => {
   await deleteBrokerTopology(
     testAmqpUrl(),
     exchange,
-    [
-      'billing-scheduler.project-installments',
-      'billing-scheduler.record-charge-outcomes',
-      'processor-gateway.charge-on-charge-requested',
-      'subscriptions.create-subscription-on-link-created',
-      'subscriptions.activate-subscription-on-link-paid',
-      'subscriptions.request-charge-on-charge-due',
-      'subscriptions.pay-installment-on-payment-succeeded',
-      'subscriptions.record-decline-on-payment-failed',
-      'subscriptions.record-retry-on-retry-scheduled',
-      'subscriptions.fail-installment-on-dunning-exhausted',
-      'subscriptions.forget-card-on-payment-method-removed',
-      'subscriptions.replace-card-on-payment-method-saved',
-    ].map((consumer) => `${queuePrefix}${consumer}`),
+    CONSUMERS.map((consumer) => `${queuePrefix}${consumer}`),
   ).catch(() => {});
   await telemetry.shutdown();
 });

@@ -1,11 +1,9 @@
 import { signMerchantContext } from '@payrail/http';
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
 import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
-import { createTestDatabase, deleteBrokerTopology, testAmqpUrl, uniqueName, waitFor } from '@payrail/testing';
+import { createTestDatabase, deleteBrokerTopology, testAmqpUrl, uniqueName } from '@payrail/testing';
 import postgres from 'postgres';
-import { CONSUMERS, type E2eSystem, freePort, ROOT, startSystem } from './support';
+import { CONSUMERS, type E2eSystem, startSystem } from './support';
 
 export const INTERNAL_SECRET = 'e2e-internal-secret-0123456789';
 
@@ -74,66 +72,14 @@ export interface ProcessorSystem extends E2eSystem {
 
 export async function startProcessorSystem(env: Record<string, string>): Promise<ProcessorSystem> {
   const system = await startSystem({ INTERNAL_SECRET, PUBLIC_BASE_URL: 'https://pay.example.test', ...env });
-  const port = await freePort();
-  const urls = system.urls;
-  let second: ChildProcess | undefined;
   try {
-    second = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'services', 'processor-gateway', 'src', 'main.ts')],
-      {
-        cwd: ROOT,
-        env: {
-          ...system.env,
-          LINKS_URL: urls.links,
-          SUBSCRIPTIONS_URL: urls.subscriptions,
-          BILLING_SCHEDULER_URL: urls['billing-scheduler'],
-          PROCESSOR_GATEWAY_URL: urls['processor-gateway'],
-          PROCESSOR_SANDBOX_URL: urls['processor-sandbox'],
-          GATEWAY_URL: urls.gateway,
-          PORT: String(port),
-          OTEL_SERVICE_NAME: 'processor-gateway',
-        },
-        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-        detached: true,
-      },
-    );
-    const child = second;
-    for (const stream of [child.stdout, child.stderr]) {
-      let buffered = '';
-      stream?.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        for (const line of lines) system.logs.push(`[processor-gateway-2] ${line}`);
-      });
-    }
-    const secondUrl = `http://127.0.0.1:${port}`;
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`second processor-gateway exited ${child.exitCode}`);
-        return (await fetch(`${secondUrl}/readyz`).catch(() => undefined))?.ok;
-      },
-      60_000,
-      200,
-    );
-    const stopSecond = async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const done = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await done;
-      clearTimeout(timer);
-    };
+    const second = await system.addReplica('processor-gateway');
     return {
       ...system,
-      gateways: [urls['processor-gateway'], secondUrl],
-      async stop() {
-        await Promise.all([stopSecond(), system.stop()]);
-      },
+      gateways: [system.urls['processor-gateway'], second.url],
+      stop: () => system.stop(),
     };
   } catch (error) {
-    second?.kill('SIGKILL');
     await system.stop();
     throw error;
   }

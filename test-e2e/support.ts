@@ -1,21 +1,11 @@
-import net from 'node:net';
 import path from 'node:path';
 import type { ServiceName } from '@payrail/runtime';
-import { startProcesses, type ProcessSystem } from '../scripts/processes';
+import { CONSUMERS, freePort, startProcesses, type ProcessSystem } from '../scripts/processes';
+
+export { freePort };
 
 export const ROOT = path.resolve(__dirname, '..');
 export const DEMO_TOKEN = '6a1f0f0e-3d7b-4c2a-9b8e-2f4d6c8a0b1c';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface E2eSystem extends ProcessSystem {
   gatewayUrl: string;
@@ -60,26 +50,9 @@ export async function startSystem(
     root: ROOT,
     env: fullEnv,
     port,
-    output: (service, line) => logs.push(`[${service}] ${line}`),
+    output: (service, line, replica) => logs.push(`[${service}${replica > 1 ? `-${replica}` : ''}] ${line}`),
   });
   return { ...system, gatewayUrl: `http://127.0.0.1:${port}`, logs, env: fullEnv };
 }
 
-/** Every durable consumer the services declare; their queues are deleted after a test run. */
-export const CONSUMERS = [
-  'subscriptions.create-subscription-on-link-created',
-  'subscriptions.activate-subscription-on-link-paid',
-  'links.cancel-link-on-subscription-cancelled',
-  'links.settle-link-on-payment',
-  'subscriptions.request-charge-on-charge-due',
-  'subscriptions.pay-installment-on-payment-succeeded',
-  'subscriptions.record-decline-on-payment-failed',
-  'subscriptions.record-retry-on-retry-scheduled',
-  'subscriptions.fail-installment-on-dunning-exhausted',
-  'subscriptions.forget-card-on-payment-method-removed',
-  'subscriptions.replace-card-on-payment-method-saved',
-  'billing-scheduler.project-installments',
-  'billing-scheduler.record-charge-outcomes',
-  'processor-gateway.charge-on-charge-requested',
-  'gateway.record-webhook-events',
-];
+export { CONSUMERS };

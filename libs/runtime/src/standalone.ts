@@ -49,6 +49,9 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
       AMQP_URL: needsInfra ? env.amqpUrl() : env.amqpUrl().optional(),
       QUEUE_PREFIX: z.string().default(''),
       MIGRATE_ON_START: env.boolean(true),
+      // Connections each process may open to PostgreSQL (replicas × services × this must fit the server's
+      // max_connections).
+      DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
     })
     .superRefine(refuseDevelopmentSecret('standalone'));
   const config = loadConfigOrExit(schema);
@@ -61,7 +64,7 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
   let database: DatabaseHandle | undefined;
   let bus: MessageBus;
   if (definition.database && config.DATABASE_URL && config.AMQP_URL) {
-    database = openDatabase({ url: config.DATABASE_URL });
+    database = openDatabase({ url: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
     if (config.MIGRATE_ON_START) await database.migrate(definition.database);
     bus = createRabbitMqBus({
       url: config.AMQP_URL,

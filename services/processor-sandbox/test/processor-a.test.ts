@@ -232,6 +232,18 @@ describe('PROCESSOR_A stored cards', () => {
     const alias = (await sandbox.a.userCards(79)).body.cards[0]!.alias_token;
     expect((await sandbox.a.charge(++spid, '1000.00', alias)).body.messages[0]!.key).toBe('CardBlockedError');
     expect(await sandbox.test.ledger()).toHaveLength(7);
+    // The ledger by pages: 3 + 3 + 1, each `next` the `after` of the following page.
+    const pages: number[][] = [];
+    let after: number | null = 0;
+    while (after !== null) {
+      const { body } = await sandbox.test.ledgerPage(`after=${after}&limit=3`);
+      expect(body.total).toBe(7);
+      pages.push(body.entries.map((entry) => entry.id));
+      after = body.next;
+    }
+    expect(pages).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+    expect((await sandbox.test.ledgerPage('after=7')).body).toMatchObject({ entries: [], next: null });
+    expect((await sandbox.test.ledgerPage('limit=0')).status).toBe(400);
 
     await sandbox.test.advance(30 * 24 * 3600);
     await sandbox.test.outcomes({ last4: '9995', codes: ['00'] });

@@ -12,7 +12,6 @@ import {
 } from '@payrail/testing';
 import type { SimulatedClock } from '@payrail/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHARGE_DUE_CONSUMER } from '../src/adapters/messaging/request-charge-on-charge-due.consumer';
 import { subscriptionsService } from '../src/service';
 import {
   aCard,
@@ -35,6 +34,7 @@ import {
   subscriptionEventData,
   subscriptionOfLink,
 } from './support';
+import { CONSUMERS } from '../../../scripts/processes';
 
 /**
  * subscriptions' side of the automatic debit, on real PostgreSQL and a real RabbitMQ (exchange and queues
@@ -55,17 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.stop();
   await bus?.close();
-  const consumers = [
-    'subscriptions.create-subscription-on-link-created',
-    'subscriptions.activate-subscription-on-link-paid',
-    CHARGE_DUE_CONSUMER,
-    'subscriptions.pay-installment-on-payment-succeeded',
-    'subscriptions.record-decline-on-payment-failed',
-    'subscriptions.record-retry-on-retry-scheduled',
-    'subscriptions.fail-installment-on-dunning-exhausted',
-    'subscriptions.forget-card-on-payment-method-removed',
-    'subscriptions.replace-card-on-payment-method-saved',
-  ];
+  const consumers = CONSUMERS.filter((consumer) => consumer.startsWith('subscriptions.'));
   await deleteBrokerTopology(
     testAmqpUrl(),
     exchange,
@@ -258,7 +248,7 @@ describe('installment.charge-due', () => {
     expect((await installment(second.subscriptionId, 2)).status).toBe('pending');
   });
 
-  it('never more than 6 attempts on one card in 24 hours by the clock, across subscriptions', async () => {
+  it('never more than 6 attempts on one card in 24 hours, across subscriptions; a run as of a future day (simulated time) counts from that day', async () => {
     const merchant = aMerchant();
     const card = aCard();
     const first = await subscribedWithCard(merchant, card, 5);
@@ -279,23 +269,33 @@ describe('installment.charge-due', () => {
     );
     const due = [...first.installments.slice(1), ...second.installments.slice(1)];
     expect(due).toHaveLength(8);
-    const start = clock.now();
+    // All eight as of one day months ahead of the clock (an operator's catch-up, or simulated time).
+    const asOf = '2026-06-30';
     // Concurrently: the card's lock makes the count exact.
-    await Promise.all(due.map((row) => publishAndWait(svc, chargeDue(merchant, row))));
+    await Promise.all(due.map((row) => publishAndWait(svc, chargeDue(merchant, row, 1, asOf))));
     const charged = (await Promise.all(due.map((row) => requested(row.id)))).flat();
     expect(charged).toHaveLength(6);
     const skipped = (await Promise.all(due.map((row) => skipReasons(row.id)))).flat();
+    // A slot frees 24 hours after the start of the as-of day (00:00 in Asunción): on 1 July.
     expect(skipped).toEqual([
-      ['card-attempt-cap', '2026-02-11'],
-      ['card-attempt-cap', '2026-02-11'],
+      ['card-attempt-cap', '2026-07-01'],
+      ['card-attempt-cap', '2026-07-01'],
     ]);
+    const [attempt] = await attemptRows(svc, charged[0]?.data.installmentId as number);
+    expect(attempt?.requestedAt).toEqual(new Date('2026-06-30T03:00:00Z'));
 
-    // 24 hours later by the clock a slot is free again.
-    clock.set(new Date(start.getTime() + 24 * 60 * 60 * 1000 + 1));
     const waiting = due.filter((row) => !charged.some((c) => c.data.installmentId === row.id));
-    await publishAndWait(svc, chargeDue(merchant, waiting[0] as (typeof due)[number], 2));
-    expect(await requested((waiting[0] as (typeof due)[number]).id)).toHaveLength(1);
+    const [next, last] = waiting as [(typeof due)[number], (typeof due)[number]];
+    // 24 hours later by the real clock, still as of the same day: still capped.
+    const start = clock.now();
+    clock.set(new Date(start.getTime() + 24 * 60 * 60 * 1000 + 1));
+    await publishAndWait(svc, chargeDue(merchant, next, 2, asOf));
+    expect(await requested(next.id)).toEqual([]);
+    // As of the next day a slot is free again.
+    await publishAndWait(svc, chargeDue(merchant, next, 3, '2026-07-01'));
+    expect(await requested(next.id)).toHaveLength(1);
     clock.set(start);
+    expect(await requested(last.id)).toEqual([]);
   });
 });
 

@@ -15,7 +15,8 @@ export function chargeDue(
   merchant: MerchantContext,
   installment: Pick<InstallmentRow, 'id' | 'subscriptionId' | 'paymentDate'>,
   attempt = 1,
-  asOf = '2099-12-31',
+  // A run as of the day it is due (as of a later day, the card's cap would count from that day).
+  asOf = installment.paymentDate,
 ): EventEnvelope<'installment.charge-due'> {
   return createEvent(
     'installment.charge-due',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chargeKey, decideCharge, parseChargeKey } from '../src/domain/debit';
+import { attemptTime, chargeKey, decideCharge, parseChargeKey } from '../src/domain/debit';
 import type { Installment } from '../src/domain/installment';
 import type { Subscription } from '../src/domain/subscription';
 
@@ -107,6 +107,36 @@ describe('decideCharge: is a due installment still chargeable?', () => {
       reason: 'card-attempt-cap',
       retryOn: '2026-12-11',
     });
+  });
+
+  it('the attempt’s time: the clock’s now for a run as of today or a past day, the start of the as-of day (merchant’s zone) for a future one', () => {
+    // Production: a run is as of today (or a past day): the attempt is now.
+    expect(attemptTime(now, '2026-12-10', 'America/Asuncion')).toEqual(now);
+    expect(attemptTime(now, '2026-11-10', 'America/Asuncion')).toEqual(now);
+    // Simulated time: as of 10 January, the attempt is at 00:00 that day in Asunción (03:00 UTC).
+    expect(attemptTime(now, '2027-01-10', 'America/Asuncion')).toEqual(new Date('2027-01-10T03:00:00Z'));
+    expect(attemptTime(now, '2027-01-10', 'UTC')).toEqual(new Date('2027-01-10T00:00:00Z'));
+  });
+
+  it('simulated months within one real day: the cap counts them months apart, so a card charged monthly is never capped', () => {
+    // Twelve monthly runs made within a few real minutes, each as of the 10th of a later month.
+    const attempts: Date[] = [];
+    for (let month = 1; month <= 12; month += 1) {
+      const asOf = `2027-${String(month).padStart(2, '0')}-10`;
+      const at = attemptTime(new Date(now.getTime() + month * 60_000), asOf, subscription.timezone);
+      const inWindow = attempts.filter((t) => t.getTime() > at.getTime() - 24 * 3_600_000);
+      const decision = facts({
+        asOf,
+        installment: { ...installment, paymentDate: asOf },
+        cardAttemptsInWindow: inWindow,
+        now: at,
+      });
+      expect(decision.kind).toBe('charge');
+      attempts.push(at);
+    }
+    // The real clock's minutes instead would put all twelve in one window: the 7th is capped.
+    const byClock = [1, 2, 3, 4, 5, 6].map((minutes) => new Date(now.getTime() + minutes * 60_000));
+    expect(facts({ cardAttemptsInWindow: byClock }).kind).toBe('skip');
   });
 
   it('keys: installment:<id>:attempt:<n>, read back; a link payment’s key is not an installment’s', () => {

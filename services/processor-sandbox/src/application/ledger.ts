@@ -26,8 +26,14 @@ export class Ledger {
     return recorded;
   }
 
-  list(): LedgerEntry[] {
-    return [...this.entries];
+  /** The entries after id `after` (0: from the first), at most `limit` of them, oldest first. */
+  list(after = 0, limit = Number.POSITIVE_INFINITY): LedgerEntry[] {
+    // Ids are positions + 1: a page is a slice, whatever the size of the ledger.
+    return this.entries.slice(Math.max(0, after), Math.max(0, after) + limit);
+  }
+
+  get size(): number {
+    return this.entries.length;
   }
 
   clear(): void {

@@ -226,6 +226,10 @@ export function processorBClient(call: Call, keys = KEYS.b) {
 export function testApiClient(call: Call) {
   return {
     ledger: async () => (await call<{ entries: LedgerEntry[] }>('/__sandbox/ledger')).body.entries,
+    ledgerPage: async (query: string) =>
+      call<{ entries: LedgerEntry[]; total: number; next: number | null; error?: string }>(
+        `/__sandbox/ledger?${query}`,
+      ),
     faults: async () => (await call<{ faults: ActiveFault[] }>('/__sandbox/faults')).body.faults,
     fault: (body: Record<string, unknown>) => call('/__sandbox/faults', json(body)),
     outcomes: (body: Record<string, unknown>) => call('/__sandbox/outcomes', json(body)),

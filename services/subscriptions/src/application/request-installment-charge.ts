@@ -1,5 +1,11 @@
 import type { EventData } from '@payrail/contracts';
-import { CARD_CAP_WINDOW_MS, type ChargeDecision, chargeKey, decideCharge } from '../domain/debit';
+import {
+  attemptTime,
+  CARD_CAP_WINDOW_MS,
+  type ChargeDecision,
+  chargeKey,
+  decideCharge,
+} from '../domain/debit';
 import { startCharge } from '../domain/installment';
 import type { UseCaseDeps } from './deps';
 import { chargeRequested, chargeSkipped } from './events';
@@ -23,12 +29,15 @@ export async function requestInstallmentCharge(
       return { kind: 'skip', reason: 'not-pending', retryOn: null };
     }
     const { subscription, installment } = found;
+    // The card's window and the attempt's requestedAt go by the as-of day when it is ahead of the clock
+    // (simulated time), so simulated months are months apart.
+    const attemptAt = attemptTime(at, due.asOf, subscription.timezone);
     let cardAttemptsInWindow: Date[] = [];
     if (subscription.paymentMethodId !== null) {
       await store.lockCard(subscription.paymentMethodId);
       cardAttemptsInWindow = await store.cardAttemptsSince(
         subscription.paymentMethodId,
-        new Date(at.getTime() - CARD_CAP_WINDOW_MS),
+        new Date(attemptAt.getTime() - CARD_CAP_WINDOW_MS),
       );
     }
     const decision = decideCharge({
@@ -38,7 +47,7 @@ export async function requestInstallmentCharge(
       asOf: due.asOf,
       attemptAlreadyRequested: (await store.findAttempt(installment.id, due.attempt)) !== undefined,
       cardAttemptsInWindow,
-      now: at,
+      now: attemptAt,
     });
     if (decision.kind === 'skip') {
       await store.publish([chargeSkipped(due, decision.reason, decision.retryOn, at)]);
@@ -59,7 +68,7 @@ export async function requestInstallmentCharge(
       amount: decision.amount,
       currency: subscription.currency,
       status: 'requested',
-      requestedAt: at,
+      requestedAt: attemptAt,
       settledAt: null,
       chargeId: null,
       declineCode: null,

@@ -1,5 +1,5 @@
 import type { DeclineCategory, EventData } from '@payrail/contracts';
-import { type IsoDate, localDate } from '@payrail/time';
+import { type IsoDate, localDate, startOfLocalDay } from '@payrail/time';
 import type { Installment } from './installment';
 import { isCollecting, type Subscription } from './subscription';
 
@@ -14,6 +14,17 @@ export type SkipReason = EventData<'installment.charge-skipped'>['reason'];
 export const CARD_ATTEMPTS_PER_24_HOURS = 6;
 export const CARD_CAP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * When an attempt is made, for the card's 24-hour window and the attempt's `requestedAt`: the later of the
+ * clock's now and the start of the run's as-of day in the subscription's time zone. In production a run is
+ * never as of a day after today, so this is now; with SIMULATED_TIME a run as of a future day is how months
+ * pass, and the attempts of different simulated months are then months apart, not all within one real day.
+ */
+export function attemptTime(now: Date, asOf: IsoDate, timezone: string): Date {
+  const dayStarts = startOfLocalDay(asOf, timezone);
+  return dayStarts > now ? dayStarts : now;
+}
+
 export interface ChargeDueFacts {
   subscription: Subscription;
   installment: Installment;
@@ -25,6 +36,7 @@ export interface ChargeDueFacts {
   attemptAlreadyRequested: boolean;
   /** The attempts made on the subscription's card in the 24 hours before `now`, oldest first. */
   cardAttemptsInWindow: Date[];
+  /** The attempt's time (`attemptTime`). */
   now: Date;
 }
 

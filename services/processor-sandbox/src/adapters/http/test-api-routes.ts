@@ -18,6 +18,10 @@ const processorField = z.string().transform((value, ctx) => {
 });
 
 const schemas = {
+  ledgerPage: z.object({
+    after: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().min(1).optional(),
+  }),
   fault: z.object({
     processor: processorField,
     fault: z.enum(FAULT_KINDS),
@@ -68,7 +72,18 @@ export function testApiRoutes(
 ) {
   const router = new Hono<SandboxEnv>();
 
-  router.get('/__sandbox/ledger', (c) => c.json({ entries: core.ledger.list() }));
+  // `?after=<id>&limit=<n>`: a page (a benchmark's ledger has hundreds of thousands of entries); `next` is
+  // the `after` of the next page, null at the end. Without them, every entry.
+  router.get('/__sandbox/ledger', (c) => {
+    const query = schemas.ledgerPage.safeParse(c.req.query());
+    if (!query.success)
+      return c.json({ error: 'after and limit must be whole numbers (limit 1 or more)' }, 400);
+    const { after = 0, limit } = query.data;
+    const entries = core.ledger.list(after, limit);
+    const last = entries.at(-1);
+    const more = last !== undefined && last.id < core.ledger.size;
+    return c.json({ entries, total: core.ledger.size, next: more ? last.id : null });
+  });
 
   router.get('/__sandbox/faults', (c) => c.json({ faults: core.faults.list() }));
   router.post('/__sandbox/faults', async (c) => {

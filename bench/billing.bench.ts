@@ -1,0 +1,79 @@
+/**
+ * `npm run bench:billing`: automatic debit end to end against the sandbox. BENCH_SUBSCRIPTIONS (default
+ * 10,000) subscriptions are sold through the gateway and subscribed on the hosted pay page (BENCH_SEED_CONCURRENCY
+ * customers at once, default 16), each with 1 + 2 × BENCH_MONTHS installments (default 10 months); then one
+ * as-of run per month through the gateway charges what is due: BENCH_MONTHS months (BENCH_SUBSCRIPTIONS ×
+ * BENCH_MONTHS installments, 100,000 by default) with one process of billing-scheduler, subscriptions and
+ * processor-gateway, the next BENCH_MONTHS with two of each. Prints charges per second of each, the ratio,
+ * the CPU each process used, and checks the sandbox's ledger: one approved charge per installment, every one
+ * paid. Not a test: it prints figures and the targets (the smoke test test-e2e/bench-billing.e2e.test.ts runs
+ * the same code at a tiny size).
+ *
+ * The services run compiled (`npm run build` first), SIMULATED_TIME=true, BILLING_RUN_INTERVAL_MS=0, on a
+ * database and broker names of their own on DATABASE_URL's server and AMQP_URL (default the local ones),
+ * removed at the end. BENCH_PROFILE_DIR=<dir>: each service writes a CPU profile there when it stops.
+ */
+import { runBillingBench } from './billing';
+import { buildServices, log as logger, machine } from './support';
+
+const log = logger('bench:billing');
+const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
+const MONTHS = Number(process.env.BENCH_MONTHS ?? 10);
+const SEED_CONCURRENCY = Number(process.env.BENCH_SEED_CONCURRENCY ?? 16);
+const TARGET_CHARGES_PER_SECOND = 1_000;
+const TARGET_RATIO = 1.6;
+
+async function main() {
+  log(`machine: ${machine()}`);
+  buildServices();
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  log(
+    `${SUBSCRIPTIONS} subscriptions × ${MONTHS} months with 1 process each, then ${MONTHS} more with 2: ${SUBSCRIPTIONS * MONTHS} charges each`,
+  );
+  const result = await runBillingBench({
+    subscriptions: SUBSCRIPTIONS,
+    months: MONTHS,
+    seedConcurrency: SEED_CONCURRENCY,
+    compiled: true,
+    log,
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
+  log('');
+  log(`seeding: ${result.seeded} subscriptions in ${result.seedSeconds.toFixed(0)} s`);
+  for (const phase of result.phases) {
+    log(
+      `${phase.replicas} process(es) of billing-scheduler, subscriptions, processor-gateway: ${phase.charges} charges in ${phase.seconds.toFixed(1)} s = ${phase.chargesPerSecond.toFixed(0)} charges/s`,
+    );
+    const busy = [...phase.cpu].sort((a, b) => b.cpuSeconds - a.cpuSeconds);
+    log(
+      `  CPU: ${busy.map((p) => `${p.process} ${p.cpuSeconds.toFixed(1)} s (${((100 * p.cpuSeconds) / phase.seconds).toFixed(0)} %)`).join(', ')}`,
+    );
+    log(
+      `  median steps: ${phase.stages.map((step) => `${step.stage} ${step.medianSeconds.toFixed(2)} s`).join(', ')}`,
+    );
+  }
+  const { ledger } = result;
+  log(
+    `ledger: ${ledger.ledgerEntries} entries; ${ledger.charged}/${ledger.expected} installments charged, ${ledger.duplicates} charged twice, ${ledger.unpaid} not paid`,
+  );
+  log(`machine after: ${machine()}`);
+  const [one] = result.phases;
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  log(
+    `target: ≥ ${TARGET_CHARGES_PER_SECOND} charges/s with one process each: ${one?.chargesPerSecond.toFixed(0)} (${verdict((one?.chargesPerSecond ?? 0) >= TARGET_CHARGES_PER_SECOND)})`,
+  );
+  log(
+    `target: 0 duplicates, every installment paid: ${ledger.duplicates} duplicates, ${ledger.expected - ledger.charged} not charged, ${ledger.unpaid} not paid (${verdict(ledger.duplicates === 0 && ledger.charged === ledger.expected && ledger.unpaid === 0)})`,
+  );
+  log(
+    `target: ratio ≥ ${TARGET_RATIO} with the cores for it: ${result.ratio.toFixed(2)} on this ${machine().split(',')[0]} machine (${verdict(result.ratio >= TARGET_RATIO)})`,
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`bench:billing failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);

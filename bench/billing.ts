@@ -1,0 +1,427 @@
+/**
+ * The billing benchmark's work, shared by `npm run bench:billing` (billing.bench.ts, the issue's sizes) and
+ * its CI smoke test (test-e2e/bench-billing.e2e.test.ts, a tiny size): every service its own process on
+ * PostgreSQL and RabbitMQ with simulated time; subscriptions sold through the gateway and subscribed on the
+ * hosted pay page; then as-of runs through the gateway, one per month, timed from the first run's start
+ * until every installment they claimed has an outcome, first with one process of billing-scheduler,
+ * subscriptions and processor-gateway, then with two of each. The sandbox's ledger says what was charged.
+ */
+import { readFileSync } from 'node:fs';
+import { payOnPayPage } from '@payrail/testing/pay-page';
+import postgres from 'postgres';
+import { type ProcessSystem, startProcesses } from '../scripts/processes';
+import { benchServicesEnv, demoToken, freshInfrastructure, ROOT, servicePortsEnv } from './support';
+
+export interface BillingBenchOptions {
+  /** Subscriptions sold and subscribed. */
+  subscriptions: number;
+  /** Months charged with each replica setting: each subscription has 1 + 2 × months installments. */
+  months: number;
+  /** Customers on the pay page at once while seeding. */
+  seedConcurrency: number;
+  /** Run the compiled services (`npm run build` first) rather than their TypeScript through tsx. */
+  compiled: boolean;
+  log: (line: string) => void;
+  /** How often a progress line is printed (ms). */
+  progressMs?: number;
+  /** Extra Node options for every service process (`--cpu-prof`). */
+  nodeArgs?: string[];
+}
+
+export interface ProcessCpu {
+  process: string;
+  /** CPU seconds (user + system) the process used during the phase. */
+  cpuSeconds: number;
+}
+
+export interface PhaseResult {
+  replicas: number;
+  runs: number;
+  charges: number;
+  seconds: number;
+  chargesPerSecond: number;
+  cpu: ProcessCpu[];
+  /** Median seconds of each step of a charge's way (`STAGES`), over the phase's installments. */
+  stages: Array<{ stage: string; medianSeconds: number }>;
+}
+
+export interface LedgerCheck {
+  /** Installments that should have been charged (2 × months per subscription). */
+  expected: number;
+  /** Installments with an approved charge at the sandbox. */
+  charged: number;
+  /** Installments with more than one approved charge. */
+  duplicates: number;
+  /** Installments of ours not `paid` in subscriptions. */
+  unpaid: number;
+  ledgerEntries: number;
+}
+
+export interface BillingBenchResult {
+  seeded: number;
+  seedSeconds: number;
+  phases: PhaseResult[];
+  /** Charges per second with two processes of each over one. */
+  ratio: number;
+  ledger: LedgerCheck;
+}
+
+const ADMIN_TOKEN = `bench-admin-${demoToken()}`;
+const CARD = '4242424242424242';
+
+/** Up to `limit` of `work(i)` for i in [0, count) at once. */
+async function pool(count: number, limit: number, work: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next;
+      next += 1;
+      await work(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+async function call<T = Record<string, unknown>>(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux), or 0 where unreadable. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    // Fields after the command's parenthesis: state is field 3, utime 14 and stime 15 (clock ticks, 100/s).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function processes(system: ProcessSystem): Array<[string, number | undefined]> {
+  return [
+    ...[...system.children].map(([name, child]): [string, number | undefined] => [name, child.pid]),
+    ...system.replicas.map((r): [string, number | undefined] => [`${r.name}-${r.number}`, r.child.pid]),
+  ];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function runBillingBench(options: BillingBenchOptions): Promise<BillingBenchResult> {
+  const { log } = options;
+  const progressMs = options.progressMs ?? 5_000;
+  const infra = await freshInfrastructure('billing');
+  const ports = await servicePortsEnv();
+  const gatewayUrl = `http://127.0.0.1:${ports.gatewayPort}`;
+  const env: Record<string, string> = {
+    ...benchServicesEnv(infra, ports),
+    ADMIN_TOKEN,
+    SIMULATED_TIME: 'true',
+    // Only the bench's as-of runs charge.
+    BILLING_RUN_INTERVAL_MS: '0',
+    // Up to nine processes on a PostgreSQL that may be shared: 36 connections rather than 90.
+    DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '4',
+  };
+  const sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
+  const serviceOutput: string[] = [];
+  let system: ProcessSystem | undefined;
+  try {
+    system = await startProcesses({
+      root: ROOT,
+      env,
+      port: ports.gatewayPort,
+      compiled: options.compiled,
+      nodeArgs: options.nodeArgs,
+      output: (service, line, replica) =>
+        serviceOutput.push(`[${service}${replica > 1 ? `-${replica}` : ''}] ${line}`),
+    });
+    const sandboxUrl = system.urls['processor-sandbox'];
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+    const merchant = await call<{ id: string; apiToken: string }>(`${gatewayUrl}/admin/merchants`, {
+      method: 'POST',
+      headers: admin,
+      body: {
+        name: 'Bench gym',
+        instance: 'NATIONAL',
+        processors: ['PARAGUAY.PROCESSOR_A'],
+        noLoginEnabled: true,
+      },
+    });
+    if (merchant.status !== 201) throw new Error(`merchant not created: ${JSON.stringify(merchant.body)}`);
+    const merchantId = merchant.body.id;
+
+    // Seeding: each subscription sold through the gateway and subscribed on the pay page with a card of
+    // its own customer (its own document number), as a customer does.
+    const periods = 1 + 2 * options.months;
+    const seedStart = Date.now();
+    let seeded = 0;
+    const seedProgress = setInterval(() => {
+      const seconds = (Date.now() - seedStart) / 1000;
+      log(`seeding: ${seeded}/${options.subscriptions} subscribed (${(seeded / seconds).toFixed(1)}/s)`);
+    }, progressMs);
+    try {
+      await pool(options.subscriptions, options.seedConcurrency, async (index) => {
+        const documentNumber = String(1_000_000 + index);
+        const link = await call<{ id: number; slug: string }>(`${gatewayUrl}/api/saleitems/add`, {
+          method: 'POST',
+          headers: { 'api-token': merchant.body.apiToken },
+          body: {
+            label: 'Gym membership',
+            amount: 200000,
+            handleValue: `member${index}@example.com`,
+            handleLabel: `Member ${index}`,
+            singlePayment: false,
+            creditAndDebitCard: true,
+            recurrentPayment: true,
+            customIdentifier: `member-${index}`,
+            noLoginRequired: true,
+            documentNumber,
+            installmentAmount: 150000,
+            totalPeriods: periods,
+            dayOfMonth: 10,
+            monthForSecondInstallment: 1,
+          },
+        });
+        if (link.status !== 200) throw new Error(`link not created: ${JSON.stringify(link.body)}`);
+        // A customer tries again after an error page (a 503 when a shared PostgreSQL is out of connections).
+        const pay = () =>
+          payOnPayPage({ gatewayUrl, sandboxUrl, slug: link.body.slug, documentNumber, cardNumber: CARD });
+        const paid = await pay().catch(async (error: Error) => {
+          log(`seeding: subscription ${index} tries again after: ${error.message}`);
+          await sleep(2_000);
+          return pay();
+        });
+        // A subscription's card is registered at the form, then charged.
+        if (paid.outcome !== 'registered' && paid.outcome !== 'approved')
+          throw new Error(`subscription ${index} not paid on the pay page: ${paid.outcome}`);
+        seeded += 1;
+      });
+    } finally {
+      clearInterval(seedProgress);
+    }
+    // Active in subscriptions and every later installment scheduled in billing-scheduler's projection.
+    const expectedScheduled = options.subscriptions * (periods - 1);
+    const deadline = Date.now() + 120_000 + options.subscriptions * 50;
+    for (;;) {
+      const [row] = await sql<Array<{ scheduled: number; active: number }>>`
+        select
+          (select count(*)::int from billing_scheduler.installments
+            where merchant_id = ${merchantId} and state = 'scheduled' and number >= 2) as scheduled,
+          (select count(*)::int from billing_scheduler.subscriptions
+            where merchant_id = ${merchantId} and status = 'active') as active`;
+      if (row?.scheduled === expectedScheduled && row.active === options.subscriptions) break;
+      if (Date.now() > deadline)
+        throw new Error(
+          `billing-scheduler sees ${row?.active} active subscriptions, ${row?.scheduled}/${expectedScheduled} installments`,
+        );
+      await sleep(500);
+    }
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+    log(`seeded ${options.subscriptions} subscriptions in ${seedSeconds.toFixed(0)} s`);
+
+    const dates = (
+      await sql<Array<{ day: string }>>`
+        select distinct payment_date::text as day from billing_scheduler.installments
+        where merchant_id = ${merchantId} and number >= 2 order by 1`
+    ).map((row) => row.day);
+    if (dates.length !== 2 * options.months)
+      throw new Error(`expected ${2 * options.months} debit days, found ${dates.length}`);
+
+    // PostgreSQL's share: the server processes serving this bench's database (on this machine).
+    const postgresCpu = async () => {
+      const backends = await sql<Array<{ pid: number }>>`
+        select pid from pg_stat_activity where datname = current_database()`;
+      return new Map(backends.map((row) => [row.pid, cpuSeconds(row.pid)]));
+    };
+    const phase = async (replicas: number, days: string[]): Promise<PhaseResult> => {
+      const running = system as ProcessSystem;
+      const cpuBefore = new Map(processes(running).map(([name, pid]) => [name, cpuSeconds(pid)]));
+      const postgresBefore = await postgresCpu();
+      const started = Date.now();
+      const runIds: string[] = [];
+      const status = async (id: string) =>
+        (
+          await call<{ status: string; due: number; succeeded: number; failed: number; skipped: number }>(
+            `${gatewayUrl}/admin/billing/runs/${id}`,
+            { headers: admin },
+          )
+        ).body;
+      let succeeded = 0;
+      const progress = setInterval(() => {
+        void Promise.all(runIds.map(status)).then(
+          (now) => {
+            const charged = now.reduce((sum, run) => sum + run.succeeded, 0);
+            const seconds = (Date.now() - started) / 1000;
+            log(
+              `  ${replicas} process(es) each: ${runIds.length}/${days.length} runs started, ${charged} charged, ${(charged / seconds).toFixed(0)} charges/s`,
+            );
+          },
+          () => undefined,
+        );
+      }, progressMs);
+      let runs: Awaited<ReturnType<typeof status>>[] = [];
+      try {
+        // One run per month; the next starts once the previous one has claimed its installments (a run as
+        // of a later day would otherwise claim the earlier month's too, and charge a card twice in a day).
+        for (const asOf of days) {
+          const run = await call<{ id: string }>(`${gatewayUrl}/admin/billing/runs`, {
+            method: 'POST',
+            headers: admin,
+            body: { asOf, merchantId },
+          });
+          if (run.status !== 202) throw new Error(`run as of ${asOf}: ${JSON.stringify(run.body)}`);
+          runIds.push(run.body.id);
+          while ((await status(run.body.id)).status === 'claiming') await sleep(100);
+        }
+        for (;;) {
+          runs = await Promise.all(runIds.map(status));
+          succeeded = runs.reduce((sum, run) => sum + run.succeeded, 0);
+          if (runs.every((run) => run.status === 'completed')) break;
+          await sleep(200);
+        }
+      } finally {
+        clearInterval(progress);
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const cpu = processes(running).map(([name, pid]) => ({
+        process: name,
+        cpuSeconds: cpuSeconds(pid) - (cpuBefore.get(name) ?? 0),
+      }));
+      let postgresSeconds = 0;
+      for (const [pid, seconds] of await postgresCpu())
+        postgresSeconds += seconds - (postgresBefore.get(pid) ?? 0);
+      cpu.push({ process: 'postgres (this database)', cpuSeconds: postgresSeconds });
+      const stages = await stageMedians(sql, runIds);
+      const failed = runs.reduce((sum, run) => sum + run.failed + run.skipped, 0);
+      if (failed > 0) log(`  ${failed} installments failed or skipped`);
+      return {
+        replicas,
+        runs: runIds.length,
+        charges: succeeded,
+        seconds,
+        chargesPerSecond: succeeded / seconds,
+        cpu,
+        stages,
+      };
+    };
+
+    const phases: PhaseResult[] = [];
+    log(`charging months 1-${options.months} with one process each`);
+    phases.push(await phase(1, dates.slice(0, options.months)));
+    for (const name of ['billing-scheduler', 'subscriptions', 'processor-gateway'] as const)
+      await system.addReplica(name);
+    log(`charging months ${options.months + 1}-${2 * options.months} with two processes each`);
+    phases.push(await phase(2, dates.slice(options.months)));
+
+    const ledger = await checkLedger(sql, sandboxUrl, options.subscriptions * 2 * options.months);
+    const [one, two] = phases as [PhaseResult, PhaseResult];
+    return {
+      seeded,
+      seedSeconds,
+      phases,
+      ratio: two.chargesPerSecond / one.chargesPerSecond,
+      ledger,
+    };
+  } catch (error) {
+    log(serviceOutput.slice(-40).join('\n'));
+    throw error;
+  } finally {
+    await system?.stop();
+    await sql.end();
+    await infra.drop();
+  }
+}
+
+/**
+ * Where a charge's time goes, from the rows each step leaves (outbox `created_at`/`published_at`, inbox
+ * `processed_at` (its transaction's start), processor-gateway's charge `created_at`/`settled_at`): the
+ * median of each step over the installments the runs claimed.
+ */
+async function stageMedians(sql: postgres.Sql, runIds: string[]) {
+  // Joins of whole sets (hash joins), not a lookup per installment: the outboxes hold every event.
+  const [row] = await sql<Array<Record<string, number | null>>>`
+    with due as (
+      select o.id::text as id, o.created_at as claimed, o.published_at as due_published,
+             (o.body::jsonb -> 'data' ->> 'installmentId')::bigint as installment_id
+      from billing_scheduler.outbox o
+      where o.type = 'installment.charge-due' and (o.body::jsonb -> 'data' ->> 'runId') = any(${runIds})
+    ), requested as (
+      select (o.body::jsonb -> 'data' ->> 'installmentId')::bigint as installment_id, o.published_at
+      from subscriptions.outbox o where o.type = 'charge.requested'
+    ), outcome as (
+      select o.id::text as id, o.body::jsonb -> 'data' ->> 'idempotencyKey' as idempotency_key, o.published_at
+      from processor_gateway.outbox o where o.type = 'payment.succeeded'
+    ), steps as (
+      select due.claimed, due.due_published, decided.processed_at as decided,
+             requested.published_at as requested_published, c.created_at as charge_created,
+             c.settled_at as charge_settled, outcome.published_at as outcome_published, paid.processed_at as paid
+      from due
+      join subscriptions.inbox decided
+        on decided.consumer = 'subscriptions.request-charge-on-charge-due' and decided.message_id = due.id
+      join requested on requested.installment_id = due.installment_id
+      join processor_gateway.charges c on c.installment_id = due.installment_id
+      join outcome on outcome.idempotency_key = c.idempotency_key
+      join subscriptions.inbox paid
+        on paid.consumer = 'subscriptions.pay-installment-on-payment-succeeded' and paid.message_id = outcome.id
+    )
+    select
+      percentile_cont(0.5) within group (order by extract(epoch from due_published - claimed)) as "charge-due in billing-scheduler's outbox",
+      percentile_cont(0.5) within group (order by extract(epoch from decided - due_published)) as "queued for subscriptions",
+      percentile_cont(0.5) within group (order by extract(epoch from requested_published - decided)) as "subscriptions decides, charge.requested relayed",
+      percentile_cont(0.5) within group (order by extract(epoch from charge_created - requested_published)) as "queued for processor-gateway",
+      percentile_cont(0.5) within group (order by extract(epoch from charge_settled - charge_created)) as "the sandbox's charge",
+      percentile_cont(0.5) within group (order by extract(epoch from outcome_published - charge_settled)) as "payment.succeeded relayed",
+      percentile_cont(0.5) within group (order by extract(epoch from paid - outcome_published)) as "queued for subscriptions, paid",
+      percentile_cont(0.5) within group (order by extract(epoch from paid - claimed)) as "claimed to paid"
+    from steps`;
+  return Object.entries(row ?? {}).map(([stage, value]) => ({ stage, medianSeconds: Number(value ?? 0) }));
+}
+
+interface LedgerPage {
+  entries: Array<{ kind: string; reference: string; resultCode: string }>;
+  next: number | null;
+}
+
+/**
+ * The sandbox's ledger, page by page, against processor-gateway's charge rows: approved charges per
+ * installment (by the reference processor-gateway sent), and subscriptions' installment statuses.
+ */
+async function checkLedger(sql: postgres.Sql, sandboxUrl: string, expected: number): Promise<LedgerCheck> {
+  const rows = await sql<Array<{ reference: string; installment_id: number }>>`
+    select reference, installment_id::int from processor_gateway.charges where installment_id is not null`;
+  const installmentOf = new Map(rows.map((row) => [row.reference, row.installment_id]));
+  const approved = new Map<number, number>();
+  let ledgerEntries = 0;
+  for (let after: number | null = 0; after !== null; ) {
+    const page: LedgerPage = (
+      await call<LedgerPage>(`${sandboxUrl}/__sandbox/ledger?after=${after}&limit=10000`)
+    ).body;
+    ledgerEntries += page.entries.length;
+    for (const entry of page.entries) {
+      const installment = installmentOf.get(entry.reference);
+      if (installment === undefined || entry.kind !== 'charge' || entry.resultCode !== '00') continue;
+      approved.set(installment, (approved.get(installment) ?? 0) + 1);
+    }
+    after = page.next;
+  }
+  const [unpaid] = await sql<Array<{ count: number }>>`
+    select count(*)::int as count from subscriptions.installments where number >= 2 and status <> 'paid'`;
+  return {
+    expected,
+    charged: approved.size,
+    duplicates: [...approved.values()].filter((count) => count > 1).length,
+    unpaid: unpaid?.count ?? 0,
+    ledgerEntries,
+  };
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { runBillingBench } from '../bench/billing';
+
+// The smoke run of `npm run bench:billing` (bench/billing.ts), so the script cannot rot: the same code at a
+// tiny size, services from their TypeScript. 20 subscriptions subscribed on the pay page, two monthly runs
+// with one process of billing-scheduler, subscriptions and processor-gateway, two more with two of each.
+
+describe('bench:billing at a tiny size', () => {
+  it('charges every due installment once at the sandbox, with one and with two processes each', async () => {
+    const lines: string[] = [];
+    const result = await runBillingBench({
+      subscriptions: 20,
+      months: 2,
+      seedConcurrency: 4,
+      compiled: false,
+      log: (line) => lines.push(line),
+      progressMs: 2_000,
+    });
+    expect(result.seeded).toBe(20);
+    expect(result.phases.map((phase) => [phase.replicas, phase.runs, phase.charges])).toEqual([
+      [1, 2, 40],
+      [2, 2, 40],
+    ]);
+    for (const phase of result.phases) expect(phase.chargesPerSecond).toBeGreaterThan(0);
+    // Both replica settings really ran: each phase counts the processes it measured.
+    expect(result.phases[1]?.cpu.map((p) => p.process)).toEqual(
+      expect.arrayContaining(['billing-scheduler-2', 'subscriptions-2', 'processor-gateway-2']),
+    );
+    // The step timings come from rows every step leaves: each phase has them, the whole way longer than any step.
+    for (const phase of result.phases) {
+      const stages = new Map(phase.stages.map((step) => [step.stage, step.medianSeconds]));
+      expect(stages.size).toBe(8);
+      expect(stages.get('claimed to paid')).toBeGreaterThan(stages.get("the sandbox's charge") as number);
+    }
+    expect(result.ledger).toMatchObject({ expected: 80, charged: 80, duplicates: 0, unpaid: 0 });
+    expect(Number.isFinite(result.ratio)).toBe(true);
+  }, 300_000);
+});
