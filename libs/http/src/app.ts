@@ -11,9 +11,9 @@ import {
   tracer,
 } from '@payrail/observability';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { HTTPException } from 'hono/http-exception';
+import { limitBody } from './body';
 import { HttpProblem, problemResponse, problems } from './problem';
 
 /** Enough for the largest legitimate request, a bulk of 200 subscriptions × 60 updates (about 600 KB). */
@@ -121,10 +121,9 @@ export function createApp(options: AppOptions): ServiceApp {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
     '*',
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c) => problemResponse(c, problems.tooLarge(`The request body exceeds ${maxBodyBytes} bytes`)),
-    }),
+    limitBody(maxBodyBytes, (c) =>
+      problemResponse(c, problems.tooLarge(`The request body exceeds ${maxBodyBytes} bytes`)),
+    ),
   );
 
   app.onError((error, c) => {
