@@ -25,6 +25,8 @@ async function serve(maxBodyBytes = 1024) {
     const text = await c.req.text();
     return c.json({ text, parsed: await readJson(c) });
   });
+  app.get('/json', (c) => c.json({ ok: true }));
+  app.get('/made', () => new Response('made by hand', { status: 202 }));
   const server = await listen(app, 0, '127.0.0.1');
   servers.push(server);
   return server.port;
@@ -54,6 +56,23 @@ function post(port: number, path: string, body: string, chunked = false) {
     }
   });
 }
+
+describe('responses under the Node server', () => {
+  it('carry the request id, whoever made them (Hono or the handler), with their body', async () => {
+    const port = await serve();
+    for (const [path, status, body] of [
+      ['/json', 200, '{"ok":true}'],
+      ['/made', 202, 'made by hand'],
+      ['/nowhere', 404, undefined],
+    ] as const) {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-request-id': path } });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('x-request-id')).toBe(path);
+      if (body) expect(await response.text()).toBe(body);
+      else await response.arrayBuffer();
+    }
+  });
+});
 
 describe('request bodies under the Node server', () => {
   const body = JSON.stringify({ label: 'Cuota de gimnasio ñandutí', amount: 150000 });
