@@ -119,14 +119,13 @@ export interface UpstreamAnswer {
 }
 
 /**
- * Calls `upstream` and reads its whole answer before `timeoutMs` runs out, or rejects with
- * `UpstreamTimeout` and aborts the call. The body is read inside the deadline so that a service that
- * stalls half-way gives the caller a clean error rather than a truncated response.
+ * Runs `call` and reads its whole answer before `timeoutMs` runs out, or rejects with `UpstreamTimeout`
+ * and aborts the call (through the signal it is given). The body is read inside the deadline so that a
+ * service that stalls half-way gives the caller a clean error rather than a truncated response.
  */
-export async function callForAnswer(
-  upstream: Upstream,
-  request: Request,
+async function answerWithin(
   timeoutMs: number,
+  call: (signal: AbortSignal) => Promise<Response>,
 ): Promise<UpstreamAnswer> {
   const controller = new AbortController();
   const timedOut = new UpstreamTimeout(timeoutMs);
@@ -137,8 +136,8 @@ export async function callForAnswer(
       reject(timedOut);
     }, timeoutMs);
   });
-  const call = (async () => {
-    const response = await upstream(new Request(request, { signal: controller.signal }));
+  const answer = (async () => {
+    const response = await call(controller.signal);
     const body = new Uint8Array(await response.arrayBuffer());
     const headers = new Headers(response.headers);
     // They described the bytes on the wire; what we hold is decoded and de-chunked.
@@ -146,20 +145,35 @@ export async function callForAnswer(
     return { status: response.status, headers, body };
   })();
   // The loser of the race must not surface as an unhandled rejection.
-  call.catch(() => undefined);
+  answer.catch(() => undefined);
   try {
-    return await Promise.race([call, deadline]);
+    return await Promise.race([answer, deadline]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** `callForAnswer`, handed back as a `Response`. */
+/**
+ * Calls `upstream` with the request `url` and `init` describe, and reads its whole answer before
+ * `timeoutMs` runs out (or rejects with `UpstreamTimeout`): status, headers and bytes.
+ */
+export function callForAnswer(
+  upstream: Upstream,
+  url: string,
+  init: Omit<RequestInit, 'signal'>,
+  timeoutMs: number,
+): Promise<UpstreamAnswer> {
+  return answerWithin(timeoutMs, (signal) => upstream(new Request(url, { ...init, signal })));
+}
+
+/** The same for a request already made, handed back as a `Response`. */
 export async function callWithDeadline(
   upstream: Upstream,
   request: Request,
   timeoutMs: number,
 ): Promise<Response> {
-  const { status, headers, body } = await callForAnswer(upstream, request, timeoutMs);
+  const { status, headers, body } = await answerWithin(timeoutMs, (signal) =>
+    upstream(new Request(request, { signal })),
+  );
   return new Response(body.byteLength > 0 ? body : null, { status, headers });
 }

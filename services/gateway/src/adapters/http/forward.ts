@@ -85,7 +85,8 @@ async function forward(
   try {
     answer = await callForAnswer(
       upstream,
-      new Request(`http://internal${url.pathname}${url.search}`, { method, headers, body }),
+      `http://internal${url.pathname}${url.search}`,
+      { method, headers, body },
       timeoutMs,
     );
   } catch (error) {
@@ -153,12 +154,8 @@ export async function forwardPublicPage(
   try {
     answer = await callForAnswer(
       upstream,
-      new Request(`http://internal${url.pathname}${url.search}`, {
-        method,
-        headers,
-        body,
-        redirect: 'manual',
-      }),
+      `http://internal${url.pathname}${url.search}`,
+      { method, headers, body, redirect: 'manual' },
       timeoutMs,
     );
   } catch (error) {
