@@ -78,25 +78,19 @@ describe('recording bus events into the webhook log', () => {
     expect(appended).toEqual([]);
     expect(wakes).toBe(0);
 
-    const paid = createEvent(
-      'link.paid',
+    const cancelled = createEvent(
+      'link.cancelled',
       {
         linkId: 7,
         merchantId,
         amount: '150000.00',
         currency: 'PYG',
-        paidAt: at.toISOString(),
-        txId: 'tx-1',
-        recurrent: false,
-        method: 'CARD',
-        processor: null,
-        paymentMethodId: null,
-        chargeId: null,
-        customerId: null,
+        cancelledAt: at.toISOString(),
+        reason: 'merchant',
       },
       at,
     );
-    await subscription.handler(message(paid));
+    await subscription.handler(message(cancelled));
     expect(appended).toHaveLength(1);
     expect(wakes).toBe(1);
   });
