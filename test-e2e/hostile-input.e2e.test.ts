@@ -491,64 +491,78 @@ async function countOf(service: ServiceUnderTest, query: string): Promise<number
 /**
  * Whether what an accepted request set going has finished: every event published, and every
  * recurrent `link.created` taken in by subscriptions (its inbox holds one row per event handled), every event
- * of the webhook log and of billing-scheduler's projection taken in.
+ * of the webhook log and of billing-scheduler's projection taken in, every billing run done claiming.
  */
 async function quiet(): Promise<boolean> {
   const sources = WEBHOOK_SOURCE_EVENTS.map((type) => `'${type}'`).join(', ');
-  const [unpublished, linksCreated, taken, webhookSources, webhookTaken, projectionSources, projected] =
-    await Promise.all([
-      Promise.all(
-        (['gateway', 'links', 'subscriptions', 'processor_gateway', 'billing_scheduler'] as const).map(
-          (schema) =>
-            countOf(
-              {
-                gateway,
-                links,
-                subscriptions,
-                processor_gateway: processorGateway,
-                billing_scheduler: billingScheduler,
-              }[schema],
-              `select count(*)::int as count from "${schema}".outbox where published_at is null`,
-            ),
-        ),
-      ),
-      // subscriptions takes in only recurrent links (routing key link.created.recurrent).
-      countOf(
-        links,
-        `select count(*)::int as count from links.outbox where type = 'link.created' and (body::jsonb -> 'data' ->> 'recurrence') is not null`,
-      ),
-      countOf(
-        subscriptions,
-        `select count(*)::int as count from subscriptions.inbox where consumer = 'subscriptions.create-subscription-on-link-created'`,
-      ),
-      // The gateway's webhook log takes in every link, subscription and payment event.
-      Promise.all(
-        (['links', 'subscriptions', 'processor_gateway'] as const).map((schema) =>
+  const [
+    unpublished,
+    linksCreated,
+    taken,
+    webhookSources,
+    webhookTaken,
+    projectionSources,
+    projected,
+    claiming,
+  ] = await Promise.all([
+    Promise.all(
+      (['gateway', 'links', 'subscriptions', 'processor_gateway', 'billing_scheduler'] as const).map(
+        (schema) =>
           countOf(
-            { links, subscriptions, processor_gateway: processorGateway }[schema],
-            `select count(*)::int as count from "${schema}".outbox where type in (${sources})`,
+            {
+              gateway,
+              links,
+              subscriptions,
+              processor_gateway: processorGateway,
+              billing_scheduler: billingScheduler,
+            }[schema],
+            `select count(*)::int as count from "${schema}".outbox where published_at is null`,
           ),
+      ),
+    ),
+    // subscriptions takes in only recurrent links (routing key link.created.recurrent).
+    countOf(
+      links,
+      `select count(*)::int as count from links.outbox where type = 'link.created' and (body::jsonb -> 'data' ->> 'recurrence') is not null`,
+    ),
+    countOf(
+      subscriptions,
+      `select count(*)::int as count from subscriptions.inbox where consumer = 'subscriptions.create-subscription-on-link-created'`,
+    ),
+    // The gateway's webhook log takes in every link, subscription and payment event.
+    Promise.all(
+      (['links', 'subscriptions', 'processor_gateway'] as const).map((schema) =>
+        countOf(
+          { links, subscriptions, processor_gateway: processorGateway }[schema],
+          `select count(*)::int as count from "${schema}".outbox where type in (${sources})`,
         ),
-      ).then((counts) => counts.reduce((sum, count) => sum + count, 0)),
-      countOf(
-        gateway,
-        `select count(*)::int as count from gateway.inbox where consumer = '${WEBHOOK_EVENTS_CONSUMER}'`,
       ),
-      // billing-scheduler projects every subscription and installment event.
-      countOf(
-        subscriptions,
-        `select count(*)::int as count from subscriptions.outbox where type in (${PROJECTED_EVENTS.map((type) => `'${type}'`).join(', ')})`,
-      ),
-      countOf(
-        billingScheduler,
-        `select count(*)::int as count from billing_scheduler.inbox where consumer = '${PROJECTION_CONSUMER}'`,
-      ),
-    ]);
+    ).then((counts) => counts.reduce((sum, count) => sum + count, 0)),
+    countOf(
+      gateway,
+      `select count(*)::int as count from gateway.inbox where consumer = '${WEBHOOK_EVENTS_CONSUMER}'`,
+    ),
+    // billing-scheduler projects every subscription and installment event.
+    countOf(
+      subscriptions,
+      `select count(*)::int as count from subscriptions.outbox where type in (${PROJECTED_EVENTS.map((type) => `'${type}'`).join(', ')})`,
+    ),
+    countOf(
+      billingScheduler,
+      `select count(*)::int as count from billing_scheduler.inbox where consumer = '${PROJECTION_CONSUMER}'`,
+    ),
+    // An accepted billing run (202) claims in the background and then writes its run row.
+    countOf(
+      billingScheduler,
+      'select count(*)::int as count from billing_scheduler.runs where claimed_at is null',
+    ),
+  ]);
   return (
     unpublished.every((count) => count === 0) &&
     taken >= linksCreated &&
     webhookTaken >= webhookSources &&
-    projected >= projectionSources
+    projected >= projectionSources &&
+    claiming === 0
   );
 }
 

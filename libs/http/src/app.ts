@@ -10,10 +10,10 @@ import {
   SpanStatusCode,
   tracer,
 } from '@payrail/observability';
-import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { HTTPException } from 'hono/http-exception';
+import { limitBody } from './body';
 import { HttpProblem, problemResponse, problems } from './problem';
 
 /** Enough for the largest legitimate request, a bulk of 200 subscriptions × 60 updates (about 600 KB). */
@@ -58,6 +58,20 @@ export interface ServiceApp {
   app: Hono<{ Variables: AppVariables }>;
   /** Makes `/readyz` answer 503 from now on (first step of a graceful shutdown). */
   markNotReady(): void;
+}
+
+/**
+ * Sets a header on the response the handler made, in place. Hono's `c.header` once the response is
+ * made rebuilds it around a stream of its body, which the Node server then pumps chunk by chunk: on a
+ * small JSON answer that cost more than the handler. The headers of a response that may not change
+ * (straight from `fetch`) go Hono's way.
+ */
+function setAnswerHeader(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
 }
 
 /**
@@ -114,17 +128,16 @@ export function createApp(options: AppOptions): ServiceApp {
         }
       },
     );
-    c.header('x-request-id', requestId);
+    setAnswerHeader(c, 'x-request-id', requestId);
   });
 
   // A declared length over the limit is refused at once; a chunked body is read only up to the limit.
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
     '*',
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c) => problemResponse(c, problems.tooLarge(`The request body exceeds ${maxBodyBytes} bytes`)),
-    }),
+    limitBody(maxBodyBytes, (c) =>
+      problemResponse(c, problems.tooLarge(`The request body exceeds ${maxBodyBytes} bytes`)),
+    ),
   );
 
   app.onError((error, c) => {

@@ -7,11 +7,14 @@ export {
   type ReadinessCheck,
   type ServiceApp,
 } from './app';
+export { limitBody, requestBytes } from './body';
 export {
+  callForAnswer,
   callWithDeadline,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   httpUpstream,
   type Upstream,
+  type UpstreamAnswer,
   UpstreamTimeout,
 } from './upstream';
 export {

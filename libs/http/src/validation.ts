@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { requestBytes } from './body';
 import { type FieldError, HttpProblem, problems } from './problem';
 
 type Issue = z.core.$ZodRawIssue;
@@ -92,7 +93,7 @@ export function describeErrors(errors: FieldError[], fallback: string): string {
 
 /** Reads the JSON body; malformed JSON or a non-object is a 400, never a 500. */
 export async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+  const text = new TextDecoder().decode(await requestBytes(c));
   if (text.trim() === '') throw problems.badRequest('Request body must be a JSON object');
   try {
     return JSON.parse(text);

@@ -55,16 +55,17 @@ export function outboxChannel(schemaName: string): string {
 
 /**
  * Writes an event to the outbox inside the caller's transaction, with the active trace context, and
- * wakes the relay (NOTIFY is delivered only when the transaction commits).
+ * wakes the relay (NOTIFY is delivered only when the transaction commits): one statement, one round
+ * trip, built without the query builder (the busiest write path of every service).
  */
 export async function enqueueEvent(tx: Executor, outbox: OutboxTable, event: EventEnvelope): Promise<void> {
-  await tx.insert(outbox).values({
-    id: event.id,
-    type: event.type,
-    body: JSON.stringify(event),
-    headers: currentTraceHeaders(),
-  });
-  await tx.execute(sql`select pg_notify(${outboxChannel(getTableConfig(outbox).schema ?? 'public')}, '')`);
+  const channel = outboxChannel(getTableConfig(outbox).schema ?? 'public');
+  await tx.execute(sql`
+    with queued as (
+      insert into ${outbox} (id, type, body, headers)
+      values (${event.id}, ${event.type}, ${JSON.stringify(event)}, ${JSON.stringify(currentTraceHeaders())}::jsonb)
+      returning 1)
+    select pg_notify(${channel}, '') from queued`);
 }
 
 export interface OutboxRelayOptions {

@@ -1,6 +1,12 @@
 import { createEvent } from '@payrail/contracts';
 import { type DatabaseHandle, openDatabase, rowsOf } from '@payrail/db';
-import { createLogger, metricsText } from '@payrail/observability';
+import {
+  context,
+  contextFromHeaders,
+  createLogger,
+  metricsText,
+  startTelemetry,
+} from '@payrail/observability';
 import {
   createTestDatabase,
   deleteBrokerTopology,
@@ -28,6 +34,8 @@ const schema = pgSchema('outbox_test');
 const outbox = outboxTable(schema);
 const inbox = inboxTable(schema);
 const logger = createLogger('test', 'silent');
+// The context manager and the W3C propagator, as every service's main.ts starts them.
+const telemetry = startTelemetry({ serviceName: 'outbox-test' });
 
 let testDb: TestDatabase;
 let database: DatabaseHandle;
@@ -79,6 +87,7 @@ afterAll(async () => {
   ]);
   await database?.close();
   await testDb?.drop();
+  await telemetry.shutdown();
 });
 
 describe('transactional outbox', () => {
@@ -113,6 +122,33 @@ describe('transactional outbox', () => {
     expect(received.map((m) => m.id)).toEqual([kept.id]);
     const [row] = await database.db.select().from(outbox);
     expect(row?.publishedAt).not.toBeNull();
+  });
+
+  it('stores the event as the relay reads it: its body, the trace headers as a JSON object, due now', async () => {
+    const event = linkPaid(5);
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const traced = contextFromHeaders({ traceparent });
+    await database.db.transaction(async (tx) => context.with(traced, () => enqueueEvent(tx, outbox, event)));
+    const rows = await database.db.execute(
+      sql`select type, body, jsonb_typeof(headers) as kind, headers, attempts, published_at,
+                 next_attempt_at <= now() as due
+          from outbox_test.outbox where id = ${event.id}`,
+    );
+    expect(rowsOf(rows)).toEqual([
+      {
+        type: 'link.paid',
+        body: JSON.stringify(event),
+        kind: 'object',
+        headers: expect.objectContaining({
+          traceparent: expect.stringMatching(/^00-0af7651916cd43dd8448eb211c80319c-/),
+        }),
+        attempts: 0,
+        published_at: null,
+        due: true,
+      },
+    ]);
+    // Published here so that the batch tests below find only their own rows.
+    await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
   });
 
   it('is woken by NOTIFY at commit rather than waiting for the poll', async () => {

@@ -70,9 +70,28 @@ export function addDays(date: IsoDate, count: number): IsoDate {
   return shifted.toISOString().slice(0, 10);
 }
 
+/** One formatter per time zone: building one costs far more than using it (every link created asks). */
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormatter(timezone: string): Intl.DateTimeFormat {
+  let formatter = dayFormatters.get(timezone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dayFormatters.set(timezone, formatter);
+  }
+  return formatter;
+}
+
 /** The calendar day an instant falls on in a time zone: `2026-02-01T02:30Z` is `2026-01-31` in Asunción. */
 export function localDate(instant: Date, timezone: string): IsoDate {
-  return format(new TZDate(instant, timezone), 'yyyy-MM-dd');
+  const parts: Record<string, string> = {};
+  for (const part of dayFormatter(timezone).formatToParts(instant)) parts[part.type] = part.value;
+  return `${parts.year?.padStart(4, '0')}-${parts.month}-${parts.day}`;
 }
 
 /** Spec 2.3 `expireTime`: `yyyy-MM-dd HH:mm:ss` as a clock on the wall in the merchant's time zone reads it. */

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { TZDate } from '@date-fns/tz';
+import { format } from 'date-fns';
+import fc from 'fast-check';
 import { localDate, localDateTime, simulatedClock, systemClock } from '../src/index';
 
 describe('clock', () => {
@@ -30,5 +33,21 @@ describe('clock', () => {
     expect(localDate(instant, 'America/Asuncion')).toBe('2026-01-31');
     expect(localDate(instant, 'UTC')).toBe('2026-02-01');
     expect(localDateTime(instant, 'America/Asuncion')).toBe('2026-01-31 23:30:00');
+  });
+
+  it('the local day is the one date-fns reads in the zone, across offsets, half hours and DST changes', () => {
+    const zones = ['America/Asuncion', 'America/Sao_Paulo', 'Asia/Kolkata', 'Pacific/Chatham', 'UTC'];
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date('1990-01-01T00:00:00Z'),
+          max: new Date('2100-12-31T23:59:59Z'),
+          noInvalidDate: true,
+        }),
+        fc.constantFrom(...zones),
+        (instant, zone) => localDate(instant, zone) === format(new TZDate(instant, zone), 'yyyy-MM-dd'),
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -1,10 +1,12 @@
 import type { MerchantContext } from '@payrail/contracts';
 import {
-  callWithDeadline,
+  callForAnswer,
   HttpProblem,
+  requestBytes,
   signMerchantContext,
   signOperatorContext,
   type Upstream,
+  type UpstreamAnswer,
   UpstreamTimeout,
 } from '@payrail/http';
 import { currentTraceHeaders } from '@payrail/observability';
@@ -78,12 +80,13 @@ async function forward(
   }
   const url = new URL(c.req.url);
   const method = c.req.method;
-  const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.arrayBuffer();
-  let response: Response;
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await requestBytes(c);
+  let answer: UpstreamAnswer;
   try {
-    response = await callWithDeadline(
+    answer = await callForAnswer(
       upstream,
-      new Request(`http://internal${url.pathname}${url.search}`, { method, headers, body }),
+      `http://internal${url.pathname}${url.search}`,
+      { method, headers, body },
       timeoutMs,
     );
   } catch (error) {
@@ -100,10 +103,14 @@ async function forward(
       `The service behind ${url.pathname} did not answer: ${(error as Error).message}`,
     );
   }
-  const out = new Headers();
-  const contentType = response.headers.get('content-type');
-  if (contentType) out.set('content-type', contentType);
-  return new Response(response.body, { status: response.status, headers: out });
+  const contentType = answer.headers.get('content-type');
+  return answerOf(answer, contentType ? { 'content-type': contentType } : {});
+}
+
+/** The service's answer as the gateway's response, with the headers chosen to pass. */
+function answerOf(answer: UpstreamAnswer, headers: Headers | Record<string, string>): Response {
+  const body = answer.body.byteLength > 0 ? answer.body : null;
+  return new Response(body, { status: answer.status, headers });
 }
 
 /** Request headers a browser's pay page request keeps on its way to links. */
@@ -142,17 +149,13 @@ export async function forwardPublicPage(
   for (const [name, value] of Object.entries(currentTraceHeaders())) headers.set(name, value);
   const url = new URL(c.req.url);
   const method = c.req.method;
-  const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.arrayBuffer();
-  let response: Response;
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await requestBytes(c);
+  let answer: UpstreamAnswer;
   try {
-    response = await callWithDeadline(
+    answer = await callForAnswer(
       upstream,
-      new Request(`http://internal${url.pathname}${url.search}`, {
-        method,
-        headers,
-        body,
-        redirect: 'manual',
-      }),
+      `http://internal${url.pathname}${url.search}`,
+      { method, headers, body, redirect: 'manual' },
       timeoutMs,
     );
   } catch (error) {
@@ -171,11 +174,11 @@ export async function forwardPublicPage(
   }
   const out = new Headers();
   for (const name of PUBLIC_RESPONSE_HEADERS) {
-    const value = response.headers.get(name);
+    const value = answer.headers.get(name);
     if (value) out.set(name, value);
   }
-  for (const cookie of response.headers.getSetCookie()) out.append('set-cookie', cookie);
-  return new Response(response.body, { status: response.status, headers: out });
+  for (const cookie of answer.headers.getSetCookie()) out.append('set-cookie', cookie);
+  return answerOf(answer, out);
 }
 
 /** The address of the peer that called the gateway (Node's server socket), when known. */

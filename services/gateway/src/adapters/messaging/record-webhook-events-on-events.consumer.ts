@@ -1,5 +1,5 @@
 import { type EventEnvelope, parseEvent } from '@payrail/contracts';
-import type { Subscription } from '@payrail/messaging';
+import type { DeliveredMessage, Subscription } from '@payrail/messaging';
 import {
   recordWebhookEvents,
   WEBHOOK_SOURCE_EVENTS,
@@ -17,9 +17,11 @@ export function recordWebhookEventsOnEvents(
   unitOfWork: WebhookConsumerUnitOfWork,
   afterCommit: () => void,
 ): Subscription {
+  /** Envelopes each message appended: only those give the delivery worker something to send. */
+  const appendedBy = new WeakMap<DeliveredMessage, number>();
   const handler = unitOfWork.handlerFor(WEBHOOK_EVENTS_CONSUMER, async (writer, message) => {
     const event = parseEvent(message.type as WebhookSourceEvent, message.body);
-    await recordWebhookEvents(writer, event as EventEnvelope);
+    appendedBy.set(message, await recordWebhookEvents(writer, event as EventEnvelope));
   });
   return {
     consumer: WEBHOOK_EVENTS_CONSUMER,
@@ -28,7 +30,8 @@ export function recordWebhookEventsOnEvents(
     prefetch: 1,
     handler: async (message) => {
       await handler(message);
-      afterCommit();
+      // Most events only update the projection (every link.created): no reason to wake the worker.
+      if ((appendedBy.get(message) ?? 0) > 0) afterCommit();
     },
   };
 }
