@@ -13,6 +13,7 @@ import {
 } from '@payrail/testing';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, byNumber, type DebitApi, debitApi } from './debit-support';
 import { INTERNAL_SECRET, internal, registerCard, sandbox } from './processor-support';
 import { CONSUMERS, DEMO_TOKEN, type E2eSystem, startSystem } from './support';
 
@@ -29,6 +30,7 @@ let testDb: TestDatabase;
 let sql: postgres.Sql;
 let system: E2eSystem;
 let bus: MessageBus;
+let api: DebitApi;
 const exchange = uniqueName('e2e_debit_events');
 const queuePrefix = `${uniqueName('e2e_debit')}.`;
 const EXTRA_CONSUMERS = [
@@ -58,6 +60,12 @@ beforeAll(async () => {
     SIMULATED_TIME: 'true',
     BILLING_RUN_INTERVAL_MS: '0',
   });
+  api = debitApi({
+    gatewayUrl: system.gatewayUrl,
+    apiToken: DEMO_TOKEN,
+    adminToken: ADMIN_TOKEN,
+    merchantId: MERCHANT_ID,
+  });
   bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
   await bus.start();
 }, 120_000);
@@ -74,41 +82,9 @@ afterAll(async () => {
   ).catch(() => {});
 }, 60_000);
 
-async function call(method: string, path: string, body?: unknown, admin = false) {
-  const response = await fetch(`${system.gatewayUrl}${path}`, {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      ...(admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'api-token': DEMO_TOKEN }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-interface InstallmentView {
-  installmentId: number;
-  number: number;
-  paymentDate: string;
-  amount: string;
-  status: string;
-}
-interface SubscriptionView {
-  id: number;
-  status: string;
-  installments: InstallmentView[];
-}
-
-async function subscription(id: number): Promise<SubscriptionView> {
-  const { status, body } = await call('GET', `/api/subscriptions/${id}`);
-  expect(status).toBe(200);
-  return body as SubscriptionView;
-}
-
 /** A STATIC link through the gateway, its subscription, a card saved on the sandbox's form, the first payment. */
 async function subscribe(customIdentifier: string, cardNumber: string, totalPeriods: number | 'DYNAMIC') {
-  const created = await call(
+  const created = await api.call(
     'POST',
     '/api/saleitems/add',
     totalPeriods === 'DYNAMIC'
@@ -124,7 +100,7 @@ async function subscribe(customIdentifier: string, cardNumber: string, totalPeri
   expect(created.status).toBe(200);
   const linkId = (created.body as { id: number }).id;
   const found = await waitFor(async () => {
-    const listed = await call('GET', `/api/subscriptions?payRequestId=${linkId}`);
+    const listed = await api.call('GET', `/api/subscriptions?payRequestId=${linkId}`);
     return (listed.body as { subscriptions: Array<{ id: number }> }).subscriptions[0];
   }, 20_000);
   const customerId = 700_000 + Math.floor(Math.random() * 100_000);
@@ -184,31 +160,9 @@ async function subscribe(customIdentifier: string, cardNumber: string, totalPeri
   );
   await bus.publish({ id: paid.id, type: paid.type, body: JSON.stringify(paid) });
   return waitFor(async () => {
-    const view = await subscription(found.id);
+    const view = await api.subscription(found.id);
     return view.status === 'active' && view;
   }, 20_000);
-}
-
-/** An as-of run for the demo merchant, followed until every claimed charge has an outcome. */
-async function runAsOf(asOf: string) {
-  const started = await call('POST', '/admin/billing/runs', { asOf, merchantId: MERCHANT_ID }, true);
-  expect(started.status).toBe(202);
-  const id = (started.body as { id: string }).id;
-  return waitFor(
-    async () => {
-      const run = (await call('GET', `/admin/billing/runs/${id}`, undefined, true)).body as {
-        status: string;
-        due: number;
-        requested: number;
-        succeeded: number;
-        failed: number;
-        skipped: number;
-      };
-      return run.status === 'completed' && run;
-    },
-    30_000,
-    100,
-  );
 }
 
 /** What the sandbox charged for one installment (all attempts), by the references processor-gateway sent. */
@@ -224,11 +178,8 @@ async function ledgerOf(installmentId: number) {
 
 /** subscriptions marks it paid on the same payment.succeeded the run counts: it may be a moment later. */
 async function paidInSubscriptions(subscriptionId: number, number: number) {
-  await waitFor(async () => byNumber(await subscription(subscriptionId), number).status === 'paid');
+  await waitFor(async () => byNumber(await api.subscription(subscriptionId), number).status === 'paid');
 }
-
-const byNumber = (view: SubscriptionView, number: number) =>
-  view.installments.find((installment) => installment.number === number) as InstallmentView;
 
 describe('automatic debit through the gateway, services as processes', () => {
   it('charges each installment once on its day; modify-all, a cancelled installment and modify-dates are respected', async () => {
@@ -237,8 +188,8 @@ describe('automatic debit through the gateway, services as processes', () => {
     if (!second || !third || !fourth || !fifth) throw new Error('schedule incomplete');
 
     // Month of installment 2: the day before, nothing; on the day, charged once.
-    expect((await runAsOf(addDays(second.paymentDate, -1))).due).toBe(0);
-    expect(await runAsOf(second.paymentDate)).toMatchObject({ due: 1, requested: 1, succeeded: 1 });
+    expect((await api.runAsOf(addDays(second.paymentDate, -1))).due).toBe(0);
+    expect(await api.runAsOf(second.paymentDate)).toMatchObject({ due: 1, requested: 1, succeeded: 1 });
     await paidInSubscriptions(start.id, 2);
     expect((await ledgerOf(second.installmentId)).map((entry) => [entry.resultCode, entry.amount])).toEqual([
       ['00', '120000.00'],
@@ -247,13 +198,13 @@ describe('automatic debit through the gateway, services as processes', () => {
     // The merchant raises the amount: installment 3 is charged at the new amount.
     expect(
       (
-        await call('PUT', '/api/subscriptions/modify-all', {
+        await api.call('PUT', '/api/subscriptions/modify-all', {
           customIdentifier: 'debit-monthly',
           newAmount: 130000,
         })
       ).status,
     ).toBe(200);
-    expect(await runAsOf(third.paymentDate)).toMatchObject({ due: 1, succeeded: 1 });
+    expect(await api.runAsOf(third.paymentDate)).toMatchObject({ due: 1, succeeded: 1 });
     expect((await ledgerOf(third.installmentId)).map((entry) => [entry.resultCode, entry.amount])).toEqual([
       ['00', '130000.00'],
     ]);
@@ -261,33 +212,33 @@ describe('automatic debit through the gateway, services as processes', () => {
     // Installment 4 cancelled: never charged (a run that claimed it before the cancellation reached the
     // scheduler is told so by subscriptions, and skips it).
     expect(
-      (await call('POST', `/api/subscriptions/installments/${fourth.installmentId}/cancel`)).status,
+      (await api.call('POST', `/api/subscriptions/installments/${fourth.installmentId}/cancel`)).status,
     ).toBe(200);
-    expect((await runAsOf(fourth.paymentDate)).succeeded).toBe(0);
+    expect((await api.runAsOf(fourth.paymentDate)).succeeded).toBe(0);
     expect(await ledgerOf(fourth.installmentId)).toEqual([]);
 
     // Installment 5 moved from the 10th to the 20th: not on the 10th, on the 20th.
     expect(
       (
-        await call('PUT', '/api/subscriptions/modify-dates', {
+        await api.call('PUT', '/api/subscriptions/modify-dates', {
           customIdentifier: 'debit-monthly',
           dayOfMonth: 20,
         })
       ).status,
     ).toBe(200);
-    const moved = byNumber(await subscription(start.id), 5);
+    const moved = byNumber(await api.subscription(start.id), 5);
     expect(moved.paymentDate).toBe(`${fifth.paymentDate.slice(0, 8)}20`);
     await waitFor(async () => {
       const [row] =
         await sql`select due_on::text as due_on from billing_scheduler.installments where installment_id = ${fifth.installmentId}`;
       return row?.due_on === moved.paymentDate;
     });
-    expect((await runAsOf(fifth.paymentDate)).due).toBe(0);
-    expect(await runAsOf(moved.paymentDate)).toMatchObject({ due: 1, succeeded: 1 });
+    expect((await api.runAsOf(fifth.paymentDate)).due).toBe(0);
+    expect(await api.runAsOf(moved.paymentDate)).toMatchObject({ due: 1, succeeded: 1 });
 
     // subscriptions marks it paid on the same payment.succeeded the run counted: wait for it.
     const end = await waitFor(async () => {
-      const view = await subscription(start.id);
+      const view = await api.subscription(start.id);
       return view.installments.every((installment) => installment.status !== 'processing') && view;
     });
     expect(end.installments.map((installment) => installment.status)).toEqual([
@@ -301,7 +252,7 @@ describe('automatic debit through the gateway, services as processes', () => {
       expect(await ledgerOf(installment.installmentId), `installment ${installment.number}`).toHaveLength(1);
     }
     // Runs after the end charge nothing more.
-    expect((await runAsOf(addDays(moved.paymentDate, 40))).due).toBe(0);
+    expect((await api.runAsOf(addDays(moved.paymentDate, 40))).due).toBe(0);
   });
 
   it('a card that declines every later charge (…0341): retried +1/+3/+5 days, then failed and past_due', async () => {
@@ -310,11 +261,11 @@ describe('automatic debit through the gateway, services as processes', () => {
     const days = [0, 1, 3, 5].map((offset) => addDays(second.paymentDate, offset));
     for (const [index, day] of days.entries()) {
       // Between the retries nothing is due.
-      if (index > 0) expect((await runAsOf(addDays(day, -1))).due, `before ${day}`).toBe(0);
-      expect(await runAsOf(day), `as of ${day}`).toMatchObject({ due: 1, requested: 1, failed: 1 });
+      if (index > 0) expect((await api.runAsOf(addDays(day, -1))).due, `before ${day}`).toBe(0);
+      expect(await api.runAsOf(day), `as of ${day}`).toMatchObject({ due: 1, requested: 1, failed: 1 });
     }
     const end = await waitFor(async () => {
-      const view = await subscription(start.id);
+      const view = await api.subscription(start.id);
       return view.status === 'past_due' && view;
     }, 20_000);
     expect(byNumber(end, 2).status).toBe('failed');
@@ -322,7 +273,7 @@ describe('automatic debit through the gateway, services as processes', () => {
     expect(ledger).toHaveLength(4);
     expect(ledger.every((entry) => entry.resultCode === '51')).toBe(true);
     // Dunning is over for it: no fifth attempt, whatever the day.
-    await runAsOf(addDays(second.paymentDate, 9));
+    await api.runAsOf(addDays(second.paymentDate, 9));
     expect(await ledgerOf(second.installmentId)).toHaveLength(4);
   });
 });
@@ -330,7 +281,7 @@ describe('automatic debit through the gateway, services as processes', () => {
 describe('a DYNAMIC subscription', () => {
   it('charges the invoices the merchant adds, each on its own day and at its own amount', async () => {
     const start = await subscribe('debit-dynamic', '4242424242424242', 'DYNAMIC');
-    const added = await call('POST', '/api/subscriptions/installments', {
+    const added = await api.call('POST', '/api/subscriptions/installments', {
       custom_identifier: 'debit-dynamic',
       installments: [
         { payment_date: '2026-12-15', amount: 90000, invoice_number: 'INV-1' },
@@ -339,7 +290,7 @@ describe('a DYNAMIC subscription', () => {
     });
     expect(added.status).toBe(201);
     const view = await waitFor(async () => {
-      const current = await subscription(start.id);
+      const current = await api.subscription(start.id);
       return current.installments.length === 3 && current;
     });
     const [first, second] = [byNumber(view, 2), byNumber(view, 3)];
@@ -349,12 +300,12 @@ describe('a DYNAMIC subscription', () => {
         await sql`select 1 from billing_scheduler.installments where installment_id in (${first.installmentId}, ${second.installmentId})`;
       return rows.length === 2;
     });
-    expect((await runAsOf('2026-12-14')).due).toBe(0);
+    expect((await api.runAsOf('2026-12-14')).due).toBe(0);
     // The runs are the merchant's: they also claim what the other tests left due (the past-due
     // subscription's next installment), so only this subscription's charges are counted, at the sandbox.
-    await runAsOf('2026-12-15');
+    await api.runAsOf('2026-12-15');
     expect((await ledgerOf(second.installmentId)).length).toBe(0);
-    await runAsOf('2027-01-15');
+    await api.runAsOf('2027-01-15');
     expect((await ledgerOf(first.installmentId)).map((entry) => [entry.resultCode, entry.amount])).toEqual([
       ['00', '90000.00'],
     ]);
@@ -364,9 +315,3 @@ describe('a DYNAMIC subscription', () => {
     await paidInSubscriptions(start.id, 3);
   });
 });
-
-function addDays(date: string, days: number): string {
-  const shifted = new Date(`${date}T00:00:00Z`);
-  shifted.setUTCDate(shifted.getUTCDate() + days);
-  return shifted.toISOString().slice(0, 10);
-}
