@@ -1,6 +1,9 @@
 import net from 'node:net';
 import path from 'node:path';
+import type { MessageBus } from '@payrail/messaging';
 import type { ServiceName } from '@payrail/runtime';
+import { deleteBrokerTopology, type TestDatabase, testAmqpUrl } from '@payrail/testing';
+import type postgres from 'postgres';
 import { startProcesses, type ProcessSystem } from '../scripts/processes';
 
 export const ROOT = path.resolve(__dirname, '..');
@@ -82,3 +85,27 @@ export const CONSUMERS = [
   'billing-scheduler.record-charge-outcomes',
   'gateway.record-webhook-events',
 ];
+
+/**
+ * Stops what a test started, in order: its own bus first (or it declares the queues again), the services, its
+ * database client and database, then the exchange and every consumer's queues on the shared broker.
+ */
+export async function tearDown(started: {
+  bus?: MessageBus;
+  system?: { stop(): Promise<void> };
+  sql?: postgres.Sql;
+  testDb?: TestDatabase;
+  exchange: string;
+  queuePrefix: string;
+  consumers: string[];
+}): Promise<void> {
+  await started.bus?.close();
+  await started.system?.stop();
+  await started.sql?.end();
+  await started.testDb?.drop();
+  await deleteBrokerTopology(
+    testAmqpUrl(),
+    started.exchange,
+    started.consumers.map((consumer) => `${started.queuePrefix}${consumer}`),
+  ).catch(() => {});
+}
