@@ -141,15 +141,7 @@ afterAll(async () => {
   console.info(`chaos seed ${SEED}\n${journal.join('\n')}`);
   // Every service's output, for reading what happened after a failure.
   if (process.env.CHAOS_LOGS) writeFileSync(process.env.CHAOS_LOGS, system?.logs.join('\n') ?? '');
-  await tearDown({
-    bus,
-    system,
-    sql,
-    testDb,
-    exchange,
-    queuePrefix,
-    consumers: [...CONSUMERS, ...EXTRA_CONSUMERS],
-  });
+  await tearDown({ bus, system, sql, testDb }, { exchange, queuePrefix, extraConsumers: EXTRA_CONSUMERS });
   await brokerProxy?.close();
   await databaseProxy?.close();
 }, 60_000);
@@ -194,7 +186,13 @@ async function subscribe(index: number): Promise<SubscriptionView> {
 }
 
 const FAULTS = ['outage', 'lose-reply', 'duplicate-webhook', 'delay-webhook'] as const;
-type Incident = () => Promise<void>;
+
+interface Incident {
+  name: string;
+  /** Processor faults are set before the run starts (they take the next calls); the rest happen during it. */
+  when: 'before' | 'during';
+  happen(): Promise<void>;
+}
 
 /**
  * Starts a killed service again, and again if it exits while starting (as Kubernetes would): on the shared
@@ -212,8 +210,8 @@ async function restartLikeAnOrchestrator(name: ServiceName) {
   }
 }
 
-/** One misfortune drawn from the seed, to happen while a run charges. */
-function drawIncident(processorFaults: boolean): { name: string; happen: Incident } {
+/** One misfortune drawn from the seed; a service already being killed in this run is not killed again. */
+function drawIncident(processorFaults: boolean, killed: Set<ServiceName>): Incident {
   const kinds = [
     'kill',
     'kill',
@@ -223,11 +221,14 @@ function drawIncident(processorFaults: boolean): { name: string; happen: Inciden
   ];
   const kind = pick(kinds);
   const after = between(0, 1_500);
-  if (kind === 'kill') {
-    const name = pick(KILLABLE);
+  const alive = KILLABLE.filter((name) => !killed.has(name));
+  if (kind === 'kill' && alive.length > 0) {
+    const name = pick(alive);
+    killed.add(name);
     const downFor = between(0, 2_000);
     return {
       name: `+${after} ms kill -9 ${name}, restarted ${downFor} ms later`,
+      when: 'during',
       happen: async () => {
         await sleep(after);
         down.add(name);
@@ -238,11 +239,13 @@ function drawIncident(processorFaults: boolean): { name: string; happen: Inciden
       },
     };
   }
-  if (kind === 'broker' || kind === 'database') {
-    const proxy = kind === 'broker' ? brokerProxy : databaseProxy;
+  if (kind !== 'processor') {
+    const connection = kind === 'database' ? 'database' : 'broker';
+    const proxy = connection === 'broker' ? brokerProxy : databaseProxy;
     const refusedFor = between(0, 3_000);
     return {
-      name: `+${after} ms every ${kind} connection cut, new ones refused for ${refusedFor} ms`,
+      name: `+${after} ms every ${connection} connection cut, new ones refused for ${refusedFor} ms`,
+      when: 'during',
       happen: async () => {
         await sleep(after);
         proxy.pause();
@@ -257,7 +260,7 @@ function drawIncident(processorFaults: boolean): { name: string; happen: Inciden
   const count = between(1, 3);
   return {
     name: `processor ${processor}: ${fault} × ${count}`,
-    // Set before the run starts: the fault takes the next calls (or notifications) of that processor.
+    when: 'before',
     happen: async () => {
       await sandbox(system, 'POST', '/faults', {
         processor,
@@ -296,9 +299,10 @@ function assertAlive() {
 
 /** An as-of run while two or three incidents happen; then waits until the system is quiet again. */
 async function chaoticRun(asOf: string, processorFaults: boolean) {
-  const incidents = Array.from({ length: between(2, 3) }, () => drawIncident(processorFaults));
-  const before = incidents.filter((incident) => incident.name.startsWith('processor'));
-  const during = incidents.filter((incident) => !incident.name.startsWith('processor'));
+  const killed = new Set<ServiceName>();
+  const incidents = Array.from({ length: between(2, 3) }, () => drawIncident(processorFaults, killed));
+  const before = incidents.filter((incident) => incident.when === 'before');
+  const during = incidents.filter((incident) => incident.when === 'during');
   journal.push(`run as of ${asOf}: ${incidents.map((incident) => incident.name).join('; ') || 'calm'}`);
   for (const incident of before) await incident.happen();
   const runId = await api.startRun(asOf);

@@ -14,7 +14,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, byNumber, type DebitApi, debitApi } from './debit-support';
 import { INTERNAL_SECRET, internal, registerCard, sandbox } from './processor-support';
-import { CONSUMERS, DEMO_TOKEN, type E2eSystem, startSystem, tearDown } from './support';
+import { DEMO_TOKEN, type E2eSystem, startSystem, tearDown } from './support';
 
 // Automatic debit end to end: every service its own process on real PostgreSQL and RabbitMQ, the real
 // processor sandbox, everything asked through the gateway. The card is saved through the sandbox's own form
@@ -70,15 +70,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await tearDown({
-    bus,
-    system,
-    sql,
-    testDb,
-    exchange,
-    queuePrefix,
-    consumers: [...CONSUMERS, ...EXTRA_CONSUMERS],
-  });
+  await tearDown({ bus, system, sql, testDb }, { exchange, queuePrefix, extraConsumers: EXTRA_CONSUMERS });
 }, 60_000);
 
 /** A STATIC link through the gateway, its subscription, a card saved on the sandbox's form, the first payment. */

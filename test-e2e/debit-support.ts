@@ -1,3 +1,4 @@
+import type { billingRunResponse } from '@payrail/contracts';
 import { waitFor } from '@payrail/testing';
 
 // What the automatic-debit tests ask through the gateway: the merchant API with the demo token, the
@@ -17,15 +18,8 @@ export interface SubscriptionView {
   installments: InstallmentView[];
 }
 
-export interface BillingRunView {
-  id: string;
-  status: string;
-  due: number;
-  requested: number;
-  succeeded: number;
-  failed: number;
-  skipped: number;
-}
+/** A run as `GET /admin/billing/runs/{id}` answers it (the operator API's contract). */
+export type BillingRunView = ReturnType<typeof billingRunResponse.parse>;
 
 export interface DebitApi {
   /** A gateway call with the merchant's Api-Token, or with the operator's bearer token when `admin`. */

@@ -88,24 +88,25 @@ export const CONSUMERS = [
 
 /**
  * Stops what a test started, in order: its own bus first (or it declares the queues again), the services, its
- * database client and database, then the exchange and every consumer's queues on the shared broker.
+ * database client and database, then the exchange and the queues of every consumer (`CONSUMERS` and the
+ * test's own) on the shared broker.
  */
-export async function tearDown(started: {
-  bus?: MessageBus;
-  system?: { stop(): Promise<void> };
-  sql?: postgres.Sql;
-  testDb?: TestDatabase;
-  exchange: string;
-  queuePrefix: string;
-  consumers: string[];
-}): Promise<void> {
+export async function tearDown(
+  started: {
+    bus?: MessageBus;
+    system?: { stop(): Promise<void> };
+    sql?: postgres.Sql;
+    testDb?: TestDatabase;
+  },
+  broker: { exchange: string; queuePrefix: string; extraConsumers?: string[] },
+): Promise<void> {
   await started.bus?.close();
   await started.system?.stop();
   await started.sql?.end();
   await started.testDb?.drop();
   await deleteBrokerTopology(
     testAmqpUrl(),
-    started.exchange,
-    started.consumers.map((consumer) => `${started.queuePrefix}${consumer}`),
+    broker.exchange,
+    [...CONSUMERS, ...(broker.extraConsumers ?? [])].map((consumer) => `${broker.queuePrefix}${consumer}`),
   ).catch(() => {});
 }
