@@ -203,7 +203,7 @@ async function restartLikeAnOrchestrator(name: ServiceName) {
     try {
       return await system.restart(name);
     } catch (error) {
-      if (attempt === 5) throw error;
+      if (attempt === 10) throw error;
       journal.push(`  (${name} exited while starting: ${(error as Error).message}; started again)`);
       await sleep(2_000);
     }
