@@ -3,13 +3,14 @@
  *  - one process per service on PostgreSQL and RabbitMQ (as `npm start` with DATABASE_URL and AMQP_URL):
  *    the time from spawning each service to its `/readyz` answering 200 (all six start at once, as
  *    `npm start` starts them), and each one's RSS after BENCH_IDLE_SECONDS (default 5) idle;
- *  - embedded (`npm start` without them): from spawning scripts/start.ts on an empty DATA_DIR to the
- *    gateway's `/readyz`, then again on the same DATA_DIR (migrations already applied), and the process's
- *    RSS after the idle wait.
+ *  - embedded (`npm start` without them): package.json's start command as npm runs it (its Node flags
+ *    included, npm itself left out), after the build, from spawning it on an empty DATA_DIR to the
+ *    gateway's `/readyz`, then again on the same DATA_DIR (migrations already applied), and the RSS of
+ *    its process tree after the idle wait.
  * Targets printed beside the figures: ≤ 3 s per process, ≤ 5 s embedded, ≤ 100 MB per service process,
  * ≤ 300 MB embedded. Not a test: it prints figures.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,8 +24,9 @@ import {
   ROOT,
   rssMb,
   servicePortsEnv,
-  spawnTs,
+  spawnNode,
   stopChild,
+  treeRssMb,
   waitReady,
 } from './support';
 
@@ -88,10 +90,19 @@ async function processes(): Promise<void> {
   }
 }
 
+/** The arguments of `node` in package.json's start command (`node <flags> scripts/bootstrap.mjs start`). */
+function npmStartArgs(): string[] {
+  const [command, ...args] = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start.split(/\s+/);
+  if (command !== 'node') throw new Error(`the start command does not run node: ${command}`);
+  return args;
+}
+
 async function embeddedOnce(dataDir: string, label: string): Promise<{ readyMs: number; rss: number }> {
   const { env: portsEnv, gatewayPort } = await servicePortsEnv();
   const started = performance.now();
-  const { child, output } = spawnTs('scripts/start.ts', {
+  const { child, output } = spawnNode(npmStartArgs(), {
     ...portsEnv,
     DATA_DIR: dataDir,
     DATABASE_URL: '',
@@ -102,7 +113,7 @@ async function embeddedOnce(dataDir: string, label: string): Promise<{ readyMs: 
     await waitReady(`http://127.0.0.1:${gatewayPort}/readyz`, child, 120_000);
     const readyMs = performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-    const rss = rssMb(child.pid) ?? Number.NaN;
+    const rss = treeRssMb(child.pid) ?? Number.NaN;
     log(`${pad(label, 36)}${pad(seconds(readyMs), 17)}${rss.toFixed(0)} MB`);
     return { readyMs, rss };
   } catch (error) {
@@ -116,7 +127,9 @@ async function embeddedOnce(dataDir: string, label: string): Promise<{ readyMs: 
 async function embedded(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'payrail-bench-start-'));
   try {
-    log('embedded (every service in one process, PGlite):');
+    log(
+      `embedded (every service in one process, PGlite), as npm start runs it: node ${npmStartArgs().join(' ')}`,
+    );
     log(`${pad('', 36)}${pad('start to ready', 17)}idle RSS`);
     await embeddedOnce(dataDir, 'first start (empty DATA_DIR)');
     const again = await embeddedOnce(dataDir, 'next start (migrations applied)');

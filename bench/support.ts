@@ -127,13 +127,13 @@ export async function waitReady(url: string, child: ChildProcess, timeoutMs = 60
   throw new Error(`${url} was not ready after ${timeoutMs} ms`);
 }
 
-/** Starts a TypeScript file as its own Node process (output kept for a failure report). */
-export function spawnTs(
-  file: string,
+/** Starts Node with `args` as its own process (output kept for a failure report). */
+export function spawnNode(
+  args: string[],
   env: Record<string, string>,
 ): { child: ChildProcess; output: string[] } {
   const output: string[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,6 +141,33 @@ export function spawnTs(
   for (const stream of [child.stdout, child.stderr])
     stream?.on('data', (chunk) => output.push(String(chunk)));
   return { child, output };
+}
+
+/** Starts a TypeScript file as its own Node process, through tsx. */
+export function spawnTs(
+  file: string,
+  env: Record<string, string>,
+): { child: ChildProcess; output: string[] } {
+  return spawnNode(['--import', 'tsx', file], env);
+}
+
+/** Resident set size of a process and every process below it, in MB (Linux `ps`). */
+export function treeRssMb(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  const table = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+  let kb = 0;
+  const queue = [pid];
+  while (queue.length > 0) {
+    const current = queue.shift() as number;
+    for (const [each, parent, rss] of table) {
+      if (each === current) kb += rss;
+      if (parent === current) queue.push(each);
+    }
+  }
+  return kb > 0 ? kb / 1024 : undefined;
 }
 
 export function stopChild(child: ChildProcess): Promise<void> {

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 // `npm run build`: every service compiled to JavaScript with one tool (esbuild), `services/<name>/dist/main.js`
-// (and `dist/migrate.js`), run with plain `node`. The workspace libraries are bundled in (their package
-// entry points are TypeScript); every other package stays external and is required at run time from where
-// pnpm installed it, by a path relative to the bundle, so the repository layout (or an image with the
-// same layout and production dependencies only) runs it. Skips a service whose sources have not changed
-// since its last build (a hash of the workspace's sources and the lockfile in `dist/.build-hash`);
-// `--force` rebuilds all.
+// (and `dist/migrate.js`), run with plain `node`; and `npm start` itself (scripts/start.ts and the services it
+// composes) to `dist/start.js`. The workspace libraries are bundled in (their package entry points are
+// TypeScript), and so are a few pure-JavaScript packages (`BUNDLED_PACKAGES`); every other package stays
+// external and is required at run time from where pnpm installed it, by a path relative to the bundle, so the repository layout (or an image with the same layout and
+// production dependencies only) runs it. `__dirname` in a bundled source is that source's folder, as under
+// tsx (a service finds its migrations beside its sources whichever bundle it is in). Skips a bundle whose
+// sources have not changed since its last build (a hash of what it reads and the lockfile in
+// `dist/.build-hash`); `--force` rebuilds all. Files are replaced by a rename, so a process starting
+// while another one builds never reads half a file.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,15 +34,7 @@ function sourceFiles(dir, out = []) {
   return out;
 }
 
-/** A hash of what a build reads: every lib's and service's sources and manifests, and the lockfile. */
-export function sourceHash() {
-  const hash = createHash('sha256');
-  const files = [path.join(root, 'pnpm-lock.yaml')];
-  for (const group of ['libs', 'services'])
-    for (const name of readdirSync(path.join(root, group))) {
-      files.push(...sourceFiles(path.join(root, group, name, 'src')));
-      files.push(path.join(root, group, name, 'package.json'));
-    }
+function hashFiles(files, hash = createHash('sha256')) {
   for (const file of files.sort()) {
     if (!existsSync(file)) continue;
     hash.update(path.relative(root, file));
@@ -49,13 +43,46 @@ export function sourceHash() {
   return hash.digest('hex');
 }
 
-/** Bundles `@payrail/*`; leaves every other package external, required by a path relative to the bundle. */
+/**
+ * A hash of what a service's build reads: every lib's and service's sources and manifests, the lockfile,
+ * and this file.
+ */
+export function sourceHash() {
+  const files = [path.join(root, 'pnpm-lock.yaml'), fileURLToPath(import.meta.url)];
+  for (const group of ['libs', 'services'])
+    for (const name of readdirSync(path.join(root, group))) {
+      files.push(...sourceFiles(path.join(root, group, name, 'src')));
+      files.push(path.join(root, group, name, 'package.json'));
+    }
+  return hashFiles(files);
+}
+
+/**
+ * Plain-JavaScript packages of many small modules that every service loads at start, bundled in too: Node
+ * loading some 400 files one by one was most of a start's time before the first line of ours ran.
+ */
+const BUNDLED_PACKAGES = [
+  /^zod(\/|$)/,
+  /^drizzle-orm(\/|$)/,
+  /^hono(\/|$)/,
+  /^@hono\/node-server(\/|$)/,
+  /^@opentelemetry\//,
+  /^date-fns(\/|$)/,
+  /^@date-fns\/tz(\/|$)/,
+  /^prom-client(\/|$)/,
+];
+
+/**
+ * Bundles `@payrail/*` and `BUNDLED_PACKAGES`; leaves every other package external, required by a path
+ * relative to the bundle.
+ */
 function externalPackages(outdir) {
   return {
     name: 'external-packages',
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.pluginData?.resolving || args.path.startsWith('@payrail/')) return undefined;
+        if (BUNDLED_PACKAGES.some((name) => name.test(args.path))) return undefined;
         if (args.path.startsWith('node:') || isBuiltin(args.path)) return { path: args.path, external: true };
         const resolved = await build.resolve(args.path, {
           kind: 'require-call',
@@ -70,18 +97,64 @@ function externalPackages(outdir) {
   };
 }
 
+/**
+ * `__dirname` in a workspace source means that source's folder, wherever the bundle is: a service's
+ * `path.join(__dirname, '..', 'drizzle')` finds its migrations from its own bundle and from `dist/start.js`.
+ */
+function sourceDirname(outdir) {
+  return {
+    name: 'source-dirname',
+    setup(build) {
+      build.onLoad({ filter: /\.tsx?$/ }, (args) => {
+        if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        const contents = readFileSync(args.path, 'utf8');
+        if (!contents.includes('__dirname')) return undefined;
+        const relative = path.relative(outdir, path.dirname(args.path)).split(path.sep).join('/');
+        return {
+          contents: contents.replace(
+            /\b__dirname\b/g,
+            `require('node:path').join(__dirname, ${JSON.stringify(relative)})`,
+          ),
+          loader: args.path.endsWith('x') ? 'tsx' : 'ts',
+        };
+      });
+    },
+  };
+}
+
 const builtins = new Set((await import('node:module')).builtinModules);
 function isBuiltin(name) {
   return builtins.has(name) || builtins.has(name.split('/')[0]);
 }
 
-export async function buildService(name) {
-  const dir = path.join(root, 'services', name);
-  const outdir = path.join(dir, 'dist');
-  const entryPoints = ['main', 'migrate']
-    .filter((entry) => existsSync(path.join(dir, 'src', `${entry}.ts`)))
-    .map((entry) => ({ in: path.join(dir, 'src', `${entry}.ts`), out: entry }));
-  await esbuild.build({
+/** What is built: each service, and `npm start` (scripts/start.ts, which also reads the rest of scripts/). */
+function bundles() {
+  const serviceBundles = services().map((name) => {
+    const dir = path.join(root, 'services', name);
+    return {
+      name,
+      outdir: path.join(dir, 'dist'),
+      entryPoints: ['main', 'migrate']
+        .filter((entry) => existsSync(path.join(dir, 'src', `${entry}.ts`)))
+        .map((entry) => ({ in: path.join(dir, 'src', `${entry}.ts`), out: entry })),
+      reads: [],
+    };
+  });
+  const start = {
+    name: 'start',
+    outdir: path.join(root, 'dist'),
+    entryPoints: [{ in: path.join(root, 'scripts', 'start.ts'), out: 'start' }],
+    reads: sourceFiles(path.join(root, 'scripts')),
+  };
+  return [...serviceBundles, start];
+}
+
+let esbuild;
+
+async function build({ outdir, entryPoints }) {
+  // Loaded only when something is to be built: `npm start` with nothing changed does not pay for it.
+  esbuild ??= await import('esbuild');
+  const result = await esbuild.build({
     entryPoints,
     outdir,
     bundle: true,
@@ -95,32 +168,51 @@ export async function buildService(name) {
     jsx: 'automatic',
     jsxImportSource: 'hono/jsx',
     logLevel: 'warning',
-    plugins: [externalPackages(outdir)],
+    write: false,
+    plugins: [sourceDirname(outdir), externalPackages(outdir)],
   });
+  mkdirSync(outdir, { recursive: true });
+  for (const file of result.outputFiles) {
+    const temporary = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.contents);
+    renameSync(temporary, file.path);
+  }
 }
 
-/** Builds every service whose sources changed since its last build; returns the names built. */
+/**
+ * Builds every bundle whose sources changed since its last build; returns the names built. Stops
+ * esbuild's helper process afterwards, so none is left beside a started system.
+ */
 export async function buildAll({ force = false } = {}) {
-  const hash = sourceHash();
+  const common = sourceHash();
   const built = [];
-  await Promise.all(
-    services().map(async (name) => {
-      const stamp = path.join(root, 'services', name, 'dist', '.build-hash');
-      if (!force && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
-      await buildService(name);
-      writeFileSync(stamp, hash);
-      built.push(name);
-    }),
-  );
+  try {
+    await Promise.all(
+      bundles().map(async (bundle) => {
+        // A bundle that reads more than the libs and services: their hash, and its own files.
+        const hash =
+          bundle.reads.length === 0 ? common : hashFiles(bundle.reads, createHash('sha256').update(common));
+        const stamp = path.join(bundle.outdir, '.build-hash');
+        if (!force && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
+        await build(bundle);
+        writeFileSync(stamp, hash);
+        built.push(bundle.name);
+      }),
+    );
+  } finally {
+    await esbuild?.stop();
+  }
   return built;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/** `buildAll`, saying on stdout what was built (nothing when `quiet` and all was up to date). */
+export async function buildAndSay({ force = false, quiet = false } = {}) {
   const started = Date.now();
-  const built = await buildAll({ force: process.argv.includes('--force') });
-  process.stdout.write(
-    built.length > 0
-      ? `[build] ${built.sort().join(', ')} in ${Date.now() - started} ms\n`
-      : '[build] every service is up to date\n',
-  );
+  const built = await buildAll({ force });
+  if (built.length > 0)
+    process.stdout.write(`[build] ${built.sort().join(', ')} in ${Date.now() - started} ms\n`);
+  else if (!quiet) process.stdout.write('[build] everything is up to date\n');
 }
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  await buildAndSay({ force: process.argv.includes('--force') });

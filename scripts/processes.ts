@@ -79,7 +79,10 @@ export function servicePorts(
   return ports;
 }
 
-/** Starts every service as its own process (`node --import tsx services/<name>/src/main.ts`), waits for `/readyz`. */
+/**
+ * Starts every service as its own process (`node services/<name>/dist/main.js` when `compiled`, else
+ * `node --import tsx services/<name>/src/main.ts`), waits for `/readyz`.
+ */
 export async function startProcesses(options: ProcessOptions): Promise<ProcessSystem> {
   const ports = servicePorts(options.env, options.port);
   const urls = Object.fromEntries(

@@ -1,6 +1,7 @@
 // `npm start`. Without DATABASE_URL/AMQP_URL: every service in this process on embedded PostgreSQL
 // (PGlite, kept in DATA_DIR, default ./.data) and the in-process bus. With both set: each service as its
-// own process against them. With only one of them set it refuses to start.
+// own process against them. With only one of them set it refuses to start. `npm start` runs it compiled
+// (`dist/start.js`, built by scripts/build.mjs) in the process of scripts/bootstrap.mjs.
 import '@payrail/observability/register';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -208,10 +209,12 @@ async function main() {
     // Webhook signing secrets and receiver credentials are sealed with a key of this checkout's too.
     const webhookKey =
       process.env.WEBHOOK_ENCRYPTION_KEY || embeddedSecret(secretDir, 'webhook-encryption-key');
+    // The services' compiled bundles, built with this one by scripts/bootstrap.mjs.
     const system = await startProcesses({
       root,
       env: { ...env, INTERNAL_SECRET: internalSecret, WEBHOOK_ENCRYPTION_KEY: webhookKey },
       port,
+      compiled: true,
     });
     signals.started(() => system.stop());
     banner({

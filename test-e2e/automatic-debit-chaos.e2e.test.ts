@@ -1,24 +1,27 @@
 import { writeFileSync } from 'node:fs';
 import { DEMO_MERCHANT } from '@payrail/gateway';
-import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
+import type { MessageBus } from '@payrail/messaging';
 import type { ServiceName } from '@payrail/runtime';
 import {
   aStaticLink,
-  createTestDatabase,
   payOnPayPage,
   type PayProcessor,
   type TcpProxy,
-  type TestDatabase,
   tcpProxy,
   testAmqpUrl,
-  uniqueName,
+  testPostgresUrl,
   waitFor,
 } from '@payrail/testing';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, byNumber, type DebitApi, debitApi, type SubscriptionView } from './debit-support';
-import { INTERNAL_SECRET, sandbox } from './processor-support';
-import { CONSUMERS, DEMO_TOKEN, type E2eSystem, startSystem, tearDown } from './support';
+import {
+  INTERNAL_SECRET,
+  type SystemOnTestInfrastructure,
+  sandbox,
+  startOnTestInfrastructure,
+} from './processor-support';
+import { CONSUMERS, DEMO_TOKEN, type E2eSystem, startSystem } from './support';
 
 // The automatic-debit chaos run: customers subscribe on the hosted pay page (a card typed on the sandbox's
 // form, both processors), then months of as-of runs are made while the system is hurt: services killed
@@ -60,15 +63,13 @@ const TOTAL_PERIODS = 3;
 const KILLABLE: ServiceName[] = ['billing-scheduler', 'subscriptions', 'processor-gateway', 'gateway'];
 const EXTRA_CONSUMERS = ['processor-gateway.charge-on-charge-requested'];
 
-let testDb: TestDatabase;
+let running: SystemOnTestInfrastructure<E2eSystem>;
 let sql: postgres.Sql;
 let system: E2eSystem;
 let api: DebitApi;
 let bus: MessageBus;
 let brokerProxy: TcpProxy;
 let databaseProxy: TcpProxy;
-const exchange = uniqueName('e2e_chaos_events');
-const queuePrefix = `${uniqueName('e2e_chaos')}.`;
 /** What was done, in order: the plan the seed drew, with the times it happened. */
 const journal: string[] = [];
 /** The services we killed and have not restarted yet: any other dead one is a finding. */
@@ -99,49 +100,51 @@ function through(proxy: TcpProxy, url: string): string {
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('e2e_chaos');
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
-  const database = new URL(testDb.url);
+  const database = new URL(testPostgresUrl());
   const broker = new URL(testAmqpUrl());
   databaseProxy = await tcpProxy(database.hostname, Number(database.port || 5432));
   brokerProxy = await tcpProxy(broker.hostname, Number(broker.port || 5672));
-  system = await startSystem((ports) => ({
-    DATABASE_URL: through(databaseProxy, testDb.url),
-    AMQP_URL: through(brokerProxy, testAmqpUrl()),
-    EVENTS_EXCHANGE: exchange,
-    QUEUE_PREFIX: queuePrefix,
-    DEMO_API_TOKEN: DEMO_TOKEN,
-    ADMIN_TOKEN,
-    INTERNAL_SECRET,
-    PUBLIC_BASE_URL: ports.gatewayUrl,
-    SIMULATED_TIME: 'true',
-    BILLING_RUN_INTERVAL_MS: '0',
-    // The slow card's 8 s reply outlasts the deadline: the charge is `unknown` until the janitor asks.
-    PROCESSOR_TIMEOUT_MS: '4000',
-    CHARGE_JANITOR_INTERVAL_MS: '1000',
-    CHARGE_STALE_AFTER_MS: '1000',
-    CHARGE_UNKNOWN_CHECK_AFTER_MS: '1000',
-    CHARGE_RECHECK_AFTER_MS: '2000',
-    // A row a killed processor-gateway committed before calling is unknown to the processor: believed never
-    // made after this long (10 minutes by default), then failed, and retried on the next dunning day.
-    CHARGE_NOT_FOUND_FINAL_AFTER_MS: '15000',
-    LOG_LEVEL: 'info',
-  }));
+  running = await startOnTestInfrastructure(
+    'e2e_chaos',
+    (infrastructure) =>
+      startSystem((ports) => ({
+        ...infrastructure,
+        // The services reach both servers only through the proxies, which the incidents cut.
+        DATABASE_URL: through(databaseProxy, infrastructure.DATABASE_URL as string),
+        AMQP_URL: through(brokerProxy, infrastructure.AMQP_URL as string),
+        DEMO_API_TOKEN: DEMO_TOKEN,
+        ADMIN_TOKEN,
+        INTERNAL_SECRET,
+        PUBLIC_BASE_URL: ports.gatewayUrl,
+        SIMULATED_TIME: 'true',
+        BILLING_RUN_INTERVAL_MS: '0',
+        // The slow card's 8 s reply outlasts the deadline: the charge is `unknown` until the janitor asks.
+        PROCESSOR_TIMEOUT_MS: '4000',
+        CHARGE_JANITOR_INTERVAL_MS: '1000',
+        CHARGE_STALE_AFTER_MS: '1000',
+        CHARGE_UNKNOWN_CHECK_AFTER_MS: '1000',
+        CHARGE_RECHECK_AFTER_MS: '2000',
+        // A row a killed processor-gateway committed before calling is unknown to the processor: believed
+        // never made after this long (10 minutes by default), then failed, and retried on the next dunning day.
+        CHARGE_NOT_FOUND_FINAL_AFTER_MS: '15000',
+        LOG_LEVEL: 'info',
+      })),
+    EXTRA_CONSUMERS,
+  );
+  ({ system, sql, bus } = running);
   api = debitApi({
     gatewayUrl: system.gatewayUrl,
     apiToken: DEMO_TOKEN,
     adminToken: ADMIN_TOKEN,
     merchantId: DEMO_MERCHANT.merchantId,
   });
-  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
-  await bus.start();
 }, 180_000);
 
 afterAll(async () => {
   console.info(`chaos seed ${SEED}\n${journal.join('\n')}`);
   // Every service's output, for reading what happened after a failure.
   if (process.env.CHAOS_LOGS) writeFileSync(process.env.CHAOS_LOGS, system?.logs.join('\n') ?? '');
-  await tearDown({ bus, system, sql, testDb }, { exchange, queuePrefix, extraConsumers: EXTRA_CONSUMERS });
+  await running?.stop();
   await brokerProxy?.close();
   await databaseProxy?.close();
 }, 60_000);

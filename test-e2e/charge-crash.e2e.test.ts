@@ -1,63 +1,44 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent } from '@payrail/contracts';
-import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
-import {
-  aMerchant,
-  createTestDatabase,
-  deleteBrokerTopology,
-  type TestDatabase,
-  testAmqpUrl,
-  uniqueName,
-  waitFor,
-} from '@payrail/testing';
-import postgres from 'postgres';
+import type { MessageBus } from '@payrail/messaging';
+import { aMerchant, waitFor } from '@payrail/testing';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_SECRET, registerCard, sandbox } from './processor-support';
-import { CONSUMERS, type E2eSystem, startSystem } from './support';
+import {
+  INTERNAL_SECRET,
+  registerCard,
+  type SystemOnTestInfrastructure,
+  sandbox,
+  startOnTestInfrastructure,
+} from './processor-support';
+import { type E2eSystem, startSystem } from './support';
 
 // processor-gateway dies (SIGKILL) after the processor has charged and before our row records it: the
 // row is left `pending`, the message unacked. After a restart the redelivered command must not charge
 // again, and the janitor must find the charge at the processor: one ledger entry, one payment.succeeded.
 
-const CHARGE_CONSUMER = 'processor-gateway.charge-on-charge-requested';
-let testDb: TestDatabase;
+let running: SystemOnTestInfrastructure<E2eSystem>;
 let sql: postgres.Sql;
 let system: E2eSystem;
 let bus: MessageBus;
-const exchange = uniqueName('e2e_crash_events');
-const queuePrefix = `${uniqueName('e2e_crash')}.`;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('e2e_crash');
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
-  system = await startSystem({
-    INTERNAL_SECRET,
-    PUBLIC_BASE_URL: 'https://pay.example.test',
-    DATABASE_URL: testDb.url,
-    AMQP_URL: testAmqpUrl(),
-    EVENTS_EXCHANGE: exchange,
-    QUEUE_PREFIX: queuePrefix,
-    // The slow card answers after 8 s; the call's deadline stays above it, and the janitor is off until
-    // the restart, so only the crash leaves the row unsettled.
-    PROCESSOR_TIMEOUT_MS: '10000',
-    CHARGE_STALE_AFTER_MS: '1000',
-    CHARGE_JANITOR_INTERVAL_MS: '0',
-  });
-  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
-  await bus.start();
+  running = await startOnTestInfrastructure('e2e_crash', (infrastructure) =>
+    startSystem({
+      ...infrastructure,
+      INTERNAL_SECRET,
+      PUBLIC_BASE_URL: 'https://pay.example.test',
+      // The slow card answers after 8 s; the call's deadline stays above it, and the janitor is off until
+      // the restart, so only the crash leaves the row unsettled.
+      PROCESSOR_TIMEOUT_MS: '10000',
+      CHARGE_STALE_AFTER_MS: '1000',
+      CHARGE_JANITOR_INTERVAL_MS: '0',
+    }),
+  );
+  ({ sql, system, bus } = running);
 }, 120_000);
 
-afterAll(async () => {
-  await bus?.close();
-  await system?.stop();
-  await sql?.end();
-  await testDb?.drop();
-  await deleteBrokerTopology(
-    testAmqpUrl(),
-    exchange,
-    [...CONSUMERS, CHARGE_CONSUMER].map((consumer) => `${queuePrefix}${consumer}`),
-  ).catch(() => {});
-}, 60_000);
+afterAll(() => running?.stop(), 60_000);
 
 describe('processor-gateway killed while the processor is charging', () => {
   it('after a restart: no second charge, the janitor settles the pending row as succeeded', async () => {

@@ -1,49 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent } from '@payrail/contracts';
-import { createRabbitMqBus, type DeliveredMessage, type MessageBus } from '@payrail/messaging';
-import {
-  aMerchant,
-  createTestDatabase,
-  deleteBrokerTopology,
-  type TestDatabase,
-  testAmqpUrl,
-  uniqueName,
-  waitFor,
-} from '@payrail/testing';
-import postgres from 'postgres';
+import type { DeliveredMessage } from '@payrail/messaging';
+import { aMerchant, waitFor } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ProcessorSystem, registerCard, sandbox, startProcessorSystem } from './processor-support';
-import { CONSUMERS } from './support';
+import {
+  type RunningProcessors,
+  registerCard,
+  sandbox,
+  startProcessorsOnTestInfrastructure,
+} from './processor-support';
 
 // Two processor-gateway OS processes on one PostgreSQL database and one RabbitMQ queue, charging the real
 // processor-sandbox (its own process): 20 copies of one `charge.requested`, each its own message, must
 // reach the processor once. The sandbox's ledger, not our tables, says what was charged.
 
-const CHARGE_CONSUMER = 'processor-gateway.charge-on-charge-requested';
-let testDb: TestDatabase;
-let sql: postgres.Sql;
-let system: ProcessorSystem;
-let bus: MessageBus;
+let running: RunningProcessors;
 const seen: DeliveredMessage[] = [];
-const exchange = uniqueName('e2e_once_events');
-const queuePrefix = `${uniqueName('e2e_once')}.`;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('e2e_once');
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
-  system = await startProcessorSystem({
-    DATABASE_URL: testDb.url,
-    AMQP_URL: testAmqpUrl(),
-    EVENTS_EXCHANGE: exchange,
-    QUEUE_PREFIX: queuePrefix,
-    // info: each process logs every charge.requested it handles, which shows both took copies.
-    LOG_LEVEL: 'info',
-    // The janitor stays off: only the consumers may charge here.
-    CHARGE_JANITOR_INTERVAL_MS: '0',
-  });
-  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
-  await bus.start();
-  await bus.subscribe({
+  running = await startProcessorsOnTestInfrastructure(
+    'e2e_once',
+    {
+      // info: each process logs every charge.requested it handles, which shows both took copies.
+      LOG_LEVEL: 'info',
+      // The janitor stays off: only the consumers may charge here.
+      CHARGE_JANITOR_INTERVAL_MS: '0',
+    },
+    ['observer'],
+  );
+  await running.bus.subscribe({
     consumer: 'observer',
     eventTypes: ['payment.succeeded', 'payment.failed'],
     handler: async (message) => {
@@ -52,17 +37,7 @@ beforeAll(async () => {
   });
 }, 120_000);
 
-afterAll(async () => {
-  await bus?.close();
-  await system?.stopAll();
-  await sql?.end();
-  await testDb?.drop();
-  await deleteBrokerTopology(
-    testAmqpUrl(),
-    exchange,
-    [...CONSUMERS, CHARGE_CONSUMER, 'observer'].map((consumer) => `${queuePrefix}${consumer}`),
-  ).catch(() => {});
-}, 60_000);
+afterAll(() => running?.stop(), 60_000);
 
 const eventsOf = (key: string) =>
   seen
@@ -71,6 +46,7 @@ const eventsOf = (key: string) =>
 
 describe('charge.requested exactly once across two processor-gateway processes', () => {
   it('20 concurrent identical messages: one sandbox ledger entry, one payment.succeeded', async () => {
+    const { system, sql, bus } = running;
     const merchant = aMerchant();
     const customerId = 600_000 + Math.floor(Math.random() * 100_000);
     // The slow card (reply after 8 s, charge committed at once): every copy arrives while the first is

@@ -1,13 +1,5 @@
-import {
-  aMerchant,
-  createTestDatabase,
-  deleteBrokerTopology,
-  type TestDatabase,
-  testAmqpUrl,
-  uniqueName,
-  waitFor,
-} from '@payrail/testing';
-import postgres from 'postgres';
+import { aMerchant, waitFor } from '@payrail/testing';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FormRef,
@@ -15,11 +7,11 @@ import {
   internal,
   type Processor,
   type ProcessorSystem,
+  type RunningProcessors,
   registerCard,
   sandbox,
-  startProcessorSystem,
+  startProcessorsOnTestInfrastructure,
 } from './processor-support';
-import { CONSUMERS } from './support';
 
 // Pays with every sandbox test card through processor-gateway's real flows (hosted payment completed on the
 // sandbox's form, card registration, stored-card charge), every service its own process on real PostgreSQL
@@ -80,11 +72,9 @@ function scan(where: string, texts: string[]): Finding[] {
   return findings;
 }
 
-let testDb: TestDatabase;
+let running: RunningProcessors;
 let sql: postgres.Sql;
 let system: ProcessorSystem;
-const exchange = uniqueName('e2e_cards_events');
-const queuePrefix = `${uniqueName('e2e_cards')}.`;
 const merchant = aMerchant();
 let nextId = 300_000 + Math.floor(Math.random() * 100_000) * 10;
 const newId = () => {
@@ -93,13 +83,7 @@ const newId = () => {
 };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('e2e_cards');
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
-  system = await startProcessorSystem({
-    DATABASE_URL: testDb.url,
-    AMQP_URL: testAmqpUrl(),
-    EVENTS_EXCHANGE: exchange,
-    QUEUE_PREFIX: queuePrefix,
+  running = await startProcessorsOnTestInfrastructure('e2e_cards', {
     // Everything the processes say, debug included, is scanned.
     LOG_LEVEL: 'debug',
     // The janitor settles the lost reply and the dropped webhook within the test.
@@ -108,18 +92,10 @@ beforeAll(async () => {
     CHARGE_UNKNOWN_CHECK_AFTER_MS: '0',
     CHARGE_RECHECK_AFTER_MS: '500',
   });
+  ({ sql, system } = running);
 }, 120_000);
 
-afterAll(async () => {
-  await system?.stopAll();
-  await sql?.end();
-  await testDb?.drop();
-  await deleteBrokerTopology(
-    testAmqpUrl(),
-    exchange,
-    [...CONSUMERS, 'processor-gateway.charge-on-charge-requested'].map((c) => `${queuePrefix}${c}`),
-  ).catch(() => {});
-}, 60_000);
+afterAll(() => running?.stop(), 60_000);
 
 /** Waits until processor-gateway has settled the payment (the janitor included), answers its status. */
 async function settled(chargeId: string): Promise<string> {

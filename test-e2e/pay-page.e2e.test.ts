@@ -1,6 +1,8 @@
 import {
   createTestDatabase,
+  csrfOf,
   deleteBrokerTopology,
+  payPageCustomer,
   type TestDatabase,
   testAmqpUrl,
   uniqueName,
@@ -84,59 +86,8 @@ async function chargesOf(amount: number): Promise<LedgerEntry[]> {
   return entries.filter((entry) => entry.kind === 'charge' && Number(entry.amount) === amount);
 }
 
-/** A browser: a cookie jar and the gateway's origin; redirects are given back, not followed. */
-function customer() {
-  const jar = new Map<string, string>();
-  async function request(method: string, path: string, form?: Record<string, string>) {
-    const response = await fetch(new URL(path, system.gatewayUrl), {
-      method,
-      redirect: 'manual',
-      headers: {
-        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
-        'accept-language': 'es-PY,es;q=0.9',
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      body: form ? new URLSearchParams(form).toString() : undefined,
-    });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
-      const index = pair.indexOf('=');
-      jar.set(pair.slice(0, index), pair.slice(index + 1));
-    }
-    return { response, html: await response.text(), location: response.headers.get('location') };
-  }
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  return {
-    get: (path: string) => request('GET', path),
-    post: (path: string, form: Record<string, string>) => request('POST', path, form),
-    csrfOf,
-    /** A noLoginRequired link: the customer confirms the document number and gets a session. */
-    async identify(slug: string, documentNumber: string) {
-      const page = await request('GET', `/pay/${slug}`);
-      const href = /href="([^"]+)" data-testid="pay-sign-in"/.exec(page.html)?.[1];
-      expect(href).toContain(`/pay/${slug}/identify`);
-      const identify = await request('GET', href!.replace(/&amp;/g, '&'));
-      const action = /<form[^>]*action="([^"]+)"/.exec(identify.html)?.[1] ?? `/pay/${slug}/identify`;
-      const done = await request('POST', action.replace(/&amp;/g, '&'), {
-        _csrf: csrfOf(identify.html),
-        documentNumber,
-      });
-      expect(done.response.status).toBe(303);
-    },
-    /** Follows the return URL until the pay page has an answer other than "confirming". */
-    async comeBack(returnUrl: string) {
-      const target = new URL(returnUrl);
-      return waitFor(
-        async () => {
-          const answer = await request('GET', target.pathname + target.search);
-          return answer.response.status === 303 ? answer : undefined;
-        },
-        30_000,
-        300,
-      );
-    },
-  };
-}
+/** A browser on the pay page: a cookie jar and the gateway's origin; redirects are given back, not followed. */
+const customer = () => payPageCustomer(system.gatewayUrl);
 
 const DOCUMENT = '4567890';
 let amountSeed = 150_000;
@@ -173,18 +124,18 @@ describe('paying a link on the hosted pay page (processes, sandbox)', () => {
     const page = await ana.get(`/pay/${link.slug}`);
     expect(page.html).toContain('Cuota &lt;noviembre&gt;');
     expect(page.html).toMatch(/data-testid="pay-amount">Gs\. \d{3}\.000</);
-    const form = { _csrf: ana.csrfOf(page.html), option: 'single', processor: 'PARAGUAY.PROCESSOR_A' };
+    const form = { _csrf: csrfOf(page.html), option: 'single', processor: 'PARAGUAY.PROCESSOR_A' };
     const [first, second] = await Promise.all([
       ana.post(`/pay/${link.slug}/pay`, form),
       ana.post(`/pay/${link.slug}/pay`, form),
     ]);
     const frameOf = (html: string) => /<iframe src="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
-    expect(first.response.status).toBe(200);
+    expect(first.status).toBe(200);
     expect(frameOf(first.html)).toBeDefined();
     expect(frameOf(second.html)).toBe(frameOf(first.html));
     const frameUrl = new URL(frameOf(first.html)!);
-    expect(first.response.headers.get('content-security-policy')).toContain(`frame-src`);
-    expect(first.response.headers.get('content-security-policy')).toContain(frameUrl.origin);
+    expect(first.headers.get('content-security-policy')).toContain(`frame-src`);
+    expect(first.headers.get('content-security-policy')).toContain(frameUrl.origin);
     const processId = frameUrl.searchParams.get('process_id')!;
 
     const typed = await sandbox<{ outcome: string; redirectUrl: string }>('POST', '/complete', {
@@ -230,7 +181,7 @@ describe('paying a link on the hosted pay page (processes, sandbox)', () => {
     const pay = async () => {
       const page = await ana.get(`/pay/${link.slug}`);
       const opened = await ana.post(`/pay/${link.slug}/pay`, {
-        _csrf: ana.csrfOf(page.html),
+        _csrf: csrfOf(page.html),
         option: 'single',
         processor: 'PARAGUAY.PROCESSOR_A',
       });
@@ -286,11 +237,11 @@ describe('paying a link on the hosted pay page (processes, sandbox)', () => {
     const page = await ana.get(`/pay/${link.slug}`);
     expect(page.html).toContain('data-testid="pay-schedule-table"');
     const opened = await ana.post(`/pay/${link.slug}/pay`, {
-      _csrf: ana.csrfOf(page.html),
+      _csrf: csrfOf(page.html),
       option: 'subscription',
       processor: 'PARAGUAY.PROCESSOR_B',
     });
-    expect(opened.response.status).toBe(303);
+    expect(opened.status).toBe(303);
     const formUrl = new URL(opened.location!);
     expect(formUrl.origin).toBe(new URL(sandboxUrl).origin);
     const formId = formUrl.pathname.split('/').at(-1)!;
@@ -338,14 +289,14 @@ describe('paying a link on the hosted pay page (processes, sandbox)', () => {
     const clicks = await Promise.all(
       Array.from({ length: 5 }, () =>
         again.post(`/pay/${second.slug}/pay`, {
-          _csrf: again.csrfOf(secondPage.html),
+          _csrf: csrfOf(secondPage.html),
           option: 'single',
           savedCard: savedCard!,
         }),
       ),
     );
     // PROCESSOR_B charges a stored card asynchronously: the page waits for its notification.
-    for (const click of clicks) expect([200, 303]).toContain(click.response.status);
+    for (const click of clicks) expect([200, 303]).toContain(click.status);
     const settled = await again.comeBack(
       new URL(`/pay/${second.slug}/return/1`, system.gatewayUrl).toString(),
     );

@@ -2,16 +2,74 @@ import { signMerchantContext } from '@payrail/http';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { MerchantContext } from '@payrail/contracts';
-import { waitFor } from '@payrail/testing';
-import { type E2eSystem, freePort, ROOT, startSystem } from './support';
+import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
+import { createTestDatabase, deleteBrokerTopology, testAmqpUrl, uniqueName, waitFor } from '@payrail/testing';
+import postgres from 'postgres';
+import { CONSUMERS, type E2eSystem, freePort, ROOT, startSystem } from './support';
 
 export const INTERNAL_SECRET = 'e2e-internal-secret-0123456789';
 
-/** Every service as its own process, plus a second processor-gateway process on the same database and queue. */
+/** Services started as processes on a database and an exchange of the test's own. */
+export interface SystemOnTestInfrastructure<S extends E2eSystem> {
+  system: S;
+  /** The test database, for reading what the services stored. */
+  sql: postgres.Sql;
+  /** The services' exchange, for publishing and observing events (queues under the same prefix). */
+  bus: MessageBus;
+  /** Stops the bus and the processes, drops the database and deletes this run's queues. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A database (`name`), an exchange and a queue prefix of their own, the services started on them by
+ * `start` (given `DATABASE_URL`, `AMQP_URL`, `EVENTS_EXCHANGE` and `QUEUE_PREFIX`), and a bus of the test's on
+ * the same exchange. `testConsumers`: queues the test declares itself, deleted with the services' ones.
+ */
+export async function startOnTestInfrastructure<S extends E2eSystem>(
+  name: string,
+  start: (infrastructure: Record<string, string>) => Promise<S>,
+  testConsumers: readonly string[] = [],
+): Promise<SystemOnTestInfrastructure<S>> {
+  const testDb = await createTestDatabase(name);
+  const exchange = uniqueName(`${name}_events`);
+  const queuePrefix = `${uniqueName(name)}.`;
+  const sql = postgres(testDb.url, { max: 3, onnotice: () => {} });
+  let system: S | undefined;
+  let bus: MessageBus | undefined;
+  const stop = async () => {
+    await bus?.close();
+    await system?.stop();
+    await sql.end();
+    await testDb.drop();
+    await deleteBrokerTopology(
+      testAmqpUrl(),
+      exchange,
+      [...CONSUMERS, ...testConsumers].map((consumer) => `${queuePrefix}${consumer}`),
+    ).catch(() => {});
+  };
+  try {
+    system = await start({
+      DATABASE_URL: testDb.url,
+      AMQP_URL: testAmqpUrl(),
+      EVENTS_EXCHANGE: exchange,
+      QUEUE_PREFIX: queuePrefix,
+    });
+    bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+    await bus.start();
+    return { system, sql, bus, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Every service as its own process, plus a second processor-gateway process on the same database and queue;
+ * `stop` stops both.
+ */
 export interface ProcessorSystem extends E2eSystem {
   /** Both processor-gateway processes' base URLs. */
   gateways: [string, string];
-  stopAll(): Promise<void>;
 }
 
 export async function startProcessorSystem(env: Record<string, string>): Promise<ProcessorSystem> {
@@ -70,7 +128,7 @@ export async function startProcessorSystem(env: Record<string, string>): Promise
     return {
       ...system,
       gateways: [urls['processor-gateway'], secondUrl],
-      async stopAll() {
+      async stop() {
         await Promise.all([stopSecond(), system.stop()]);
       },
     };
@@ -79,6 +137,22 @@ export async function startProcessorSystem(env: Record<string, string>): Promise
     await system.stop();
     throw error;
   }
+}
+
+/** The services with two processor-gateway processes, on test infrastructure of their own. */
+export type RunningProcessors = SystemOnTestInfrastructure<ProcessorSystem>;
+
+/** `startOnTestInfrastructure` with `startProcessorSystem` (`env` besides the infrastructure's). */
+export function startProcessorsOnTestInfrastructure(
+  name: string,
+  env: Record<string, string>,
+  testConsumers: readonly string[] = [],
+): Promise<RunningProcessors> {
+  return startOnTestInfrastructure(
+    name,
+    (infrastructure) => startProcessorSystem({ ...infrastructure, ...env }),
+    testConsumers,
+  );
 }
 
 /** Calls a processor-gateway's internal route with the signed merchant context, as links does. */

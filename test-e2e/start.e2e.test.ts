@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import {
   testAmqpUrl,
   uniqueName,
 } from '@payrail/testing';
+import { DEFAULT_PORTS } from '@payrail/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../services/gateway/src/service';
 import { CONSUMERS, DEMO_TOKEN, freePort, ROOT } from './support';
@@ -112,8 +113,7 @@ async function signalAndExpectNothingLeft(
   to: 'process' | 'group' = 'process',
 ) {
   const pid = started.child.pid as number;
-  const tree = descendants(pid);
-  expect(tree.length).toBeGreaterThan(0);
+  const tree = [pid, ...descendants(pid)];
   const exited = exitOf(started.child);
   process.kill(to === 'group' ? -pid : pid, signal);
   await exited;
@@ -121,6 +121,19 @@ async function signalAndExpectNothingLeft(
   while (tree.some(isRunning) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   expect(tree.filter(isRunning)).toEqual([]);
   for (const port of ports) expect(await portIsFree(port), `port ${port} free`).toBe(true);
+}
+
+/**
+ * The command lines of a started system's processes: compiled JavaScript under plain node (as in the
+ * images), no tsx loader and no esbuild left from the build.
+ */
+function expectCompiledProcessTree(started: Started) {
+  const pid = started.child.pid as number;
+  const commands = [pid, ...descendants(pid)].map((each) =>
+    readFileSync(`/proc/${each}/cmdline`, 'utf8').split('\0').join(' ').trim(),
+  );
+  expect(commands.filter((command) => /tsx|esbuild/.test(command))).toEqual([]);
+  return commands;
 }
 
 /** After a failed test: nothing this file started may keep running. */
@@ -235,6 +248,11 @@ describe('npm start, embedded', () => {
     START_TIMEOUT,
   );
 
+  it('runs the compiled system in the one process it started, no tsx', () => {
+    const commands = expectCompiledProcessTree(running as Started);
+    expect(commands).toEqual([`${process.execPath} ${path.join(ROOT, 'scripts', 'bootstrap.mjs')} start`]);
+  });
+
   it('a second start on the same port says so in one line and leaves the first one working', async () => {
     expect(running?.child.exitCode, 'the first start is still running').toBeNull();
     const second = launch('bootstrap', {
@@ -333,6 +351,14 @@ describe('npm start, one process per service', () => {
     },
     START_TIMEOUT,
   );
+
+  it('runs every service from its compiled bundle under plain node, no tsx', () => {
+    const commands = expectCompiledProcessTree(running as Started);
+    for (const service of Object.keys(DEFAULT_PORTS))
+      expect(commands).toContain(
+        `${process.execPath} ${path.join(ROOT, 'services', service, 'dist', 'main.js')}`,
+      );
+  });
 
   it('a second start on the same ports says so in one line', async () => {
     expect(running?.child.exitCode, 'the first start is still running').toBeNull();

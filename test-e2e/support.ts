@@ -1,9 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import type { MessageBus } from '@payrail/messaging';
 import type { ServiceName } from '@payrail/runtime';
-import { deleteBrokerTopology, type TestDatabase, testAmqpUrl } from '@payrail/testing';
-import type postgres from 'postgres';
 import { startProcesses, type ProcessSystem } from '../scripts/processes';
 
 export const ROOT = path.resolve(__dirname, '..');
@@ -83,30 +80,6 @@ export const CONSUMERS = [
   'subscriptions.replace-card-on-payment-method-saved',
   'billing-scheduler.project-installments',
   'billing-scheduler.record-charge-outcomes',
+  'processor-gateway.charge-on-charge-requested',
   'gateway.record-webhook-events',
 ];
-
-/**
- * Stops what a test started, in order: its own bus first (or it declares the queues again), the services, its
- * database client and database, then the exchange and the queues of every consumer (`CONSUMERS` and the
- * test's own) on the shared broker.
- */
-export async function tearDown(
-  started: {
-    bus?: MessageBus;
-    system?: { stop(): Promise<void> };
-    sql?: postgres.Sql;
-    testDb?: TestDatabase;
-  },
-  broker: { exchange: string; queuePrefix: string; extraConsumers?: string[] },
-): Promise<void> {
-  await started.bus?.close();
-  await started.system?.stop();
-  await started.sql?.end();
-  await started.testDb?.drop();
-  await deleteBrokerTopology(
-    testAmqpUrl(),
-    broker.exchange,
-    [...CONSUMERS, ...(broker.extraConsumers ?? [])].map((consumer) => `${broker.queuePrefix}${consumer}`),
-  ).catch(() => {});
-}

@@ -207,7 +207,13 @@ export const eventSchemas = {
   },
   'subscription.activated': { 1: subscriptionSnapshot.extend({ activatedAt: z.string() }) },
   'subscription.completed': { 1: subscriptionSnapshot },
-  'subscription.cancelled': { 1: subscriptionSnapshot },
+  /**
+   * `reason`: `merchant` (cancel-all) or `dunning` (the merchant's policy cancels after N installments failed
+   * in a row; `merchant` in older messages).
+   */
+  'subscription.cancelled': {
+    1: subscriptionSnapshot.extend({ reason: z.enum(['merchant', 'dunning']).default('merchant') }),
+  },
   /**
    * Merchant operations change a set of installments of one subscription: one event per subscription and
    * operation carries the whole set (a bulk request of 200 × 60 is 200 events, not 12 000), so a consumer
@@ -317,6 +323,11 @@ export const eventSchemas = {
       installmentId: z.number().int().positive(),
       attempts: z.number().int().min(1),
       reason: z.enum(['hard-decline', 'attempts-exhausted']),
+      /**
+       * The merchant's dunning policy when dunning gave up: the subscription is cancelled once this many of
+       * its installments failed in a row (subscriptions counts). Null (and in older messages): never.
+       */
+      cancelAfterFailedInstallments: z.number().int().min(1).nullable().default(null),
     }),
   },
   /** The installment is `failed` after dunning (subscriptions). */

@@ -9,6 +9,7 @@ export interface PageAnswer {
   status: number;
   html: string;
   location: string | null;
+  headers: Headers;
 }
 
 export interface PayPageCustomer {
@@ -45,6 +46,7 @@ export function payPageCustomer(gatewayUrl: string, acceptLanguage = 'es-PY,es;q
       status: response.status,
       html: await response.text(),
       location: response.headers.get('location'),
+      headers: response.headers,
     };
   }
   return {

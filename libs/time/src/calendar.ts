@@ -1,5 +1,6 @@
 import { TZDate } from '@date-fns/tz';
-import { format } from 'date-fns';
+// The one function from its own module: the package's index loads all of date-fns (some 250 modules).
+import { format } from 'date-fns/format';
 
 /**
  * Calendar days as `yyyy-MM-dd` strings. Payment dates are days in the merchant's time zone, not

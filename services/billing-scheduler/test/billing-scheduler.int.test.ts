@@ -308,6 +308,7 @@ describe('dunning', () => {
         installmentId,
         attempts: 4,
         reason: 'attempts-exhausted',
+        cancelAfterFailedInstallments: null,
       },
     ]);
     expect((await projected(simulated, installmentId))?.state).toBe('failed');
@@ -363,10 +364,14 @@ describe('dunning', () => {
     expect(refused.status).toBe(400);
     const set = await asOperator(simulated, 'PUT', path, {
       retryOffsetDays: [2],
-      cancelAfterFailedInstallments: null,
+      cancelAfterFailedInstallments: 3,
     });
     expect(set.status).toBe(200);
-    expect(await set.json()).toMatchObject({ retryOffsetDays: [2], isDefault: false });
+    expect(await set.json()).toMatchObject({
+      retryOffsetDays: [2],
+      cancelAfterFailedInstallments: 3,
+      isDefault: false,
+    });
 
     await runToEnd(simulated, { asOf: '2027-01-10', merchantId: subscription.merchantId });
     await failAttempt(subscription, 2, 1, 'soft');
@@ -379,7 +384,12 @@ describe('dunning', () => {
     const [exhausted] = (await outboxEvents(simulated, 'installment.dunning-exhausted')).filter(
       (event) => event.data.installmentId === idOf(subscription, 2),
     );
-    expect(exhausted?.data).toMatchObject({ attempts: 2, reason: 'attempts-exhausted' });
+    // The rule's N goes with it: subscriptions counts the failed installments and cancels at 3.
+    expect(exhausted?.data).toMatchObject({
+      attempts: 2,
+      reason: 'attempts-exhausted',
+      cancelAfterFailedInstallments: 3,
+    });
   });
 
   it('asks again on retryOn after the 24-hour card cap skipped the attempt, and counts the skip', async () => {

@@ -255,6 +255,7 @@ describe('a subscription cancelled before its first payment cancels its link (su
         customIdentifier2: null,
         currency: 'PYG',
         timezone: merchant.timezone,
+        reason: 'merchant',
       },
       clock.now(),
     );

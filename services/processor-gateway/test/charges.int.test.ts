@@ -271,8 +271,12 @@ describe('card lock', () => {
       .where(eq(paymentMethods.id, card.id));
     expect(notYet?.blockedUntil).toBeNull();
 
-    // The seventh decline within 24 h blocks the card.
+    // The seventh decline within 24 h blocks the card (announced as the soft decline it was).
     expect((await decline(13)).declineCode).toBe('51');
+    const [lock] = await svc.database.db.select().from(paymentMethods).where(eq(paymentMethods.id, card.id));
+    expect(lock?.blockedUntil?.getTime()).toBe(clock.now().getTime() + 30 * 24 * 60 * 60 * 1000);
+    const [seventh] = await eventsOf(`installment:${installmentId}:attempt:13`);
+    expect(seventh?.data).toMatchObject({ category: 'soft', blockedUntil: null });
     const callsBefore = fake.chargeCalls.length;
     const blocked = await decline(14);
     expect(blocked).toMatchObject({
@@ -283,14 +287,45 @@ describe('card lock', () => {
     });
     expect(fake.chargeCalls.length).toBe(callsBefore);
     const [event] = await eventsOf(`installment:${installmentId}:attempt:14`);
+    // When the block ends goes with it: dunning retries after that day, not the next.
     expect(event).toMatchObject({
       type: 'payment.failed',
-      data: { category: 'card-blocked', retryable: false },
+      data: {
+        category: 'card-blocked',
+        retryable: false,
+        blockedUntil: lock?.blockedUntil?.toISOString(),
+      },
     });
 
     // 30 days later the block is over and the processor is asked again.
     clock.advance(30 * 24 * 60 * 60 * 1000 + 1000);
     expect((await decline(15)).status).toBe('succeeded');
     expect(fake.chargeCalls.length).toBe(callsBefore + 1);
+  });
+
+  it("the processor's own card-blocked blocks the card for 30 days from now, and payment.failed says until when", async () => {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    fake.script(card.cardRef, ['CardBlockedError']);
+    const request = chargeRequested(card);
+    await publish(bus, request);
+    expect(await settled(request.data.idempotencyKey)).toMatchObject({
+      declineCategory: 'card-blocked',
+      processorCalls: 1,
+    });
+    const until = new Date(clock.now().getTime() + 30 * 24 * 60 * 60 * 1000);
+    const [method] = await svc.database.db
+      .select()
+      .from(paymentMethods)
+      .where(eq(paymentMethods.id, card.id));
+    expect(method?.blockedUntil).toEqual(until);
+    const [event] = await eventsOf(request.data.idempotencyKey);
+    expect(event?.data).toMatchObject({ category: 'card-blocked', blockedUntil: until.toISOString() });
+
+    // The next attempt is answered by our own block, with the same end.
+    const again = chargeRequested(card);
+    await publish(bus, again);
+    expect(await settled(again.data.idempotencyKey)).toMatchObject({ processorCalls: 0 });
+    const [second] = await eventsOf(again.data.idempotencyKey);
+    expect(second?.data).toMatchObject({ category: 'card-blocked', blockedUntil: until.toISOString() });
   });
 });

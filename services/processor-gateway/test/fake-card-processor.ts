@@ -47,6 +47,7 @@ interface Card extends StoredCard {
 const SOFT = new Set(['05', '51', '61', '96']);
 
 export function categoryOf(code: string): DeclineCategory {
+  if (code === 'CardBlockedError') return 'card-blocked';
   return SOFT.has(code) ? 'soft' : 'hard';
 }
 

@@ -32,6 +32,7 @@ import {
   installmentsOfSubscription,
   type PaidWithCard,
   publishAndWait,
+  subscriptionEventData,
   subscriptionOfLink,
 } from './support';
 
@@ -99,6 +100,8 @@ async function skipReasons(installmentId: number) {
     e.data.retryOn,
   ]);
 }
+
+const eventsFor = (type: string, subscriptionId: number) => subscriptionEventData(svc, type, subscriptionId);
 
 async function installment(subscriptionId: number, number: number) {
   const rows = await installmentsOfSubscription(svc, subscriptionId);
@@ -423,6 +426,72 @@ describe('payment results', () => {
     await publishAndWait(svc, chargeDue(merchant, second, 2));
     expect(await requested(second.id)).toHaveLength(1);
     expect(await skipReasons(second.id)).toEqual([['not-pending', null]]);
+  });
+
+  it('the merchant’s rule cancels after N failed installments in a row (N from dunning-exhausted): a paid one between resets the count', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 6);
+    const row = (number: number) => installments[number - 1] as (typeof installments)[number];
+    const declinedHard = async (number: number) => {
+      await publishAndWait(svc, chargeDue(merchant, row(number)));
+      const [charge] = await requested(row(number).id);
+      if (!charge) throw new Error(`installment ${number} not charged`);
+      await publishAndWait(svc, paymentFailed(charge, card, '14', 'hard'));
+      await publishAndWait(svc, dunningExhausted(merchant, row(number), 1, 'hard-decline', 2));
+    };
+    const status = async () => (await subscriptionOfLink(svc, subscription.linkId))?.status;
+
+    await declinedHard(2);
+    expect(await status()).toBe('past_due');
+    await publishAndWait(svc, chargeDue(merchant, row(3)));
+    const [third] = await requested(row(3).id);
+    await publishAndWait(svc, paymentSucceeded(third as EventEnvelope<'charge.requested'>, card));
+    // Installment 2 failed, 3 paid, 4 failed: one in a row, not two.
+    await declinedHard(4);
+    expect(await status()).toBe('past_due');
+    expect(await eventsFor('subscription.cancelled', subscription.id)).toEqual([]);
+
+    await declinedHard(5);
+    expect(await status()).toBe('cancelled');
+    expect((await installmentsOfSubscription(svc, subscription.id)).map((i) => i.status)).toEqual([
+      'paid',
+      'failed',
+      'paid',
+      'failed',
+      'failed',
+      'cancelled',
+    ]);
+    const [failed] = await eventsAbout(svc, 'installment.failed', row(5).id);
+    expect(failed?.data).toMatchObject({ status: 'failed', declineCode: '14', category: 'hard' });
+    expect(await eventsFor('subscription.cancelled', subscription.id)).toEqual([
+      expect.objectContaining({ status: 'cancelled', reason: 'dunning' }),
+    ]);
+    expect(
+      (await eventsFor('installments.cancelled', subscription.id)).map((data) =>
+        (data.installments as Array<{ number: number }>).map((i) => i.number),
+      ),
+    ).toEqual([[6]]);
+    // Past due once (installment 2); the cancellation is no second past-due.
+    expect(await eventsFor('subscription.past-due', subscription.id)).toHaveLength(1);
+  });
+
+  it('without the rule (null) any number of failed installments leaves the subscription past due', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 4);
+    for (const number of [2, 3]) {
+      const item = installments[number - 1] as (typeof installments)[number];
+      await publishAndWait(svc, chargeDue(merchant, item));
+      const [charge] = await requested(item.id);
+      await publishAndWait(
+        svc,
+        paymentFailed(charge as EventEnvelope<'charge.requested'>, card, '14', 'hard'),
+      );
+      await publishAndWait(svc, dunningExhausted(merchant, item, 1, 'hard-decline', null));
+    }
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('past_due');
+    expect((await installment(subscription.id, 4)).status).toBe('pending');
   });
 
   it('a repeated payment.failed of an older attempt does not reopen the installment that a newer attempt charges', async () => {

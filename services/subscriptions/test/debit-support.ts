@@ -105,6 +105,7 @@ export function dunningExhausted(
   installment: InstallmentRow,
   attempts: number,
   reason: 'hard-decline' | 'attempts-exhausted' = 'attempts-exhausted',
+  cancelAfterFailedInstallments: number | null = null,
 ): EventEnvelope<'installment.dunning-exhausted'> {
   return createEvent(
     'installment.dunning-exhausted',
@@ -114,6 +115,7 @@ export function dunningExhausted(
       installmentId: installment.id,
       attempts,
       reason,
+      cancelAfterFailedInstallments,
     },
     new Date(),
   );

@@ -198,6 +198,13 @@ export async function eventsOfType(svc: ServiceUnderTest, type: string) {
   return rows.map((row) => JSON.parse(row.body) as EventEnvelope);
 }
 
+/** The data of the events of a type the service put in its outbox about one subscription. */
+export async function subscriptionEventData(svc: ServiceUnderTest, type: string, subscriptionId: number) {
+  return (await eventsOfType(svc, type))
+    .map((e) => e.data as Record<string, unknown>)
+    .filter((data) => data.subscriptionId === subscriptionId);
+}
+
 export interface Problem {
   status: number;
   code: string;

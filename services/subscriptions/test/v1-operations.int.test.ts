@@ -6,7 +6,6 @@ import {
   activate,
   activeSubscription,
   createSubscription,
-  eventsOfType,
   expectRefused,
   installmentsOfSubscription,
   linkPaid,
@@ -14,6 +13,7 @@ import {
   installmentSets,
   type Problem,
   publishAndWait,
+  subscriptionEventData,
   subscriptionOfLink,
 } from './support';
 
@@ -31,11 +31,7 @@ async function call(method: string, path: string, merchant: MerchantContext | un
   return svc.request(method, path, { merchant, body });
 }
 
-async function eventsFor(type: string, subscriptionId: number) {
-  return (await eventsOfType(svc, type))
-    .map((e) => e.data as Record<string, unknown>)
-    .filter((data) => data.subscriptionId === subscriptionId);
-}
+const eventsFor = (type: string, subscriptionId: number) => subscriptionEventData(svc, type, subscriptionId);
 
 describe('POST /api/subscriptions/cancel-by-amount', () => {
   it('cancels `quantity` pending installments of the amount, earliest first', async () => {

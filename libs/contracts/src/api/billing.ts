@@ -73,10 +73,18 @@ export const dunningPolicyRequest = z.object({
         'Days after the first attempt on which a soft decline is retried (`[1, 3, 5]`: three retries). `[]`: never ' +
         'retried. A hard decline is never retried; a blocked card is retried once its block has ended.',
     }),
-  cancelAfterFailedInstallments: z.number().int().min(1).max(60).nullable().meta({
-    description:
-      'Cancel the subscription after this many consecutive failed installments; null (default): never.',
-  }),
+  cancelAfterFailedInstallments: z
+    .number()
+    .int()
+    .min(1)
+    .max(60)
+    .nullable()
+    .meta({
+      description:
+        'Cancel the subscription (as cancel-all does: its pending installments cancelled, `subscription.cancelled` ' +
+        'with reason `dunning`) once this many of its installments failed after dunning in a row, by payment date ' +
+        '(a paid one between resets the count); null (default): never.',
+    }),
 });
 
 export const dunningPolicyResponse = dunningPolicyRequest.extend({

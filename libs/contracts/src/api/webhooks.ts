@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_KINDS = [
   'SUBSCRIPTION_COMPLETED',
   'INSTALLMENT_UPDATED',
   'INSTALLMENT_CANCELLED',
+  'INSTALLMENT_FAILED',
   'BANK_TRANSFER_REGISTERED',
   'LINK_EXPIRED',
   'LINK_CANCELLED',
@@ -279,7 +280,7 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data:
   {
     PAYMENT_SUCCESS: {
       summary:
-        'A link was paid, or an installment of a subscription (`subscriptionPayedPeriod` is its number).',
+        "A link was paid, or an installment of a subscription (`subscriptionPayedPeriod` is its number; `paidCount` and `paidTotal`: the subscription's paid installments and their sum after it).",
       data: {
         ...baseData,
         txId: 'A-7781-2026',
@@ -288,6 +289,8 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data:
         installmentId: 9001,
         paidAt: '2026-12-05T09:00:00.000Z',
         method: 'CARD',
+        paidCount: 2,
+        paidTotal: 300000,
       },
     },
     PAYMENT_FAILED: {
@@ -319,8 +322,15 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data:
       },
     },
     SUBSCRIPTION_CANCELLED: {
-      summary: 'The subscription was cancelled.',
-      data: { ...baseData, statusId: 200, subscriptionPayedPeriod: null, subscriptionStatus: 'cancelled' },
+      summary:
+        'The subscription was cancelled: `reason` `merchant` (cancel-all) or `dunning` (the dunning policy cancels after N failed installments in a row).',
+      data: {
+        ...baseData,
+        statusId: 200,
+        subscriptionPayedPeriod: null,
+        subscriptionStatus: 'cancelled',
+        reason: 'merchant',
+      },
     },
     SUBSCRIPTION_COMPLETED: {
       summary: 'Every installment is settled.',
@@ -361,6 +371,21 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data:
             invoiceNumber: null,
           },
         ],
+      },
+    },
+    INSTALLMENT_FAILED: {
+      summary:
+        'An installment failed after its last retry (or a hard decline): statusId 5, the attempts made and the last decline.',
+      data: {
+        ...baseData,
+        statusId: 5,
+        subscriptionPayedPeriod: 2,
+        installmentId: 9002,
+        paymentDate: '2026-12-05',
+        attempts: 4,
+        declineCode: '51',
+        declineReason: 'soft',
+        failedAt: '2026-12-10T09:00:00.000Z',
       },
     },
     BANK_TRANSFER_REGISTERED: {

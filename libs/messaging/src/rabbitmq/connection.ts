@@ -3,7 +3,7 @@
  * after it drops. What runs on the connection (consumers) hears about a loss and a reconnection
  * through `ConnectionEvents`.
  */
-import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import { type BusLogger, errorMessage } from '../bus-common';
 import { declareExchange } from './topology';
 
@@ -173,6 +173,8 @@ export class RabbitMqConnection {
 
   private async openSession(): Promise<Session> {
     const { logger } = this.settings;
+    // Loaded with the first connection: the embedded system (in-process bus) never needs the client.
+    const { connect } = await import('amqplib');
     const model = await connect(this.settings.url, { timeout: CONNECT_TIMEOUT_MS });
     const session: Session = { model, publisher: null, alive: true };
     // Without an 'error' listener an EventEmitter error would crash the process.

@@ -42,7 +42,8 @@ async function onPaymentFailed(
   if (!row) return;
   const attemptOn = await attemptDay(store, row, clock);
   const timezone = await timezoneOf(store, row);
-  const decision = afterFailedAttempt(await store.policyOf(row.merchantId), {
+  const policy = await store.policyOf(row.merchantId);
+  const decision = afterFailedAttempt(policy, {
     attempt,
     category: data.category,
     retryable: data.retryable,
@@ -72,7 +73,13 @@ async function onPaymentFailed(
   await store.enqueue([
     createEvent(
       'installment.dunning-exhausted',
-      { ...owner, attempts: decision.attempts, reason: decision.reason },
+      {
+        ...owner,
+        attempts: decision.attempts,
+        reason: decision.reason,
+        // Subscriptions counts the failed installments in a row and cancels at this many.
+        cancelAfterFailedInstallments: policy.cancelAfterFailedInstallments,
+      },
       now,
     ),
   ]);

@@ -6,6 +6,8 @@ import {
   createMerchant,
   publish,
   publishEveryKind,
+  STORY_ENVELOPES,
+  SUBSCRIPTION_STORY,
   type Receiver,
   startReceiver,
   startWebhookGateway,
@@ -110,9 +112,9 @@ describe('delivery log, retry and replay', () => {
     await publishEveryKind(gateway.bus, merchantId);
     const log = await waitFor(async () => {
       const events = (await call(gateway, 'GET', '/api/events?limit=100', { token })).body.events;
-      return events.length === 14 ? events : undefined;
+      return events.length === 1 + STORY_ENVELOPES ? events : undefined;
     });
-    await waitFor(() => receiver.requests.length === 4 + 13);
+    await waitFor(() => receiver.requests.length === 4 + STORY_ENVELOPES);
     // The envelopes' times are the events' own (2026-11-23T12:00 and later, as published): replay
     // the range that holds the story but not the expired lamp.
     const storyEvents = log.slice(1);
@@ -124,14 +126,15 @@ describe('delivery log, retry and replay', () => {
       body: { from: replayFrom, to: replayTo },
     });
     expect(replayed.status).toBe(202);
-    expect(replayed.body.replayed).toBe(13);
-    await waitFor(() => receiver.requests.length === 4 + 26);
-    const replayedIds = receiver.requests.slice(17).map((r) => r.headers['webhook-id']);
+    expect(replayed.body.replayed).toBe(STORY_ENVELOPES);
+    await waitFor(() => receiver.requests.length === 4 + 2 * STORY_ENVELOPES);
+    const replayedIds = receiver.requests.slice(4 + STORY_ENVELOPES).map((r) => r.headers['webhook-id']);
     expect(new Set(replayedIds)).toEqual(new Set(storyEvents.map((event: { id: string }) => event.id)));
     // Per subscription and per link, in log order.
+    const subscriptionEvents = storyEvents.slice(0, SUBSCRIPTION_STORY.length);
     const order = (ids: unknown[]) =>
-      ids.filter((id) => storyEvents.slice(0, 9).some((event: { id: string }) => event.id === id));
-    expect(order(replayedIds)).toEqual(storyEvents.slice(0, 9).map((event: { id: string }) => event.id));
+      ids.filter((id) => subscriptionEvents.some((event: { id: string }) => event.id === id));
+    expect(order(replayedIds)).toEqual(subscriptionEvents.map((event: { id: string }) => event.id));
 
     // Paging the log: newest first, a cursor for the rest, filters.
     const first = await call(gateway, 'GET', '/api/webhook-deliveries?limit=10', { token });
@@ -147,7 +150,7 @@ describe('delivery log, retry and replay', () => {
       (delivery: { id: string }) => delivery.id,
     );
     expect(new Set(all).size).toBe(all.length);
-    expect(all).toHaveLength(1 + 1 + 13 + 13);
+    expect(all).toHaveLength(1 + 1 + 2 * STORY_ENVELOPES);
     expect(second.body.nextCursor).toBeNull();
     const replays = await call(gateway, 'GET', '/api/webhook-deliveries?limit=100&event=PAYMENT_SUCCESS', {
       token,

@@ -7,6 +7,8 @@ import {
   createEndpoint,
   createMerchant,
   publishEveryKind,
+  STORY_ENVELOPES,
+  SUBSCRIPTION_STORY,
   type Receiver,
   startReceiver,
   startWebhookGateway,
@@ -31,18 +33,6 @@ afterAll(async () => {
   await Promise.all([basicReceiver?.close(), headerReceiver?.close()]);
 });
 
-const SUBSCRIPTION_STORY = [
-  'PAYMENT_SUCCESS',
-  'SUBSCRIPTION_ACTIVATED',
-  'INSTALLMENT_UPDATED',
-  'INSTALLMENT_CANCELLED',
-  'PAYMENT_FAILED',
-  'SUBSCRIPTION_PAST_DUE',
-  'BANK_TRANSFER_REGISTERED',
-  'SUBSCRIPTION_COMPLETED',
-  'SUBSCRIPTION_CANCELLED',
-];
-
 describe('webhook delivery to a real receiver', () => {
   it('sends every event kind in the envelope, signed, by PUT with Basic auth and by POST with a token header', async () => {
     const { merchantId, token } = await createMerchant(gateway);
@@ -59,7 +49,7 @@ describe('webhook delivery to a real receiver', () => {
     expect(basic.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
 
     const story = await publishEveryKind(gateway.bus, merchantId);
-    const expectedCount = SUBSCRIPTION_STORY.length + 4;
+    const expectedCount = STORY_ENVELOPES;
     await waitFor(
       () => basicReceiver.requests.length >= expectedCount && headerReceiver.requests.length >= expectedCount,
     );
@@ -134,7 +124,23 @@ describe('webhook delivery to a real receiver', () => {
         subscriptionId: story.subscriptionId,
         subscriptionTotalPeriods: 3,
         subscriptionPayedPeriod: 1,
+        paidCount: 1,
+        paidTotal: 150000,
       },
+    });
+    expect(firstPayment?.body).toContain('"paidTotal":150000.00');
+    const installmentFailed = JSON.parse(
+      basicReceiver.requests.find((request) => request.body.includes('"INSTALLMENT_FAILED"'))?.body ?? '{}',
+    );
+    expect(installmentFailed.data).toMatchObject({
+      subscriptionId: story.subscriptionId,
+      statusId: 5,
+      amount: 160000,
+      subscriptionPayedPeriod: 2,
+      attempts: 1,
+      declineCode: 'insufficient_funds',
+      declineReason: 'hard',
+      failedAt: '2026-12-05T09:00:00.000Z',
     });
     const failed = JSON.parse(
       basicReceiver.requests.find((request) => request.body.includes(`"payRequestId":${story.paid}`))?.body ??
@@ -158,6 +164,14 @@ describe('webhook delivery to a real receiver', () => {
       .map((r) => JSON.parse(r.body))
       .find((e) => e.event === 'LINK_CANCELLED');
     expect(cancelled.data).toMatchObject({ payRequestId: story.cancelled, statusId: 7 });
+    const subscriptionCancelled = basicReceiver.requests
+      .map((r) => JSON.parse(r.body))
+      .find((e) => e.event === 'SUBSCRIPTION_CANCELLED');
+    expect(subscriptionCancelled.data).toMatchObject({
+      subscriptionId: story.subscriptionId,
+      subscriptionStatus: 'cancelled',
+      reason: 'merchant',
+    });
 
     // The same envelopes, byte for byte, in the event log.
     const log = await call(gateway, 'GET', '/api/events?limit=1000', { token });

@@ -143,10 +143,26 @@ export const freshId = () => {
   return nextId;
 };
 
+/** The envelopes of `publishEveryKind`'s subscription, in the order they happen. */
+export const SUBSCRIPTION_STORY = [
+  'PAYMENT_SUCCESS',
+  'SUBSCRIPTION_ACTIVATED',
+  'INSTALLMENT_UPDATED',
+  'INSTALLMENT_CANCELLED',
+  'PAYMENT_FAILED',
+  'INSTALLMENT_FAILED',
+  'SUBSCRIPTION_PAST_DUE',
+  'BANK_TRANSFER_REGISTERED',
+  'SUBSCRIPTION_COMPLETED',
+  'SUBSCRIPTION_CANCELLED',
+] as const;
+/** How many envelopes one `publishEveryKind` makes: the subscription's and four of the one-off links. */
+export const STORY_ENVELOPES = SUBSCRIPTION_STORY.length + 4;
+
 /**
  * One merchant's story through every event kind a receiver hears of: a STATIC subscription of 3 periods
- * (activated, updated, an installment cancelled, a declined debit, past due, a bank transfer, completed,
- * cancelled) and three one-off links (declined then paid, expired, cancelled).
+ * (activated, updated, an installment cancelled, a declined debit that fails after dunning, past due, a bank
+ * transfer, completed, cancelled) and three one-off links (declined then paid, expired, cancelled).
  */
 export async function publishEveryKind(bus: MessageBus, merchantId: string) {
   const linkId = freshId();
@@ -263,6 +279,14 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     declineCode: 'insufficient_funds',
     category: 'hard',
   });
+  await publish(bus, 'installment.failed', {
+    ...installment(2, 'failed'),
+    amount: '160000.00',
+    failedAt: '2026-12-05T09:00:00.000Z',
+    attempts: 1,
+    declineCode: 'insufficient_funds',
+    category: 'hard',
+  });
   await publish(bus, 'subscription.past-due', {
     ...snapshot,
     status: 'past_due',
@@ -282,7 +306,7 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     registeredAt: '2026-12-06T10:00:00.000Z',
   });
   await publish(bus, 'subscription.completed', { ...snapshot, status: 'completed' });
-  await publish(bus, 'subscription.cancelled', { ...snapshot, status: 'cancelled' });
+  await publish(bus, 'subscription.cancelled', { ...snapshot, status: 'cancelled', reason: 'merchant' });
 
   const oneOff = async (label: string) => {
     const id = freshId();

@@ -19,8 +19,11 @@ function purpose(charge: Charge) {
   };
 }
 
-/** The event announcing a charge that just settled; none for one still open. */
-export function chargeSettled(charge: Charge, at: Date): EventEnvelope[] {
+/**
+ * The event announcing a charge that just settled; none for one still open. `blockedUntil`: when the
+ * card's block ends, for a `card-blocked` decline.
+ */
+export function chargeSettled(charge: Charge, at: Date, blockedUntil: Date | null = null): EventEnvelope[] {
   if (charge.status === 'succeeded') {
     return [
       createEvent(
@@ -44,6 +47,7 @@ export function chargeSettled(charge: Charge, at: Date): EventEnvelope[] {
           retryable: charge.retryable ?? false,
           declineCode: charge.declineCode ?? 'UNKNOWN',
           category: charge.declineCategory ?? 'hard',
+          blockedUntil: blockedUntil?.toISOString() ?? null,
         },
         at,
       ),

@@ -99,27 +99,31 @@ export async function applySettlement(
   next.updatedAt = now;
   await store.saveCharge(next);
   if (isSettled(next.status)) {
-    await store.publish(chargeSettled(next, now));
-    if (next.status === 'failed') await applyCardLock(store, next, now);
+    const blockedUntil = next.status === 'failed' ? await applyCardLock(store, next, now) : null;
+    await store.publish(chargeSettled(next, now, blockedUntil));
   }
   return next;
 }
 
-/** After a decline: the 7th in 24 h blocks the card for 30 days; the processor's own block is taken as is. */
-async function applyCardLock(store: GatewayStore, charge: Charge, now: Date): Promise<void> {
-  if (!charge.paymentMethodId) return;
+/**
+ * After a decline: the 7th in 24 h blocks the card for 30 days; the processor's own block is taken as is.
+ * Returns when the block ends for a `card-blocked` decline (for `payment.failed.blockedUntil`), else null.
+ */
+async function applyCardLock(store: GatewayStore, charge: Charge, now: Date): Promise<Date | null> {
+  if (!charge.paymentMethodId) return null;
   const category = charge.declineCategory;
-  if (category !== 'card-blocked' && !countsTowardsCardLock(category)) return;
+  if (category !== 'card-blocked' && !countsTowardsCardLock(category)) return null;
   const method = await store.lockPaymentMethod(charge.paymentMethodId);
-  if (!method) return;
-  let until: Date | undefined;
+  if (!method) return null;
   if (category === 'card-blocked') {
     // A block our own counter answered needs no extension; one the processor announced starts now.
-    if (method.blockedUntil && method.blockedUntil > now) return;
-    until = new Date(now.getTime() + CARD_LOCK.blockMs);
-  } else {
-    const declines = await store.countCardDeclines(method.id, new Date(now.getTime() - CARD_LOCK.windowMs));
-    until = blockAfterDecline(declines, now);
+    if (method.blockedUntil && method.blockedUntil > now) return method.blockedUntil;
+    const until = new Date(now.getTime() + CARD_LOCK.blockMs);
+    await store.savePaymentMethod({ ...method, blockedUntil: until });
+    return until;
   }
+  const declines = await store.countCardDeclines(method.id, new Date(now.getTime() - CARD_LOCK.windowMs));
+  const until = blockAfterDecline(declines, now);
   if (until) await store.savePaymentMethod({ ...method, blockedUntil: until });
+  return null;
 }

@@ -5,7 +5,13 @@ import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { SubscriptionStore } from '../ports/subscription-store';
 import type { UseCaseDeps } from './deps';
 import { findSubscriptionForUpdate } from './find-subscription';
-import { installmentsChanged, type PaymentSource, paidTally, subscriptionStatusChanged } from './events';
+import {
+  type CancelReason,
+  installmentsChanged,
+  type PaymentSource,
+  paidTally,
+  subscriptionStatusChanged,
+} from './events';
 
 export interface ChangeSet {
   subscription: Subscription;
@@ -18,6 +24,8 @@ export interface ChangeSet {
   at: Date;
   /** How the installments it pays were paid (default: by card). */
   payment?: PaymentSource;
+  /** Why, when the operation cancels the subscription (default: the merchant's cancel-all). */
+  cancelReason?: CancelReason;
 }
 
 /**
@@ -45,7 +53,7 @@ export async function applyChanges(
   if (next !== subscription) await store.saveSubscription(next);
   const events: EventEnvelope[] = [
     ...installmentsChanged(next, real, at, changes.payment, paidTally(afterAll)),
-    ...subscriptionStatusChanged(subscription, next, at),
+    ...subscriptionStatusChanged(subscription, next, at, changes.cancelReason),
   ];
   await store.publish(events);
   return { changed: real.map(({ after }) => after), subscription: next };

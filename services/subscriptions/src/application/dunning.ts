@@ -1,6 +1,8 @@
 import type { EventData } from '@payrail/contracts';
+import { cancelsAfterDunning } from '../domain/dunning';
 import { failAfterDunning } from '../domain/installment';
-import { isCollecting, markPastDue } from '../domain/subscription';
+import { planCancelAll } from '../domain/operations';
+import { cancelSubscription, isCollecting, markPastDue } from '../domain/subscription';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
 import { installmentFailed, subscriptionPastDue } from './events';
@@ -26,8 +28,11 @@ export async function recordScheduledRetry(
 /**
  * `installment.dunning-exhausted`: billing-scheduler gave up (a hard decline, or the last retry failed).
  * The installment is `failed` (`installment.failed`) and the subscription, if it was being collected,
- * `past_due` (`subscription.past-due`) until that installment is paid. An installment paid or cancelled
- * meanwhile stays as it is.
+ * `past_due` (`subscription.past-due`) until that installment is paid. When the merchant's policy cancels
+ * after N failed installments (`cancelAfterFailedInstallments`, carried by the event) and this one makes N
+ * in a row, the subscription is cancelled instead, as cancel-all would cancel it: its pending installments
+ * cancelled (`installments.cancelled`), `subscription.cancelled` with reason `dunning`. An installment paid
+ * or cancelled meanwhile stays as it is.
  */
 export async function failInstallmentAfterDunning(
   deps: UseCaseDeps,
@@ -41,19 +46,12 @@ export async function failInstallmentAfterDunning(
     if (installment.status !== 'pending' && installment.status !== 'processing') return false;
     const failed = failAfterDunning(installment);
     const installments = await store.installmentsOf(subscription.id);
-    const result = await applyChanges(store, {
-      subscription,
-      installments,
-      changed: [failed],
-      nextSubscription: isCollecting(subscription) ? markPastDue(subscription) : subscription,
-      at,
-    });
-    await store.setNextAttempt(installment.id, null, null);
     const attempts = await store.attemptsOf(installment.id);
     const last = attempts.at(-1);
-    const events = [
+    // Announced before what it leads to (past due, or the cancellation).
+    await store.publish([
       installmentFailed(
-        result.subscription,
+        subscription,
         failed,
         {
           attempts: Math.max(exhausted.attempts, attempts.length, 1),
@@ -62,11 +60,27 @@ export async function failInstallmentAfterDunning(
         },
         at,
       ),
-    ];
+    ]);
+    const afterFailure = installments.map((each) => (each.id === failed.id ? failed : each));
+    const cancels =
+      isCollecting(subscription) &&
+      cancelsAfterDunning(afterFailure, exhausted.cancelAfterFailedInstallments);
+    const result = await applyChanges(store, {
+      subscription,
+      installments,
+      changed: cancels ? [failed, ...planCancelAll(afterFailure)] : [failed],
+      nextSubscription: cancels
+        ? cancelSubscription(subscription, at)
+        : isCollecting(subscription)
+          ? markPastDue(subscription)
+          : subscription,
+      cancelReason: 'dunning',
+      at,
+    });
+    await store.setNextAttempt(installment.id, null, null);
     if (subscription.status !== 'past_due' && result.subscription.status === 'past_due') {
-      events.push(subscriptionPastDue(result.subscription, installment.id, at));
+      await store.publish([subscriptionPastDue(result.subscription, installment.id, at)]);
     }
-    await store.publish(events);
     return true;
   });
 }

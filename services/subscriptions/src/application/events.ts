@@ -61,11 +61,15 @@ export function subscriptionCreated(
   );
 }
 
+/** Why a subscription was cancelled: the merchant's cancel-all, or the merchant's dunning rule. */
+export type CancelReason = EventData<'subscription.cancelled'>['reason'];
+
 /** The event for a subscription that moved to another status, if it did. */
 export function subscriptionStatusChanged(
   before: Subscription,
   after: Subscription,
   at: Date,
+  cancelReason: CancelReason = 'merchant',
 ): EventEnvelope[] {
   if (before.status === after.status) return [];
   switch (after.status) {
@@ -81,7 +85,9 @@ export function subscriptionStatusChanged(
     case 'completed':
       return [createEvent('subscription.completed', subscriptionSnapshot(after), at)];
     case 'cancelled':
-      return [createEvent('subscription.cancelled', subscriptionSnapshot(after), at)];
+      return [
+        createEvent('subscription.cancelled', { ...subscriptionSnapshot(after), reason: cancelReason }, at),
+      ];
     // `subscription.past-due` names its installment: built by `installmentFailed`'s caller.
     default:
       return [];

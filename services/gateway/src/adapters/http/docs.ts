@@ -40,13 +40,20 @@ function assetsFolder(): string {
   return path.dirname(requireHere.resolve('swagger-ui-dist/package.json'));
 }
 
-/** `/openapi.json` and `/docs`: public, no token needed to read the reference. */
+/**
+ * `/openapi.json` and `/docs`: public, no token needed to read the reference. The document is built on
+ * the first request for it, not at start (converting every schema costs the gateway about a second of
+ * start-up and keeps megabytes nobody may read).
+ */
 export function docsRoutes() {
-  const document = buildOpenApiDocument(apiOperations);
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   const cache = new Map<string, string>();
   const routes = new Hono();
 
-  routes.get('/openapi.json', (c) => c.json(document));
+  routes.get('/openapi.json', (c) => {
+    document ??= buildOpenApiDocument(apiOperations);
+    return c.json(document);
+  });
   routes.get('/docs', (c) => c.html(PAGE));
   routes.get('/docs/init.js', (c) => c.body(INIT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   routes.get('/docs/:asset', (c) => {

@@ -26,6 +26,7 @@ export const WEBHOOK_SOURCE_EVENTS = [
   'installments.updated',
   'installments.cancelled',
   'installment.paid',
+  'installment.failed',
   'payment.succeeded',
   'payment.failed',
   'bank-transfer.registered',
@@ -229,7 +230,8 @@ async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promi
     case 'subscription.cancelled':
     case 'subscription.past-due': {
       const data = event.data as EventData<'subscription.activated'> &
-        Partial<EventData<'subscription.past-due'>>;
+        Partial<EventData<'subscription.past-due'>> &
+        Partial<Pick<EventData<'subscription.cancelled'>, 'reason'>>;
       if (!(await writer.findSubscription(data.subscriptionId))) {
         await writer.saveSubscription({
           subscriptionId: data.subscriptionId,
@@ -249,6 +251,7 @@ async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promi
       if (data.activatedAt) extra.activatedAt = data.activatedAt;
       if (data.pastDueAt) extra.pastDueAt = data.pastDueAt;
       if (data.installmentId) extra.installmentId = data.installmentId;
+      if (data.reason) extra.reason = data.reason;
       return [{ kind, orderingKey, data: { ...base, ...extra } }];
     }
     case 'installments.scheduled':
@@ -295,6 +298,33 @@ async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promi
             paymentDate: data.paymentDate,
             paidAt: data.paidAt,
             method: data.method,
+            paidCount: data.paidCount,
+            paidTotal: amountOrNull(data.paidTotal),
+          },
+        },
+      ];
+    }
+    case 'installment.failed': {
+      const data = event.data as EventData<'installment.failed'>;
+      await writer.saveInstallments([
+        { installmentId: data.installmentId, subscriptionId: data.subscriptionId, number: data.number },
+      ]);
+      const { base, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
+      return [
+        {
+          kind: 'INSTALLMENT_FAILED',
+          orderingKey,
+          data: {
+            ...base,
+            amount: new JsonDecimal(data.amount),
+            statusId: LINK_STATUS.rejected,
+            subscriptionPayedPeriod: data.number,
+            installmentId: data.installmentId,
+            paymentDate: data.paymentDate,
+            attempts: data.attempts,
+            declineCode: data.declineCode,
+            declineReason: data.category,
+            failedAt: data.failedAt,
           },
         },
       ];

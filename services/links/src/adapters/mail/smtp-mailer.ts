@@ -1,12 +1,15 @@
-import { createTransport } from 'nodemailer';
 import type { Mailer } from '../../ports/mailer';
 
-/** Sends through the SMTP server of `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://...` for TLS). */
+/**
+ * Sends through the SMTP server of `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://...` for TLS).
+ * nodemailer is loaded with the first mail, not at start: most runs send none.
+ */
 export function smtpMailer(options: { url: string; from: string }): Mailer {
-  const transport = createTransport(options.url);
+  let transport: Promise<import('nodemailer').Transporter> | undefined;
   return {
     async send(message) {
-      await transport.sendMail({
+      transport ??= import('nodemailer').then(({ createTransport }) => createTransport(options.url));
+      await (await transport).sendMail({
         from: options.from,
         to: message.to,
         subject: message.subject,
