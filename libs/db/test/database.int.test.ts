@@ -1,8 +1,9 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@payrail/test-infra';
+import { createTestDatabase, type TestDatabase, tcpProxy } from '@payrail/test-infra';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, rowsOf } from '../src/index';
 import { notes } from './fixtures/schema';
@@ -110,6 +111,39 @@ describe('database on PostgreSQL (postgres.js)', () => {
       }
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  // postgres.js 3.4.9 as published throws a TypeError from a setImmediate when a write is scheduled on a
+  // connection whose socket has closed (the rollback of a transaction cut short): uncatchable, it ends the
+  // process; the chaos run saw services die of it. patches/postgres@3.4.9.patch settles that write as
+  // CONNECTION_CLOSED. Without the patch this test's process dies after the transaction has failed.
+  it('survives a connection cut inside a transaction: the transaction fails, the pool connects again', async () => {
+    const target = new URL(testDb.url);
+    const proxy = await tcpProxy(target.hostname, Number(target.port || 5432));
+    target.hostname = '127.0.0.1';
+    target.port = String(proxy.port);
+    const client = postgres(target.toString(), { max: 1, onnotice: () => {} });
+    try {
+      const failure = await client
+        .begin(async (tx) => {
+          await tx`select 1`;
+          proxy.cutConnections();
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          // Refused, then `rollback` is written on the closed connection.
+          await tx`select 2`;
+        })
+        .then(
+          () => undefined,
+          (error: { code?: string }) => error,
+        );
+      expect(failure?.code).toBe('CONNECTION_CLOSED');
+      // Long enough for the scheduled write to run (it threw from here, unpatched).
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await client`select 2 as two`).toEqual([{ two: 2 }]);
+    } finally {
+      await client.end({ timeout: 1 });
+      await proxy.close();
     }
   });
 });
