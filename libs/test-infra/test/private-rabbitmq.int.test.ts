@@ -23,7 +23,7 @@ describe('a private RabbitMQ node', () => {
       const second = await amqp.connect(broker.url);
       const again = await second.createChannel();
       const message = await again.get('kept', { noAck: true });
-      expect(message && message.content.toString()).toBe('hello');
+      expect(message ? message.content.toString() : 'nothing').toBe('hello');
       await second.close();
     } finally {
       await broker.stop();
