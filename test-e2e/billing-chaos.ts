@@ -216,10 +216,18 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       'processor-gateway',
     ];
     for (const [index, target] of plan.entries()) {
-      // Spaced over the run: each waits for its share of the payments, or 15 s if they do not come.
-      const share = Math.floor((due * (index + 1)) / (plan.length + 2));
-      const waitStarted = Date.now();
-      while ((await paidCount()) < share && Date.now() - waitStarted < 15_000) await sleep(250);
+      // Spaced over the run: each waits for its share of the payments (5 % to 90 %, so that the last
+      // restart leaves little to do), or goes ahead when nothing has been paid for 45 s (a stall the
+      // convergence check will report).
+      const share = Math.ceil(due * (0.05 + (0.85 * index) / (plan.length - 1)));
+      let seen = await paidCount();
+      let progressAt = Date.now();
+      while (seen < share && Date.now() - progressAt < 45_000) {
+        await sleep(250);
+        const now = await paidCount();
+        if (now > seen) progressAt = Date.now();
+        seen = now;
+      }
       const paidBefore = await paidCount();
       const at = seconds(runStarted);
       const downStarted = Date.now();
