@@ -93,6 +93,8 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
   let sql: postgres.Sql | undefined;
   const killedByUs = new Set<unknown>();
   const unexpectedExits: string[] = [];
+  /** Set when the run stops the services itself: those exits are expected. */
+  let stopping = false;
   try {
     log(
       `starting a private RabbitMQ node, a database and the services (${subscriptions} x ${installments} = ${due} due)`,
@@ -124,7 +126,8 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
         if (killedByUs.has(child) || (child as { watched?: boolean }).watched) continue;
         (child as { watched?: boolean }).watched = true;
         child.once('exit', (code, signal) => {
-          if (!killedByUs.has(child)) unexpectedExits.push(`${name} (${signal ?? `code ${code}`})`);
+          if (!killedByUs.has(child) && !stopping)
+            unexpectedExits.push(`${name} (${signal ?? `code ${code}`})`);
         });
       }
     };
@@ -316,7 +319,7 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       runSeconds,
       convergenceSeconds,
       convergenceLimitSeconds: limit,
-      unexpectedExits,
+      unexpectedExits: [...unexpectedExits],
       ok: false,
     };
     result.ok =
@@ -340,6 +343,7 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
     }
     return result;
   } finally {
+    stopping = true;
     await system?.stop().catch(() => {});
     await sql?.end().catch(() => {});
     await database?.drop().catch(() => {});

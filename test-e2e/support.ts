@@ -1,21 +1,12 @@
-import net from 'node:net';
 import path from 'node:path';
 import type { ServiceName } from '@payrail/runtime';
+import { freePort } from '@payrail/testing/standalone';
 import { startProcesses, type ProcessSystem } from '../scripts/processes';
+
+export { freePort };
 
 export const ROOT = path.resolve(__dirname, '..');
 export const DEMO_TOKEN = '6a1f0f0e-3d7b-4c2a-9b8e-2f4d6c8a0b1c';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface E2eSystem extends ProcessSystem {
   gatewayUrl: string;

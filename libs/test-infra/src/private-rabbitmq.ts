@@ -1,9 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './infra';
 
 const run = promisify(execFile);
 
@@ -23,17 +23,6 @@ export interface PrivateRabbitMq {
   /** `rabbitmqctl stop_app` then `start_app`: every connection is cut, the queues (durable) stay. */
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPrivateRabbitMq(
