@@ -24,6 +24,7 @@ const commands = {
   'bench-links': 'bench/links.bench.ts',
   'bench-start': 'bench/start.bench.ts',
   admin: 'services/gateway/src/cli.ts',
+  'chaos-billing': 'scripts/chaos-billing.ts',
 };
 
 const [major, minor] = process.versions.node.split('.').map(Number);

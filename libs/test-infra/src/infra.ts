@@ -28,3 +28,15 @@ export async function isReachable(url: string, defaultPort: number, timeoutMs = 
     socket.once('error', () => done(false));
   });
 }
+
+/** A TCP port nothing listens on at the moment, on loopback. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
