@@ -152,7 +152,7 @@ async function subscribe(
       const sub = await subscription(merchant, linkId);
       return sub?.status === 'active' ? sub : undefined;
     },
-    20_000,
+    60_000,
     100,
   );
   return { linkId, subscriptionId: active.id, customIdentifier };
