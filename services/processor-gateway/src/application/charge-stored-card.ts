@@ -68,7 +68,9 @@ export async function chargeStoredCard(
       lastError: null,
       createdAt: now,
       updatedAt: now,
-      nextCheckAt: new Date(now.getTime() + Math.max(deps.timings.staleAfterMs, deps.timings.callDeadlineMs)),
+      // Past the call's deadline a row still `pending` has no live call of ours behind it (a crash between
+      // this commit and the answer): the janitor asks the processor then, and sends it again if unknown there.
+      nextCheckAt: new Date(now.getTime() + deps.timings.callDeadlineMs),
       settledAt: null,
     };
     if (!(await store.insertCharge(charge))) {
