@@ -1,8 +1,9 @@
 import { isBlocked } from '../domain/card-lock';
 import type { Charge } from '../domain/charge';
 import type { PaymentMethod } from '../domain/payment-method';
-import { settlementOfCharge, settlementOfStatus } from './settlements';
-import type { ChargeResult, ProcessorStatus } from '../ports/card-processor';
+import { settlementOfStatus } from './settlements';
+import type { ProcessorStatus } from '../ports/card-processor';
+import { sendStoredCardCharge } from './charge-stored-card';
 import type { GatewayStore } from '../ports/gateway-store';
 import { applySettlement, type ChargeDeps } from './settle-charge';
 
@@ -124,26 +125,8 @@ async function methodToSendAgain(
 }
 
 async function sendAgain(deps: ChargeDeps, charge: Charge, method: PaymentMethod): Promise<boolean> {
-  let result: ChargeResult;
-  try {
-    result = await deps.processors(charge.processor).chargeStoredCard({
-      reference: charge.reference,
-      customerRef: method.customerRef,
-      cardRef: method.cardRef,
-      amount: charge.amount,
-      currency: charge.currency,
-      description: descriptionOf(charge),
-    });
-  } catch (error) {
-    result = { kind: 'unknown', reason: `adapter error: ${(error as Error).message}` };
-  }
-  const settlement = settlementOfCharge(result);
-  return deps.store.transaction(async (store) => {
-    const locked = await store.lockCharge(charge.id);
-    if (!locked) return false;
-    const after = await applySettlement(store, locked, settlement, deps.clock.now(), deps.timings);
-    return after !== locked && (after.status === 'succeeded' || after.status === 'failed');
-  });
+  const after = await sendStoredCardCharge(deps, charge, method, descriptionOf(charge));
+  return after.status === 'succeeded' || after.status === 'failed';
 }
 
 /** The description is not stored with the charge: the one the consumer and the link route would give. */
