@@ -365,6 +365,24 @@ describe('PROCESSOR_A stored cards (cards/new, user cards, synchronous charge)',
     expect(await sandbox.ledger()).toHaveLength(7);
   });
 
+  it('the same charge sent again under its shop_process_id (the janitor after a crash): unknown, never charged twice', async () => {
+    const { customerRef, card } = await registerCard(CARD.approved);
+    const reference = aReference();
+    const input = {
+      reference,
+      customerRef,
+      cardRef: card.cardRef,
+      amount: '150000.00',
+      currency: 'PYG',
+      description: 'Cuota 1',
+    };
+    expect(await processorA.chargeStoredCard(input)).toMatchObject({ kind: 'approved' });
+    // "process has already been taken": the status query decides, never a decline.
+    expect(await processorA.chargeStoredCard(input)).toMatchObject({ kind: 'unknown' });
+    expect(await processorA.queryStatus({ reference })).toMatchObject({ status: 'paid' });
+    expect((await sandbox.ledger()).filter((e) => e.reference === reference)).toHaveLength(1);
+  });
+
   it('lost reply (card 0259): unknown, never a decline; the status query finds it paid; one ledger entry', async () => {
     const { customerRef, card } = await registerCard(CARD.replyLost);
     const reference = aReference();
