@@ -32,7 +32,7 @@ const schema = z.object({
   PROCESSOR_B_PUBLIC_KEY: z.string().default('sandbox-b-public'),
   PROCESSOR_B_PRIVATE_KEY: z.string().default('sandbox-b-private'),
   PROCESSOR_TIMEOUT_MS: ms(20_000),
-  CHARGE_JANITOR_INTERVAL_MS: ms(30_000),
+  CHARGE_JANITOR_INTERVAL_MS: ms(5_000),
   CHARGE_STALE_AFTER_MS: ms(DEFAULT_TIMINGS.staleAfterMs),
   CHARGE_UNKNOWN_CHECK_AFTER_MS: ms(DEFAULT_TIMINGS.unknownCheckAfterMs),
   CHARGE_RECHECK_AFTER_MS: ms(DEFAULT_TIMINGS.recheckAfterMs),

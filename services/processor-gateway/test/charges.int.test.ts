@@ -11,12 +11,15 @@ import {
 } from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_PROCESSOR_CALLS } from '../src/application/settle-unsettled-charges';
 import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
 import { charges, paymentMethods } from '../src/adapters/postgres/schema';
+import { processorGatewayConfig } from '../src/config';
 import { FakeCardProcessor } from './fake-card-processor';
 import {
   chargeByKey,
   chargeRequested,
+  existingCharge,
   newInstallmentId,
   paymentObserver,
   publish,
@@ -247,6 +250,102 @@ describe('charge.requested → payment.succeeded / payment.failed', () => {
       processorCalls: 1,
     });
     expect(fake.chargesOf(pending.reference)).toHaveLength(1);
+  });
+});
+
+describe('processor-gateway dies between the pending row and the processor', () => {
+  const { callDeadlineMs } = processorGatewayConfig(TEST_ENV).timings;
+
+  /** Publishes the charge and waits until its call is held by the fault (our process "dies" there). */
+  async function chargeLeftPending(fault: 'die-before-request' | 'die-after-charge') {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    const key = request.data.idempotencyKey;
+    fake.inject(fault);
+    await publish(bus, request);
+    const left = await waitFor(async () => {
+      const row = await chargeByKey(svc, key);
+      return row && fake.chargeCalls.some((call) => call.reference === row.reference) ? row : undefined;
+    });
+    expect(left).toMatchObject({ status: 'pending', processorCalls: 1 });
+    const callsOf = () => fake.chargeCalls.filter((call) => call.reference === left.reference);
+    return { key, left, callsOf };
+  }
+
+  it('a request that never left is sent again under the same reference once no call of ours can be live: charged once', async () => {
+    const { key, left, callsOf } = await chargeLeftPending('die-before-request');
+    // Before the call's deadline our own call could still be on its way: not even asked about.
+    clock.advance(callDeadlineMs - 1000);
+    await janitor().runOnce();
+    expect(fake.statusQueries).not.toContain(left.reference);
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'pending', processorCalls: 1 });
+
+    clock.advance(1000);
+    await janitor().runOnce();
+    const row = await existingCharge(svc, key);
+    expect(row).toMatchObject({ status: 'succeeded', processorCalls: 2, reference: left.reference });
+    expect(callsOf()).toHaveLength(2);
+    expect(fake.chargesOf(left.reference)).toHaveLength(1);
+
+    // The dead process's call ends (as on restart): nothing changes, one event.
+    await fake.releaseHeld('die');
+    expect((await eventsOf(key)).map((e) => e.type)).toEqual(['payment.succeeded']);
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'succeeded', processorCalls: 2 });
+    await janitor().runOnce();
+    expect(callsOf()).toHaveLength(2);
+  });
+
+  it('a charge the processor made before we died is settled from its status and never sent again', async () => {
+    const { key, left, callsOf } = await chargeLeftPending('die-after-charge');
+    expect(fake.chargesOf(left.reference)).toHaveLength(1);
+    clock.advance(callDeadlineMs);
+    await janitor().runOnce();
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'succeeded', processorCalls: 1 });
+    expect(callsOf()).toHaveLength(1);
+    expect(fake.chargesOf(left.reference)).toHaveLength(1);
+    await fake.releaseHeld();
+    expect((await eventsOf(key)).map((e) => e.type)).toEqual(['payment.succeeded']);
+  });
+
+  it('a first request arriving late makes the re-send a refused reuse: unknown, then the status query settles it', async () => {
+    const { key, left, callsOf } = await chargeLeftPending('die-before-request');
+    clock.advance(callDeadlineMs);
+    // The status query finds nothing; the dead process's request reaches the processor just before the re-send.
+    fake.onCharge = async () => {
+      fake.onCharge = undefined;
+      await fake.releaseHeld('arrive');
+    };
+    await janitor().runOnce();
+    expect(callsOf()).toHaveLength(2);
+    expect(fake.chargesOf(left.reference)).toHaveLength(1);
+    const unknown = await existingCharge(svc, key);
+    expect(unknown).toMatchObject({ status: 'unknown', processorCalls: 2 });
+    expect(observer.of(key)).toEqual([]);
+
+    await janitor().runOnce();
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'succeeded', processorCalls: 2 });
+    expect(fake.chargesOf(left.reference)).toHaveLength(1);
+    expect((await eventsOf(key)).map((e) => e.type)).toEqual(['payment.succeeded']);
+  });
+
+  it('re-sends are capped: after them "not found" is only believed at the last resort', async () => {
+    const { key, left, callsOf } = await chargeLeftPending('die-before-request');
+    // Every re-send is lost on its way too.
+    fake.inject(...Array<'lose-request'>(MAX_PROCESSOR_CALLS - 1).fill('lose-request'));
+    for (let pass = 0; pass < 4; pass += 1) {
+      clock.advance(callDeadlineMs);
+      await janitor().runOnce();
+    }
+    expect(callsOf()).toHaveLength(MAX_PROCESSOR_CALLS);
+    expect(await existingCharge(svc, key)).toMatchObject({
+      status: 'unknown',
+      processorCalls: MAX_PROCESSOR_CALLS,
+    });
+    clock.advance(10 * 60 * 1000);
+    await janitor().runOnce();
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'failed', declineCode: 'NOT_PROCESSED' });
+    expect(fake.chargesOf(left.reference)).toHaveLength(0);
+    await fake.releaseHeld('die');
   });
 });
 

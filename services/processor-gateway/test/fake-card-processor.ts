@@ -27,7 +27,14 @@ export type Fault =
   /** The request never arrives (our side sees a timeout); nothing charged. */
   | 'lose-request'
   /** The adapter itself throws (a bug in parsing an answer, after the request went out). */
-  | 'throw-after-charge';
+  | 'throw-after-charge'
+  /**
+   * Our process dies before the request reaches the processor: the call never returns. `releaseHeld('die')`
+   * ends it with nothing charged; `releaseHeld('arrive')` lets the request reach the processor late (charged).
+   */
+  | 'die-before-request'
+  /** The charge happens, then our process dies before it reads the reply: the call never returns. */
+  | 'die-after-charge';
 
 export interface LedgerEntry {
   processor: ProcessorId;
@@ -69,6 +76,7 @@ export class FakeCardProcessor implements CardProcessor {
   private readonly faults: Fault[] = [];
   private readonly asyncPending = new Map<string, LedgerEntry>();
   private nextCardId = 1;
+  private held: Array<(mode: 'die' | 'arrive') => void> = [];
   /** When true, stored-card charges answer `pending` and are decided by `decidePending` (PROCESSOR_B's style). */
   asynchronous = false;
   /** When true, the processor shows the whole number in its "masked" field (a processor's bug). */
@@ -153,6 +161,13 @@ export class FakeCardProcessor implements CardProcessor {
     return { body, headers: { 'x-fake-signature': signature ?? signFakeWebhook(body) } };
   }
 
+  /** Ends the calls held by `die-before-request` / `die-after-charge`; waits until they have ended. */
+  async releaseHeld(mode: 'die' | 'arrive' = 'die'): Promise<void> {
+    const held = this.held.splice(0);
+    for (const release of held) release(mode);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
   chargesOf(reference: string): LedgerEntry[] {
     return this.ledger.filter((entry) => entry.reference === reference);
   }
@@ -216,15 +231,18 @@ export class FakeCardProcessor implements CardProcessor {
     const fault = this.faults.shift();
     if (fault === 'outage') return { kind: 'declined', code: '503', category: 'processor-down' };
     if (fault === 'lose-request') return { kind: 'unknown', reason: 'timeout' };
+    const late = fault === 'die-before-request' ? await this.hold() : undefined;
+    if (late === 'die') throw new Error('process died');
     const card = this.cards.get(input.cardRef);
     if (!card || card.customerRef !== input.customerRef)
       return { kind: 'declined', code: '14', category: 'hard', message: 'invalid card' };
-    // The real processors refuse an id they have seen; they never charge it twice.
+    // The real processors refuse an id they have seen and never charge it twice; our adapters answer that
+    // refusal as `unknown` (PROCESSOR_A's "process has already been taken") so that the status query decides.
     if (
       this.ledger.some((entry) => entry.reference === input.reference) ||
       this.asyncPending.has(input.reference)
     )
-      return { kind: 'declined', code: '94', category: 'hard', message: 'duplicate transaction' };
+      return { kind: 'unknown', reason: 'reference already taken' };
     const code = this.scripted.get(input.cardRef)?.shift() ?? '00';
     const entry: LedgerEntry = {
       processor: this.id,
@@ -241,6 +259,9 @@ export class FakeCardProcessor implements CardProcessor {
       return { kind: 'pending', processorReference: `h${input.reference}` };
     }
     this.ledger.push(entry);
+    // A dead process reads no reply (its call fails; what it writes then is as harmless as a lost reply).
+    if (fault === 'die-after-charge') await this.hold();
+    if (fault === 'die-after-charge' || late === 'arrive') throw new Error('process died');
     if (fault === 'lose-reply') return { kind: 'unknown', reason: 'timeout' };
     if (fault === 'throw-after-charge') throw new Error('unreadable reply');
     if (code === '00') return { kind: 'approved', authorizationCode: `A${input.reference.slice(-6)}` };
@@ -297,6 +318,10 @@ export class FakeCardProcessor implements CardProcessor {
     if (!card || card.customerRef !== input.customerRef) return false;
     this.cards.delete(input.cardRef);
     return true;
+  }
+
+  private hold(): Promise<'die' | 'arrive'> {
+    return new Promise((resolve) => this.held.push(resolve));
   }
 
   private takeFault(kind: Fault): boolean {

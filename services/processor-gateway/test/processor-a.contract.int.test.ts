@@ -82,9 +82,9 @@ async function registerCard(cardNumber: string): Promise<{ customerRef: string; 
   return { customerRef, card: cards[0]! };
 }
 
-function charge(customerRef: string, cardRef: string, amount = '150000.00') {
+function charge(customerRef: string, cardRef: string, amount = '150000.00', reference = aReference()) {
   return processorA.chargeStoredCard({
-    reference: aReference(),
+    reference,
     customerRef,
     cardRef,
     amount,
@@ -363,6 +363,20 @@ describe('PROCESSOR_A stored cards (cards/new, user cards, synchronous charge)',
       category: 'card-blocked',
     });
     expect(await sandbox.ledger()).toHaveLength(7);
+  });
+
+  it('the same charge sent again under its shop_process_id (the janitor after a crash): unknown, never charged twice', async () => {
+    const { customerRef, card } = await registerCard(CARD.approved);
+    const reference = aReference();
+    expect(await charge(customerRef, card.cardRef, '150000.00', reference)).toMatchObject({
+      kind: 'approved',
+    });
+    // "process has already been taken": the status query decides, never a decline.
+    expect(await charge(customerRef, card.cardRef, '150000.00', reference)).toMatchObject({
+      kind: 'unknown',
+    });
+    expect(await processorA.queryStatus({ reference })).toMatchObject({ status: 'paid' });
+    expect((await sandbox.ledger()).filter((e) => e.reference === reference)).toHaveLength(1);
   });
 
   it('lost reply (card 0259): unknown, never a decline; the status query finds it paid; one ledger entry', async () => {

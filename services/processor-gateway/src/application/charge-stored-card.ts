@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { normalizeAmount } from '@payrail/money';
 import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
 import type { Charge } from '../domain/charge';
+import type { PaymentMethod } from '../domain/payment-method';
 import { settlementOfCharge } from './settlements';
 import { NotFound } from '../domain/errors';
 import { newProcessorReference } from './processor-references';
@@ -68,7 +69,9 @@ export async function chargeStoredCard(
       lastError: null,
       createdAt: now,
       updatedAt: now,
-      nextCheckAt: new Date(now.getTime() + Math.max(deps.timings.staleAfterMs, deps.timings.callDeadlineMs)),
+      // Past the call's deadline a row still `pending` has no live call of ours behind it (a crash between
+      // this commit and the answer): the janitor asks the processor then, and sends it again if unknown there.
+      nextCheckAt: new Date(now.getTime() + deps.timings.callDeadlineMs),
       settledAt: null,
     };
     if (!(await store.insertCharge(charge))) {
@@ -114,6 +117,19 @@ export async function chargeStoredCard(
   if (opened.kind === 'settled') return { kind: 'charged', charge: opened.charge };
 
   const { charge, method } = opened;
+  return { kind: 'charged', charge: await sendStoredCardCharge(deps, charge, method, request.description) };
+}
+
+/**
+ * Sends a committed stored-card charge to the processor under its reference and applies the answer. Also
+ * the janitor's re-send: a reference the processor already knows is refused there, never charged twice.
+ */
+export async function sendStoredCardCharge(
+  deps: ChargeDeps,
+  charge: Charge,
+  method: Pick<PaymentMethod, 'customerRef' | 'cardRef'>,
+  description: string,
+): Promise<Charge> {
   let result: ChargeResult;
   try {
     result = await deps.processors(charge.processor).chargeStoredCard({
@@ -122,17 +138,16 @@ export async function chargeStoredCard(
       cardRef: method.cardRef,
       amount: charge.amount,
       currency: charge.currency,
-      description: request.description,
+      description,
     });
   } catch (error) {
     // A bug or an unexpected answer after the request may have left: the janitor asks the processor.
     result = { kind: 'unknown', reason: `adapter error: ${(error as Error).message}` };
   }
   const settlement = settlementOfCharge(result);
-  const after = await deps.store.transaction(async (store) => {
+  return deps.store.transaction(async (store) => {
     const locked = await store.lockCharge(charge.id);
     if (!locked) throw new Error(`charge ${charge.id} vanished`);
     return applySettlement(store, locked, settlement, deps.clock.now(), deps.timings);
   });
-  return { kind: 'charged', charge: after };
 }

@@ -6,7 +6,7 @@ import type { GatewayStore } from '../ports/gateway-store';
 import { chargeSettled } from './events';
 
 export interface ChargeTimings {
-  /** A `pending` row untouched this long is presumed orphaned (a crash between write and call). */
+  /** A hosted payment is first asked about after this long (a stored-card charge: after `callDeadlineMs`). */
   staleAfterMs: number;
   /** First status query after a lost reply. */
   unknownCheckAfterMs: number;
@@ -16,7 +16,8 @@ export interface ChargeTimings {
   hostedPaymentTtlMs: number;
   /**
    * The longest a charge request may still be on its way or in work at the processor (our call deadline plus
-   * a margin): a `pending` stored-card row is not asked about before it.
+   * a margin): a `pending` stored-card row is not asked about before it, and a charge is only sent again
+   * (under the same reference) once this long has passed since it was last sent.
    */
   callDeadlineMs: number;
   /**

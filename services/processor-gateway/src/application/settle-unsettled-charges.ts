@@ -1,6 +1,10 @@
+import { isBlocked } from '../domain/card-lock';
 import type { Charge } from '../domain/charge';
+import type { PaymentMethod } from '../domain/payment-method';
 import { settlementOfStatus } from './settlements';
 import type { ProcessorStatus } from '../ports/card-processor';
+import { sendStoredCardCharge } from './charge-stored-card';
+import type { GatewayStore } from '../ports/gateway-store';
 import { applySettlement, type ChargeDeps } from './settle-charge';
 
 export interface JanitorReport {
@@ -10,6 +14,12 @@ export interface JanitorReport {
 
 /** How long a claimed charge is kept from other janitor replicas while one asks the processor. */
 const LEASE_MS = 60_000;
+
+/**
+ * The most requests one stored-card charge is sent with (the first and its re-sends). Past it, "not found"
+ * waits for `notFoundFinalAfterMs` as before.
+ */
+export const MAX_PROCESSOR_CALLS = 3;
 
 /**
  * The janitor: asks the processor about every charge we could not settle (a lost reply, a crash between
@@ -42,15 +52,29 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
   } catch (error) {
     status = { status: 'unreachable', reason: (error as Error).message };
   }
-  return deps.store.transaction(async (store) => {
+  const checked = await deps.store.transaction(async (store) => {
     const locked = await store.lockCharge(charge.id);
-    if (!locked || (locked.status !== 'pending' && locked.status !== 'unknown')) return false;
+    if (!locked || (locked.status !== 'pending' && locked.status !== 'unknown')) return { settled: false };
     const now = deps.clock.now();
     const age = now.getTime() - locked.createdAt.getTime();
     const settlement = settlementOfStatus(locked, status, {
       hostedExpired: age >= deps.timings.hostedPaymentTtlMs,
       notFoundIsFinal: age >= deps.timings.notFoundFinalAfterMs,
     });
+    const method = settlement ? undefined : await methodToSendAgain(store, locked, status, now, deps);
+    if (method) {
+      // Counted and committed before the request leaves, so that a crash during it still counts; no other
+      // janitor looks at the row before this call's deadline has passed.
+      const resending: Charge = {
+        ...locked,
+        processorCalls: locked.processorCalls + 1,
+        statusChecks: locked.statusChecks + 1,
+        nextCheckAt: new Date(now.getTime() + deps.timings.callDeadlineMs),
+        updatedAt: now,
+      };
+      await store.saveCharge(resending);
+      return { settled: false, resend: { charge: resending, method } };
+    }
     if (!settlement) {
       await store.saveCharge({
         ...locked,
@@ -61,7 +85,7 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
         nextCheckAt: new Date(now.getTime() + deps.timings.recheckAfterMs),
         updatedAt: now,
       });
-      return false;
+      return { settled: false };
     }
     const after = await applySettlement(
       store,
@@ -70,6 +94,44 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
       now,
       deps.timings,
     );
-    return after.status === 'succeeded' || after.status === 'failed';
+    return { settled: after.status === 'succeeded' || after.status === 'failed' };
   });
+  if (!checked.resend) return checked.settled;
+  return sendAgain(deps, checked.resend.charge, checked.resend.method);
+}
+
+/**
+ * Whether a stored-card charge the processor says it does not know is to be sent again, and with which
+ * card. Safe because both processors refuse a reference they already know ("process has already been
+ * taken", "El pedido ya existe"), which the adapters answer as `unknown` or from the order's status: if
+ * the first request did arrive, the second cannot charge; if it did not, the second is the charge. Only
+ * once no call of ours can still be on its way (`callDeadlineMs` after the first, and each re-send is
+ * awaited before the row is looked at again), a bounded number of times, with a card still usable.
+ */
+async function methodToSendAgain(
+  store: GatewayStore,
+  charge: Charge,
+  status: ProcessorStatus,
+  now: Date,
+  deps: ChargeDeps,
+): Promise<PaymentMethod | undefined> {
+  if (status.status !== 'not-found' || charge.kind !== 'stored-card' || !charge.paymentMethodId)
+    return undefined;
+  if (charge.processorCalls < 1 || charge.processorCalls >= MAX_PROCESSOR_CALLS) return undefined;
+  if (now.getTime() - charge.createdAt.getTime() < deps.timings.callDeadlineMs) return undefined;
+  const method = await store.findPaymentMethod(charge.merchantId, charge.paymentMethodId);
+  if (!method || method.removedAt || isBlocked(method.blockedUntil, now)) return undefined;
+  return method;
+}
+
+async function sendAgain(deps: ChargeDeps, charge: Charge, method: PaymentMethod): Promise<boolean> {
+  const after = await sendStoredCardCharge(deps, charge, method, descriptionOf(charge));
+  return after.status === 'succeeded' || after.status === 'failed';
+}
+
+/** The description is not stored with the charge: the one the consumer and the link route would give. */
+function descriptionOf(charge: Charge): string {
+  if (charge.installmentId !== null) return `Installment ${charge.installmentId}`;
+  if (charge.linkId !== null) return `Link ${charge.linkId}`;
+  return `Charge ${charge.reference}`;
 }
