@@ -2,6 +2,10 @@ import { aMerchant, type ServiceUnderTest, startService, testClock, waitFor } fr
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { earlyLinkPayments, inbox } from '../src/adapters/postgres/schema';
+import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
+import { activateSubscriptionOnPayment } from '../src/application/activate-subscription-on-payment';
+import { createSubscriptionFromLink } from '../src/application/create-subscription-from-link';
+import type { SubscriptionStore } from '../src/ports/subscription-store';
 import { subscriptionsService } from '../src/service';
 import {
   activate,
@@ -199,6 +203,43 @@ describe('link.paid → active subscription, installment 1 paid', () => {
       'pending',
       'pending',
     ]);
+    expect(
+      await svc.database.db.select().from(earlyLinkPayments).where(eq(earlyLinkPayments.linkId, linkId)),
+    ).toEqual([]);
+  });
+
+  it('link.paid still open when link.created commits: the subscription is active all the same (the link lock)', async () => {
+    const merchant = aMerchant();
+    const linkId = newLinkId();
+    const clock = testClock(new Date('2026-01-15T18:00:00Z'));
+    const base = postgresSubscriptionStore(svc.database.db);
+    // The payment's transaction finds no subscription, then stays open a while before it writes the early
+    // payment: the window in which link.created, with no lock, would commit a subscription that never sees it.
+    const slowPayment: SubscriptionStore = {
+      ...base,
+      transaction: (work) =>
+        base.transaction((tx) =>
+          work({
+            ...tx,
+            recordEarlyPayment: async (payment) => {
+              await new Promise((resolve) => setTimeout(resolve, 400));
+              return tx.recordEarlyPayment(payment);
+            },
+          }),
+        ),
+    };
+    const paying = activateSubscriptionOnPayment(
+      { store: slowPayment, clock },
+      linkPaid(merchant, linkId).data,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const creating = createSubscriptionFromLink(
+      { store: base, clock },
+      linkCreated(merchant, { linkId }).data,
+    );
+    expect((await paying).kind).toBe('recorded');
+    await creating;
+    expect((await subscriptionOfLink(svc, linkId))?.status).toBe('active');
     expect(
       await svc.database.db.select().from(earlyLinkPayments).where(eq(earlyLinkPayments.linkId, linkId)),
     ).toEqual([]);

@@ -25,6 +25,8 @@ export async function activateSubscriptionOnPayment(
   const at = deps.clock.now();
   const paidAt = new Date(payment.paidAt);
   return deps.store.transaction(async (store) => {
+    // With the link's `link.created`, if it comes at the same time: one of the two sees the other's row.
+    await store.lockLink(payment.merchantId, payment.linkId);
     const subscription = await store.findByLink(payment.merchantId, payment.linkId);
     if (!subscription) {
       await store.recordEarlyPayment({

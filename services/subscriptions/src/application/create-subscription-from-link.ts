@@ -18,6 +18,8 @@ export async function createSubscriptionFromLink(
   if (!terms) return undefined;
   const at = deps.clock.now();
   return deps.store.transaction(async (store) => {
+    // With the link's payment, if it comes at the same time: one of the two sees the other's row.
+    await store.lockLink(link.merchantId, link.linkId);
     const subscription = await store.insertSubscription({
       merchantId: link.merchantId,
       linkId: link.linkId,

@@ -101,6 +101,12 @@ export interface SubscriptionStore {
    */
   updateAmountsOnDates(updates: AmountUpdate[], at: Date): Promise<DateMatch[]>;
 
+  /**
+   * Serialises, until the transaction ends, the two ways a link's subscription meets its first payment
+   * (`link.created` and `link.paid` arrive on different queues, in either order): without it, each could miss
+   * the other's uncommitted row and the subscription would stay pending although paid.
+   */
+  lockLink(merchantId: string, linkId: number): Promise<void>;
   recordEarlyPayment(payment: EarlyLinkPayment): Promise<void>;
   /** Removes and returns the early payment of the merchant's link, if one arrived. */
   takeEarlyPayment(merchantId: string, linkId: number): Promise<EarlyLinkPayment | undefined>;

@@ -431,6 +431,12 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       });
     },
 
+    async lockLink(merchantId, linkId) {
+      await executor.execute(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`link:${merchantId}:${linkId}`}, 0))`,
+      );
+    },
+
     async recordEarlyPayment(payment) {
       const { card, ...rest } = payment;
       await executor
