@@ -4,17 +4,23 @@
  * Hono + postgres.js server doing the same insert of a link and an outbox row (`baseline-server.ts`). Both
  * are driven by autocannon in the same go, alternating, BENCH_ROUNDS rounds (default 3) of BENCH_SECONDS
  * (default 10) at BENCH_CONNECTIONS (default 50). Prints req/s, p50 and p99 of each, their ratios (from the
- * same round), and each process's RSS idle and under load. Not a test: it prints figures and the targets.
+ * same round), each process's RSS idle and under load, and the CPU each process (PostgreSQL's backends of the
+ * bench's database as one; this bench process, which runs autocannon, as `bench`) used per request in each
+ * side's rounds, counted from /proc until the processes are idle again after each round (the relay and the
+ * consumers finish their share). Not a test: it prints figures and the targets.
  *
  * PostgreSQL and RabbitMQ: DATABASE_URL's server and AMQP_URL (default the local ones); the bench creates its
  * own database and broker names there and removes them at the end. BENCH_PROFILE_DIR=<dir>: each service
  * writes a CPU profile (`node --cpu-prof`) there when it stops.
  */
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import { startProcesses } from '../scripts/processes';
 import {
   benchServicesEnv,
   buildServices,
+  cpuSnapshot,
+  cpuUsed,
   demoToken,
   freePort,
   freshInfrastructure,
@@ -49,6 +55,7 @@ const LINK = JSON.stringify({
 });
 
 interface Run {
+  requests: number;
   requestsPerSecond: number;
   p50: number;
   p99: number;
@@ -66,6 +73,7 @@ async function drive(url: string, headers: Record<string, string>, seconds: numb
     duration: seconds,
   });
   return {
+    requests: result.requests.total,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -87,6 +95,25 @@ async function peakRss<T>(pids: Map<string, number | undefined>, work: Promise<T
     clearInterval(timer);
     sample();
   }
+}
+
+/**
+ * Waits until the work a round left behind (the relay, the consumers) is done: the processes together use
+ * under 5 % of a core over half a second, or 30 s have passed. Resolves to the last CPU snapshot.
+ */
+async function settled(pids: Map<string, number | undefined>, sql: postgres.Sql) {
+  let last = await cpuSnapshot(pids, sql);
+  for (let waited = 0; waited < 30_000; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await cpuSnapshot(pids, sql);
+    const busy = [...cpuUsed(last, now)].reduce(
+      (sum, [name, seconds]) => sum + (name === 'bench' ? 0 : seconds),
+      0,
+    );
+    last = now;
+    if (busy < 0.025) break;
+  }
+  return last;
 }
 
 const mb = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(0)} MB`);
@@ -125,8 +152,15 @@ async function main() {
       ...[...system.children].map(([name, child]) => [name, child.pid] as [string, number | undefined]),
       ['baseline', baseline.child.pid],
     ]);
+    pids.set('bench', process.pid);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const idle = new Map([...pids].map(([name, pid]) => [name, rssMb(pid)]));
+    const sql = postgres(infra.databaseUrl, { max: 1, onnotice: () => {} });
+    // CPU microseconds per request of each process, per round, for each side.
+    const cpuPerRequest = {
+      system: [] as Array<Map<string, number>>,
+      baseline: [] as Array<Map<string, number>>,
+    };
 
     const targets = {
       system: { url: `http://127.0.0.1:${gatewayPort}/api/saleitems/add`, headers: { 'api-token': token } },
@@ -137,6 +171,7 @@ async function main() {
     );
     await drive(targets.baseline.url, targets.baseline.headers, WARMUP_SECONDS);
     await drive(targets.system.url, targets.system.headers, WARMUP_SECONDS);
+    await settled(pids, sql);
 
     const runs: Array<{ system: Run; baseline: Run }> = [];
     const underLoad = new Map<string, number>();
@@ -147,9 +182,14 @@ async function main() {
       >;
       const results: Partial<Record<'system' | 'baseline', Run>> = {};
       for (const which of order) {
+        const before = await cpuSnapshot(pids, sql);
         const { result, peak } = await peakRss(
           pids,
           drive(targets[which].url, targets[which].headers, SECONDS),
+        );
+        const used = cpuUsed(before, await settled(pids, sql));
+        cpuPerRequest[which].push(
+          new Map([...used].map(([name, seconds]) => [name, (seconds * 1e6) / Math.max(1, result.requests)])),
         );
         results[which] = result;
         for (const [name, value] of peak) underLoad.set(name, Math.max(underLoad.get(name) ?? 0, value));
@@ -185,7 +225,25 @@ async function main() {
     for (const [name] of pids)
       log(`${pad(name, 22)}${pad(mb(idle.get(name)), 12)}${mb(underLoad.get(name))}`);
     log('');
-    const services = [...idle].filter(([name]) => name !== 'baseline');
+    const cpuNames = [...new Set(cpuPerRequest.system.flatMap((round) => [...round.keys()]))];
+    const cpuMedian = (which: 'system' | 'baseline', name: string) =>
+      median(cpuPerRequest[which].map((round) => round.get(name) ?? 0));
+    const cpuTotal = (which: 'system' | 'baseline') =>
+      median(cpuPerRequest[which].map((round) => [...round.values()].reduce((sum, value) => sum + value, 0)));
+    log(
+      `${pad('CPU per request', 22)}${pad('gateway run', 14)}baseline run (µs, medians of ${ROUNDS} rounds)`,
+    );
+    for (const name of cpuNames.sort((a, b) => cpuMedian('system', b) - cpuMedian('system', a)))
+      log(
+        `${pad(name, 22)}${pad(cpuMedian('system', name).toFixed(0), 14)}${cpuMedian('baseline', name).toFixed(0)}`,
+      );
+    log(
+      `${pad('total', 22)}${pad(cpuTotal('system').toFixed(0), 14)}${cpuTotal('baseline').toFixed(0)}` +
+        ` (RabbitMQ's share not counted: its server is shared)`,
+    );
+    await sql.end();
+    log('');
+    const services = [...idle].filter(([name]) => name !== 'baseline' && name !== 'bench');
     const largestIdle = Math.max(...services.map(([, value]) => value ?? 0));
     const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
     log(

@@ -153,6 +153,45 @@ export function treeRssMb(pid: number | undefined): number | undefined {
   return kb > 0 ? kb / 1024 : undefined;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux), or 0 where unreadable. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    // Fields after the command's parenthesis: state is field 3, utime 14 and stime 15 (clock ticks, 100/s).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds used so far by each of `pids`, and by each PostgreSQL backend serving the database `sql` is
+ * connected to (keyed `postgres:<pid>`; the server's shared processes are left out). `cpuUsed` turns two of
+ * these into seconds per process, the backends summed as `postgres`.
+ */
+export async function cpuSnapshot(
+  pids: Map<string, number | undefined>,
+  sql: postgres.Sql,
+): Promise<Map<string, number>> {
+  const backends = await sql<Array<{ pid: number }>>`
+    select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+  const figures = new Map([...pids].map(([name, pid]) => [name, cpuSeconds(pid)]));
+  for (const { pid } of backends) figures.set(`postgres:${pid}`, cpuSeconds(pid));
+  return figures;
+}
+
+/** CPU seconds each process used between two `cpuSnapshot`s (a backend that started in between counts whole). */
+export function cpuUsed(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const used = new Map<string, number>();
+  for (const [key, seconds] of after) {
+    const name = key.startsWith('postgres:') ? 'postgres' : key;
+    used.set(name, (used.get(name) ?? 0) + Math.max(0, seconds - (before.get(key) ?? 0)));
+  }
+  return used;
+}
+
 export function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
