@@ -14,6 +14,7 @@ import type { SimulatedClock } from '@payrail/time';
 import { createLogger, startTelemetry } from '@payrail/observability';
 import { inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/record-charge-outcome.consumer';
 import { requestChargeOnChargeDue } from '../src/adapters/messaging/request-charge-on-charge-due.consumer';
 import { inbox, outbox } from '../src/adapters/postgres/schema';
 import { postgresConsumerUnitOfWork } from '../src/adapters/postgres/unit-of-work';
@@ -435,6 +436,50 @@ describe('payment results', () => {
     const [attempt] = await attemptRows(svc, installments[2]?.id as number);
     expect(attempt).toMatchObject({ status: 'succeeded', declineCode: null });
     expect(attempt?.chargeId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('batch path: payment.succeeded of two installments of one subscription in one batch, one after the other: paid counts 2 and 3, completed', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 3);
+    const charges: Array<EventEnvelope<'charge.requested'>> = [];
+    for (const row of installments.slice(1)) {
+      await publishAndWait(svc, chargeDue(merchant, row));
+      charges.push(...(await requested(row.id)));
+    }
+    const { handler } = payInstallmentOnPaymentSucceeded(
+      postgresConsumerUnitOfWork(svc.database.db, inbox),
+      clock,
+      createLogger('test', 'silent'),
+    );
+    const results = charges.map((charge) => paymentSucceeded(charge, card));
+    await Promise.all(
+      results.map((event) =>
+        handler({ id: event.id, type: event.type, body: JSON.stringify(event), headers: {}, attempt: 1 }),
+      ),
+    );
+    const stamps = await svc.database.db
+      .selectDistinct({ at: inbox.processedAt })
+      .from(inbox)
+      .where(
+        inArray(
+          inbox.messageId,
+          results.map((event) => event.id),
+        ),
+      );
+    expect(stamps).toHaveLength(1);
+    const paid = (await eventsOfType(svc, 'installment.paid'))
+      .map((e) => e.data as { subscriptionId: number; number: number; paidCount: number; paidTotal: string })
+      .filter((data) => data.subscriptionId === subscription.id)
+      .map((data) => [data.number, data.paidCount, data.paidTotal])
+      // Written in one transaction, the rows share their created_at: by number.
+      .sort((a, b) => Number(a[0]) - Number(b[0]));
+    expect(paid).toEqual([
+      [1, 1, '200000.00'],
+      [2, 2, '350000.00'],
+      [3, 3, '500000.00'],
+    ]);
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
   });
 
   it('dunning: a soft decline back to pending with its code; retries recorded; exhausted → failed + past_due; paid later by transfer → active', async () => {
