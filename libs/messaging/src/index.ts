@@ -19,3 +19,10 @@ export {
   outboxChannel,
   outboxTable,
 } from './outbox';
+export { type BatchingOptions, batchingHandler, batchPrefetch } from './batch';
+export {
+  BATCH_DEFAULTS,
+  type BatchItem,
+  type IdempotentBatchConsumerOptions,
+  idempotentBatchConsumer,
+} from './inbox-batch';

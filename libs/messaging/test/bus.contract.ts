@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { metricsText } from '@payrail/observability';
 import { afterEach, describe, expect, it } from 'vitest';
+import { batchingHandler, batchPrefetch } from '../src/batch';
 import type { DeadLetter, DeliveredMessage, MessageBus, OutgoingMessage } from '../src/bus';
 import { gate, pause, waitFor } from './wait-for';
 
@@ -405,6 +406,165 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       await pause(QUIET_MS);
       expect(events).toHaveLength(3);
       expect(await bus.drainDeadLetters('graceful')).toEqual([]);
+    });
+
+    it('batch path: a batching handler gets several deliveries at once, each settled once after its batch', async () => {
+      const bus = await startedBus();
+      const release = gate();
+      const batches: string[][] = [];
+      const alone: string[] = [];
+      const attempts: number[] = [];
+      await bus.subscribe({
+        consumer: 'batched',
+        eventTypes: ['link.created'],
+        prefetch: batchPrefetch(4),
+        retryDelayMs: RETRY_DELAY_MS,
+        handler: batchingHandler({
+          maxBatch: 4,
+          gatherMs: 100,
+          handleBatch: async (messages) => {
+            batches.push(messages.map((m) => m.id));
+            attempts.push(...messages.map((m) => m.attempt));
+            await release.promise;
+          },
+          handleOne: async (delivered) => {
+            alone.push(delivered.id);
+            attempts.push(delivered.attempt);
+          },
+        }),
+      });
+      const sent = Array.from({ length: 8 }, () => message('link.created'));
+      for (const m of sent) await bus.publish(m);
+
+      // Two full batches: the second gathered while the first was held, within the prefetch.
+      await waitFor(() => batches.length === 2, { what: 'two batches in flight' });
+      expect(batches.map((batch) => batch.length)).toEqual([4, 4]);
+      release.open();
+      await pause(QUIET_MS);
+      // Acked after the batch: no redelivery, no retry, nothing dead-lettered.
+      expect([...batches.flat(), ...alone].sort()).toEqual(sent.map((m) => m.id).sort());
+      expect(attempts.every((attempt) => attempt === 1)).toBe(true);
+      expect(await bus.drainDeadLetters('batched')).toEqual([]);
+    });
+
+    it('batch path: a lone delivery is handled alone once the gathering time is up', async () => {
+      const bus = await startedBus();
+      const alone: string[] = [];
+      await bus.subscribe({
+        consumer: 'batched-lone',
+        eventTypes: ['link.created'],
+        prefetch: batchPrefetch(10),
+        handler: batchingHandler({
+          maxBatch: 10,
+          gatherMs: 20,
+          handleBatch: async () => {
+            throw new Error('not a batch');
+          },
+          handleOne: async (delivered) => {
+            alone.push(delivered.id);
+          },
+        }),
+      });
+      const single = message('link.created');
+      await bus.publish(single);
+      await waitFor(() => alone.length === 1, { what: 'the message handled' });
+      expect(alone).toEqual([single.id]);
+    });
+
+    it('batch path: a poison message fails its batch, then alone: retried and dead-lettered after maxAttempts while the rest of its batch is handled once', async () => {
+      const bus = await startedBus();
+      const countsBefore = await consumerCounts('batched-strict');
+      const poison = message('link.created');
+      const healthy = Array.from({ length: 4 }, () => message('link.created'));
+      const handled: string[] = [];
+      const poisonAttempts: number[] = [];
+      let failedBatches = 0;
+      await bus.subscribe({
+        consumer: 'batched-strict',
+        eventTypes: ['link.created'],
+        maxAttempts: 3,
+        retryDelayMs: RETRY_DELAY_MS,
+        prefetch: batchPrefetch(5),
+        handler: batchingHandler({
+          maxBatch: 5,
+          gatherMs: 200,
+          handleBatch: async (messages) => {
+            if (messages.some((m) => m.id === poison.id)) {
+              failedBatches += 1;
+              throw new Error('the batch holds a poison message');
+            }
+            handled.push(...messages.map((m) => m.id));
+          },
+          handleOne: async (delivered) => {
+            if (delivered.id === poison.id) {
+              poisonAttempts.push(delivered.attempt);
+              throw new Error(`cannot handle this, attempt ${delivered.attempt}`);
+            }
+            handled.push(delivered.id);
+          },
+        }),
+      });
+      await bus.publish(poison);
+      for (const m of healthy) await bus.publish(m);
+
+      const letters: DeadLetter[] = [];
+      await waitFor(
+        async () => {
+          letters.push(...(await bus.drainDeadLetters('batched-strict')));
+          return letters.length > 0;
+        },
+        { intervalMs: 25, what: 'the dead letter' },
+      );
+      expect(failedBatches).toBeGreaterThanOrEqual(1);
+      expect(handled.sort()).toEqual(healthy.map((m) => m.id).sort());
+      expect(poisonAttempts).toEqual([1, 2, 3]);
+      expect(letters).toEqual([
+        {
+          id: poison.id,
+          type: poison.type,
+          body: poison.body,
+          headers: {},
+          attempts: 3,
+          error: 'cannot handle this, attempt 3',
+        },
+      ]);
+      await pause(RETRY_DELAY_MS * 3);
+      expect(poisonAttempts).toEqual([1, 2, 3]);
+      const countsAfter = await consumerCounts('batched-strict');
+      expect({
+        consumed: countsAfter.consumed - countsBefore.consumed,
+        failed: countsAfter.failed - countsBefore.failed,
+        deadLettered: countsAfter.deadLettered - countsBefore.deadLettered,
+      }).toEqual({ consumed: 4, failed: 2, deadLettered: 1 });
+    });
+
+    it('batch path: stopConsuming waits for a batch still gathering and for the batch in flight', async () => {
+      const bus = await startedBus();
+      const release = gate();
+      const events: string[] = [];
+      await bus.subscribe({
+        consumer: 'batched-graceful',
+        eventTypes: ['link.created'],
+        prefetch: batchPrefetch(2),
+        handler: batchingHandler({
+          maxBatch: 2,
+          gatherMs: 50,
+          handleBatch: async (messages) => {
+            events.push(`start ${messages.length}`);
+            await release.promise;
+            events.push(`end ${messages.length}`);
+          },
+          handleOne: async () => {
+            events.push('alone');
+          },
+        }),
+      });
+      for (let i = 0; i < 3; i += 1) await bus.publish(message('link.created'));
+      await waitFor(() => events.length === 1, { what: 'the first batch to start' });
+      const stopping = bus.stopConsuming().then(() => events.push('stopped'));
+      release.open();
+      await stopping;
+      expect(events).toEqual(['start 2', 'end 2', 'alone', 'stopped']);
     });
 
     it('rejects a second subscription with the same consumer name on one bus', async () => {

@@ -4,6 +4,7 @@ import {
   context,
   contextFromHeaders,
   createLogger,
+  currentTraceHeaders,
   metricsText,
   startTelemetry,
 } from '@payrail/observability';
@@ -22,6 +23,7 @@ import {
   createRabbitMqBus,
   type DeliveredMessage,
   enqueueEvent,
+  idempotentBatchConsumer,
   idempotentConsumer,
   inboxTable,
   type MessageBus,
@@ -334,5 +336,114 @@ describe('inbox (idempotent consumer)', () => {
     );
     expect((effects as unknown as Array<{ n: number }>)[0]?.n).toBe(1);
     expect(calls).toBe(2);
+  });
+});
+
+describe('inbox, batch path (idempotent batch consumer)', () => {
+  const effectCount = async (messageId: string) => {
+    const rows = await database.db.execute(
+      sql`select count(*)::int as n from outbox_test.effects where message_id = ${messageId}`,
+    );
+    return (rows as unknown as Array<{ n: number }>)[0]?.n ?? 0;
+  };
+  const delivered = (id: string, headers: Record<string, string> = {}): DeliveredMessage => ({
+    id,
+    type: 'link.paid',
+    body: '{}',
+    headers,
+    attempt: 1,
+  });
+
+  it('handles a batch in one call and one transaction, leaving out what the inbox already has and an id given twice', async () => {
+    const calls: string[][] = [];
+    const handler = idempotentBatchConsumer({
+      db: database.db,
+      inbox,
+      consumer: 'test.batch-effects',
+      maxBatch: 4,
+      gatherMs: 1_000,
+      async handle(tx, items) {
+        calls.push(items.map((item) => item.message.id));
+        for (const item of items) {
+          await tx.execute(sql`insert into outbox_test.effects (message_id) values (${item.message.id})`);
+        }
+      },
+    });
+    // b-1 handled before (a batch of one, after the gathering time).
+    await handler(delivered('b-1'));
+    await Promise.all([
+      handler(delivered('b-1')),
+      handler(delivered('b-2')),
+      handler(delivered('b-2')),
+      handler(delivered('b-3')),
+    ]);
+    expect(calls).toEqual([['b-1'], ['b-2', 'b-3']]);
+    expect([await effectCount('b-1'), await effectCount('b-2'), await effectCount('b-3')]).toEqual([1, 1, 1]);
+  });
+
+  it('keeps nothing of a failed batch and handles each message alone: only the poison one fails', async () => {
+    const calls: string[][] = [];
+    const handler = idempotentBatchConsumer({
+      db: database.db,
+      inbox,
+      consumer: 'test.batch-poison',
+      maxBatch: 3,
+      gatherMs: 1_000,
+      async handle(tx, items) {
+        calls.push(items.map((item) => item.message.id));
+        for (const item of items) {
+          await tx.execute(sql`insert into outbox_test.effects (message_id) values (${item.message.id})`);
+          if (item.message.id === 'p-2') throw new Error('poison');
+        }
+      },
+    });
+    const results = await Promise.allSettled([
+      handler(delivered('p-1')),
+      handler(delivered('p-2')),
+      handler(delivered('p-3')),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(calls[0]).toEqual(['p-1', 'p-2', 'p-3']);
+    expect(calls.slice(1).sort()).toEqual([['p-1'], ['p-2'], ['p-3']]);
+    expect([await effectCount('p-1'), await effectCount('p-2'), await effectCount('p-3')]).toEqual([1, 0, 1]);
+    const inboxed = await database.db.execute(
+      sql`select message_id from outbox_test.inbox where consumer = 'test.batch-poison' order by message_id`,
+    );
+    expect((inboxed as unknown as Array<{ message_id: string }>).map((row) => row.message_id)).toEqual([
+      'p-1',
+      'p-3',
+    ]);
+  });
+
+  it("runs each message's work in its own consumer span, a child of the message's publisher", async () => {
+    const traceIds = ['a'.repeat(32), 'b'.repeat(32)];
+    const seen = new Map<string, string>();
+    const handler = idempotentBatchConsumer({
+      db: database.db,
+      inbox,
+      consumer: 'test.batch-traces',
+      maxBatch: 2,
+      gatherMs: 1_000,
+      async handle(_tx, items) {
+        expect(items).toHaveLength(2);
+        for (const item of items) {
+          seen.set(
+            item.message.id,
+            item.run(() => currentTraceHeaders().traceparent ?? ''),
+          );
+        }
+      },
+    });
+    await Promise.all(
+      traceIds.map((traceId, index) =>
+        handler(delivered(`t-${index}`, { traceparent: `00-${traceId}-${'1'.repeat(15)}${index}-01` })),
+      ),
+    );
+    traceIds.forEach((traceId, index) => {
+      const traceparent = seen.get(`t-${index}`) ?? '';
+      // Same trace, a new span (the consumer's), not the publisher's.
+      expect(traceparent.split('-')[1]).toBe(traceId);
+      expect(traceparent.split('-')[2]).not.toBe(`${'1'.repeat(15)}${index}`);
+    });
   });
 });

@@ -11,7 +11,13 @@ import {
   waitFor,
 } from '@payrail/testing';
 import type { SimulatedClock } from '@payrail/time';
+import { createLogger, startTelemetry } from '@payrail/observability';
+import { inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/record-charge-outcome.consumer';
+import { requestChargeOnChargeDue } from '../src/adapters/messaging/request-charge-on-charge-due.consumer';
+import { inbox, outbox } from '../src/adapters/postgres/schema';
+import { postgresConsumerUnitOfWork } from '../src/adapters/postgres/unit-of-work';
 import { subscriptionsService } from '../src/service';
 import {
   aCard,
@@ -299,6 +305,104 @@ describe('installment.charge-due', () => {
   });
 });
 
+describe('installment.charge-due, batch path', () => {
+  it('decides a batch in one transaction as if one message after the other: card cap, a repeated charge-due, another merchant’s; each charge.requested in its message’s trace', async () => {
+    const telemetry = startTelemetry({ serviceName: 'subscriptions-batch-test' });
+    try {
+      const merchant = aMerchant();
+      const card = aCard();
+      const first = await subscribedWithCard(merchant, card, 5);
+      const second = await activeSubscription(
+        svc,
+        merchant,
+        {
+          customIdentifier: 'CI-batch',
+          recurrence: {
+            type: 'STATIC',
+            installmentAmount: '150000.00',
+            totalPeriods: 5,
+            dayOfMonth: 10,
+            monthForSecondInstallment: 1,
+          },
+        },
+        card,
+      );
+      const due = [...first.installments.slice(1), ...second.installments.slice(1)];
+      expect(due).toHaveLength(8);
+      const asOf = '2026-06-30';
+      const events = [
+        ...due.map((row) => chargeDue(merchant, row, 1, asOf)),
+        // The first one again (the same attempt, another message), and one asked by another merchant.
+        chargeDue(merchant, due[0] as (typeof due)[number], 1, asOf),
+        chargeDue(aMerchant(), due[1] as (typeof due)[number], 1, asOf),
+      ];
+      const traceIdOf = (index: number) => `${(index + 1).toString(16).padStart(2, '0')}${'c'.repeat(30)}`;
+      const { handler } = requestChargeOnChargeDue(
+        postgresConsumerUnitOfWork(svc.database.db, inbox),
+        clock,
+        createLogger('test', 'silent'),
+      );
+      // Delivered together, as a bus with a prefetch of a batch or more hands them over.
+      await Promise.all(
+        events.map((event, index) =>
+          handler({
+            id: event.id,
+            type: event.type,
+            body: JSON.stringify(event),
+            headers: { traceparent: `00-${traceIdOf(index)}-${'1'.repeat(16)}-01` },
+            attempt: 1,
+          }),
+        ),
+      );
+      // One transaction: every inbox row stamped with its one start time.
+      const stamps = await svc.database.db
+        .selectDistinct({ at: inbox.processedAt })
+        .from(inbox)
+        .where(
+          inArray(
+            inbox.messageId,
+            events.map((event) => event.id),
+          ),
+        );
+      expect(stamps).toHaveLength(1);
+
+      // In delivery order: the first six charged, the card capped for the last two.
+      const charged = (await Promise.all(due.map((row) => requested(row.id)))).flat();
+      expect(charged.map((event) => event.data.installmentId)).toEqual(due.slice(0, 6).map((row) => row.id));
+      expect(await skipReasons((due[6] as (typeof due)[number]).id)).toEqual([
+        ['card-attempt-cap', '2026-07-01'],
+      ]);
+      expect(await skipReasons((due[0] as (typeof due)[number]).id)).toEqual([
+        ['attempt-already-requested', null],
+      ]);
+      // Another merchant's charge-due charged nothing and was skipped as not found.
+      expect(await skipReasons((due[1] as (typeof due)[number]).id)).toEqual([['not-pending', null]]);
+      expect(await attemptRows(svc, (due[0] as (typeof due)[number]).id)).toHaveLength(1);
+      const rows = await installmentsOfSubscription(svc, first.subscription.id);
+      expect(rows.filter((row) => row.number > 1).map((row) => row.status)).toEqual([
+        'processing',
+        'processing',
+        'processing',
+        'processing',
+      ]);
+
+      // Each charge.requested carries the trace of the charge-due it answers.
+      const outboxRows = await svc.database.db
+        .select({ body: outbox.body, headers: outbox.headers })
+        .from(outbox)
+        .where(sql`${outbox.type} = 'charge.requested'`);
+      for (const [index, row] of due.slice(0, 6).entries()) {
+        const written = outboxRows.find(
+          (candidate) => JSON.parse(candidate.body).data.installmentId === row.id,
+        );
+        expect(written?.headers.traceparent?.split('-')[1]).toBe(traceIdOf(index));
+      }
+    } finally {
+      await telemetry.shutdown();
+    }
+  });
+});
+
 describe('payment results', () => {
   it('payment.succeeded: paid, installment.paid (CARD, paid count and total), the last one completes the subscription', async () => {
     const merchant = aMerchant();
@@ -332,6 +436,50 @@ describe('payment results', () => {
     const [attempt] = await attemptRows(svc, installments[2]?.id as number);
     expect(attempt).toMatchObject({ status: 'succeeded', declineCode: null });
     expect(attempt?.chargeId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('batch path: payment.succeeded of two installments of one subscription in one batch, one after the other: paid counts 2 and 3, completed', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { subscription, installments } = await subscribedWithCard(merchant, card, 3);
+    const charges: Array<EventEnvelope<'charge.requested'>> = [];
+    for (const row of installments.slice(1)) {
+      await publishAndWait(svc, chargeDue(merchant, row));
+      charges.push(...(await requested(row.id)));
+    }
+    const { handler } = payInstallmentOnPaymentSucceeded(
+      postgresConsumerUnitOfWork(svc.database.db, inbox),
+      clock,
+      createLogger('test', 'silent'),
+    );
+    const results = charges.map((charge) => paymentSucceeded(charge, card));
+    await Promise.all(
+      results.map((event) =>
+        handler({ id: event.id, type: event.type, body: JSON.stringify(event), headers: {}, attempt: 1 }),
+      ),
+    );
+    const stamps = await svc.database.db
+      .selectDistinct({ at: inbox.processedAt })
+      .from(inbox)
+      .where(
+        inArray(
+          inbox.messageId,
+          results.map((event) => event.id),
+        ),
+      );
+    expect(stamps).toHaveLength(1);
+    const paid = (await eventsOfType(svc, 'installment.paid'))
+      .map((e) => e.data as { subscriptionId: number; number: number; paidCount: number; paidTotal: string })
+      .filter((data) => data.subscriptionId === subscription.id)
+      .map((data) => [data.number, data.paidCount, data.paidTotal])
+      // Written in one transaction, the rows share their created_at: by number.
+      .sort((a, b) => Number(a[0]) - Number(b[0]));
+    expect(paid).toEqual([
+      [1, 1, '200000.00'],
+      [2, 2, '350000.00'],
+      [3, 3, '500000.00'],
+    ]);
+    expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
   });
 
   it('dunning: a soft decline back to pending with its code; retries recorded; exhausted → failed + past_due; paid later by transfer → active', async () => {

@@ -10,4 +10,16 @@ export interface ConsumerUnitOfWork {
     consumer: string,
     work: (store: ProjectionStore, message: DeliveredMessage) => Promise<void>,
   ): MessageHandler;
+  /**
+   * As `handlerFor`, for up to `maxBatch` messages at once: one transaction and one inbox insert per batch,
+   * then `work` for each message not handled before, one after the other, in its own context (trace), in
+   * the order of `lockOrder` (stable: messages with the same key keep their delivery order), so that two
+   * batches take their row locks in the same order. A failed batch is handled again message by message.
+   * The subscription's prefetch must be at least `batchPrefetch(maxBatch)`.
+   */
+  batchHandlerFor(
+    consumer: string,
+    options: { maxBatch: number; lockOrder: (message: DeliveredMessage) => number },
+    work: (store: ProjectionStore, message: DeliveredMessage) => Promise<void>,
+  ): MessageHandler;
 }

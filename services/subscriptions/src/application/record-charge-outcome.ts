@@ -2,6 +2,7 @@ import type { EventData } from '@payrail/contracts';
 import { parseChargeKey } from '../domain/debit';
 import { chargeDeclined, markPaid } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
+import type { InMessageContext } from '../ports/subscription-store';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
 
@@ -87,5 +88,54 @@ export async function recordChargeFailed(
     }
     await store.saveInstallments([{ before: installment, after: chargeDeclined(installment) }], at);
     return { kind: 'declined', backToPending: true };
+  });
+}
+
+/** One message of a batch: its event's data and the context its work runs in (its trace). */
+export interface OfBatch<T> {
+  data: T;
+  within: InMessageContext;
+}
+
+/**
+ * `recordChargeSucceeded` for a batch, in one transaction: the subscriptions of the batch's installments
+ * locked first, in one statement and in id order (two batches never wait on each other in a cycle), then
+ * each payment recorded in delivery order in its own context. Results in the order of `payments`.
+ */
+export function recordChargesSucceeded(
+  deps: UseCaseDeps,
+  payments: Array<OfBatch<EventData<'payment.succeeded'>>>,
+): Promise<ChargeOutcomeResult[]> {
+  return inBatch(deps, payments, recordChargeSucceeded);
+}
+
+/** `recordChargeFailed` for a batch, as `recordChargesSucceeded`. */
+export function recordChargesFailed(
+  deps: UseCaseDeps,
+  payments: Array<OfBatch<EventData<'payment.failed'>>>,
+): Promise<ChargeOutcomeResult[]> {
+  return inBatch(deps, payments, recordChargeFailed);
+}
+
+async function inBatch<
+  T extends { idempotencyKey: string; merchantId: string; installmentId: number | null },
+>(
+  deps: UseCaseDeps,
+  payments: Array<OfBatch<T>>,
+  record: (deps: UseCaseDeps, payment: T) => Promise<ChargeOutcomeResult>,
+): Promise<ChargeOutcomeResult[]> {
+  return deps.store.transaction(async (store) => {
+    const refs = payments.flatMap(({ data }) => {
+      const key = parseChargeKey(data.idempotencyKey);
+      return key && data.installmentId !== null
+        ? [{ merchantId: data.merchantId, installmentId: key.installmentId }]
+        : [];
+    });
+    await store.findInstallmentsForUpdate(refs);
+    const results: ChargeOutcomeResult[] = [];
+    for (const { data, within } of payments) {
+      results.push(await within(() => record({ store, clock: deps.clock }, data)));
+    }
+    return results;
   });
 }

@@ -1,12 +1,14 @@
-import type { EventData } from '@payrail/contracts';
+import type { EventData, EventEnvelope } from '@payrail/contracts';
 import {
   attemptTime,
   CARD_CAP_WINDOW_MS,
+  type ChargeAttempt,
   type ChargeDecision,
   chargeKey,
   decideCharge,
 } from '../domain/debit';
-import { startCharge } from '../domain/installment';
+import { type Installment, startCharge } from '../domain/installment';
+import type { InMessageContext } from '../ports/subscription-store';
 import type { UseCaseDeps } from './deps';
 import { chargeRequested, chargeSkipped } from './events';
 
@@ -80,5 +82,122 @@ export async function requestInstallmentCharge(
       chargeRequested(subscription, charging, due.attempt, key, decision.paymentMethodId, at),
     ]);
     return decision;
+  });
+}
+
+/** One `installment.charge-due` of a batch, with the context its events are written in (its trace). */
+export interface ChargeDueOfBatch {
+  due: EventData<'installment.charge-due'>;
+  within: InMessageContext;
+}
+
+/**
+ * `requestInstallmentCharge` for a batch of `installment.charge-due`, in one transaction with a few
+ * statements for the whole batch: the subscriptions locked in id order and the cards' locks taken in a
+ * stable order (so two batches, or a batch and a merchant's operation, never wait on each other in a
+ * cycle), the attempts and the card windows read at once; then each message decided in delivery order, as
+ * if one after the other (a card's attempts and an installment's state include what the batch decided
+ * before it), and every change written in one statement each. Decisions in the order of `dues`.
+ */
+export async function requestInstallmentCharges(
+  deps: UseCaseDeps,
+  dues: ChargeDueOfBatch[],
+): Promise<ChargeDecision[]> {
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const found = await store.findInstallmentsForUpdate(
+      dues.map(({ due }) => ({ merchantId: due.merchantId, installmentId: due.installmentId })),
+    );
+    const facts = dues.map(({ due }) => {
+      const entry = found.get(due.installmentId);
+      const ours =
+        entry &&
+        entry.subscription.id === due.subscriptionId &&
+        entry.subscription.merchantId === due.merchantId;
+      return ours
+        ? { ...entry, attemptAt: attemptTime(at, due.asOf, entry.subscription.timezone) }
+        : undefined;
+    });
+    const cards = facts.flatMap((fact) =>
+      fact?.subscription.paymentMethodId ? [fact.subscription.paymentMethodId] : [],
+    );
+    await store.lockCards(cards);
+    const earliest = Math.min(...facts.map((fact) => fact?.attemptAt.getTime() ?? at.getTime()));
+    const cardAttempts = await store.cardsAttemptsSince(cards, new Date(earliest - CARD_CAP_WINDOW_MS));
+    const requested = await store.attemptNumbersOf(dues.map(({ due }) => due.installmentId));
+
+    // As they are now, and as the batch changes them.
+    const current = new Map<number, Installment>();
+    const firstRead = new Map<number, Installment>();
+    const decisions: ChargeDecision[] = [];
+    const events: Array<{ event: EventEnvelope; within: InMessageContext }> = [];
+    const attempts: ChargeAttempt[] = [];
+    dues.forEach(({ due, within }, index) => {
+      const fact = facts[index];
+      if (!fact) {
+        events.push({ event: chargeSkipped(due, 'not-pending', null, at), within });
+        decisions.push({ kind: 'skip', reason: 'not-pending', retryOn: null });
+        return;
+      }
+      const { subscription, attemptAt } = fact;
+      const installment = current.get(fact.installment.id) ?? fact.installment;
+      const card = subscription.paymentMethodId;
+      const since = attemptAt.getTime() - CARD_CAP_WINDOW_MS;
+      const decision = decideCharge({
+        subscription,
+        installment,
+        attempt: due.attempt,
+        asOf: due.asOf,
+        attemptAlreadyRequested: requested.get(installment.id)?.has(due.attempt) ?? false,
+        cardAttemptsInWindow:
+          card === null ? [] : (cardAttempts.get(card) ?? []).filter((time) => time.getTime() > since),
+        now: attemptAt,
+      });
+      decisions.push(decision);
+      if (decision.kind === 'skip') {
+        events.push({ event: chargeSkipped(due, decision.reason, decision.retryOn, at), within });
+        return;
+      }
+      const key = chargeKey(installment.id, due.attempt);
+      const charging = startCharge(installment);
+      if (!firstRead.has(installment.id)) firstRead.set(installment.id, installment);
+      current.set(installment.id, charging);
+      requested.set(installment.id, new Set([...(requested.get(installment.id) ?? []), due.attempt]));
+      const times = cardAttempts.get(decision.paymentMethodId) ?? [];
+      times.push(attemptAt);
+      times.sort((a, b) => a.getTime() - b.getTime());
+      cardAttempts.set(decision.paymentMethodId, times);
+      attempts.push({
+        installmentId: installment.id,
+        subscriptionId: subscription.id,
+        merchantId: subscription.merchantId,
+        attempt: due.attempt,
+        idempotencyKey: key,
+        runId: due.runId,
+        paymentMethodId: decision.paymentMethodId,
+        processor: subscription.processor,
+        amount: decision.amount,
+        currency: subscription.currency,
+        status: 'requested',
+        requestedAt: attemptAt,
+        settledAt: null,
+        chargeId: null,
+        declineCode: null,
+        category: null,
+        nextAttemptOn: null,
+      });
+      events.push({
+        event: chargeRequested(subscription, charging, due.attempt, key, decision.paymentMethodId, at),
+        within,
+      });
+    });
+    await store.saveInstallments(
+      [...firstRead.entries()].map(([id, before]) => ({ before, after: current.get(id) as Installment })),
+      at,
+    );
+    await store.recordAttempts(attempts);
+    await store.clearNextAttempts([...firstRead.keys()]);
+    await store.publishEach(events);
+    return decisions;
   });
 }

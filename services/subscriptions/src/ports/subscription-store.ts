@@ -6,6 +6,9 @@ import type { Installment } from '../domain/installment';
 import type { SubscriptionStatus } from '../domain/status';
 import type { PaymentCard, Subscription } from '../domain/subscription';
 
+/** Runs `work` in the context (trace span) of one message of a batch. */
+export type InMessageContext = <T>(work: () => T) => T;
+
 export type NewSubscription = Omit<Subscription, 'id'>;
 export type NewInstallment = Omit<Installment, 'id' | 'subscriptionId'>;
 
@@ -71,6 +74,15 @@ export interface SubscriptionStore {
     installmentId: number,
   ): Promise<{ subscription: Subscription; installment: Installment } | undefined>;
 
+  /**
+   * Batch: as `findInstallment` for many installments (each only when its subscription is that merchant's),
+   * with their subscriptions locked in one statement, in id order (so batches never deadlock each other),
+   * then the installments read as the locks protect them. By installment id.
+   */
+  findInstallmentsForUpdate(
+    refs: Array<{ merchantId: string; installmentId: number }>,
+  ): Promise<Map<number, { subscription: Subscription; installment: Installment }>>;
+
   /** As `findInstallment`, without the lock (for reading). */
   readInstallment(
     merchantId: string,
@@ -120,6 +132,16 @@ export interface SubscriptionStore {
 
   /** Serialises, until the transaction ends, everything that counts or adds attempts on one card. */
   lockCard(paymentMethodId: string): Promise<void>;
+  /** Batch: `lockCard` for each card, in one statement, in a stable order. */
+  lockCards(paymentMethodIds: string[]): Promise<void>;
+  /** Batch: `cardAttemptsSince` of each card, by card (a card without attempts is absent). */
+  cardsAttemptsSince(paymentMethodIds: string[], since: Date): Promise<Map<string, Date[]>>;
+  /** Batch: the attempt numbers already requested of each installment (absent when none). */
+  attemptNumbersOf(installmentIds: number[]): Promise<Map<number, Set<number>>>;
+  /** Batch: `recordAttempt` in one statement. */
+  recordAttempts(attempts: ChargeAttempt[]): Promise<void>;
+  /** Batch: `setNextAttempt(id, null, null)` for each installment, in one statement. */
+  clearNextAttempts(installmentIds: number[]): Promise<void>;
   /** When each attempt on the card since `since` was requested, oldest first. */
   cardAttemptsSince(paymentMethodId: string, since: Date): Promise<Date[]>;
   findAttempt(installmentId: number, attempt: number): Promise<ChargeAttempt | undefined>;
@@ -150,4 +172,9 @@ export interface SubscriptionStore {
 
   /** Outbox: one multi-row insert, in the current transaction. */
   publish(events: EventEnvelope[]): Promise<void>;
+  /**
+   * Outbox, for a batch of messages: one multi-row insert, each event with the trace context of the message
+   * it answers (`within` runs in that message's context), so each keeps its own trace.
+   */
+  publishEach(events: Array<{ event: EventEnvelope; within: InMessageContext }>): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { DeliveredMessage, MessageHandler } from '@payrail/messaging';
+import type { BatchItem, DeliveredMessage, MessageHandler } from '@payrail/messaging';
 import type { SubscriptionStore } from './subscription-store';
 
 /** The stores a unit of work hands out, all bound to its one transaction. */
@@ -15,5 +15,16 @@ export interface ConsumerUnitOfWork {
   handlerFor(
     consumer: string,
     work: (stores: TransactionalStores, message: DeliveredMessage) => Promise<void>,
+  ): MessageHandler;
+  /**
+   * As `handlerFor`, for up to `maxBatch` messages at once: one transaction and one inbox insert per
+   * batch; `work` gets the messages not handled before, each with the context (trace) to run its part in.
+   * A failed batch is handled again message by message. The subscription's prefetch must be at least
+   * `batchPrefetch(maxBatch)`.
+   */
+  batchHandlerFor(
+    consumer: string,
+    maxBatch: number,
+    work: (stores: TransactionalStores, items: BatchItem[]) => Promise<void>,
   ): MessageHandler;
 }

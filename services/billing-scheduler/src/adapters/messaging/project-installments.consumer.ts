@@ -1,16 +1,22 @@
-import type { Subscription } from '@payrail/messaging';
+import { batchPrefetch, type Subscription } from '@payrail/messaging';
 import { PROJECTED_EVENTS, projectInstallmentEvent } from '../../application/project-installment-events';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
+import { numberInData } from './lock-order';
 
 export const PROJECTION_CONSUMER = 'billing-scheduler.project-installments';
+const PROJECTION_BATCH = 50;
 
 /** subscriptions' events → the projection of chargeable installments (once per message, by the inbox). */
 export function projectInstallments(unitOfWork: ConsumerUnitOfWork): Subscription {
   return {
     consumer: PROJECTION_CONSUMER,
     eventTypes: [...PROJECTED_EVENTS],
-    handler: unitOfWork.handlerFor(PROJECTION_CONSUMER, (store, message) =>
-      projectInstallmentEvent(store, message),
+    prefetch: batchPrefetch(PROJECTION_BATCH),
+    // Each event is about one subscription: a batch locks subscription by subscription, in id order.
+    handler: unitOfWork.batchHandlerFor(
+      PROJECTION_CONSUMER,
+      { maxBatch: PROJECTION_BATCH, lockOrder: (message) => numberInData(message.body, 'subscriptionId') },
+      (store, message) => projectInstallmentEvent(store, message),
     ),
   };
 }

@@ -1,18 +1,23 @@
-import type { Subscription } from '@payrail/messaging';
+import { batchPrefetch, type Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
 import { CHARGE_OUTCOME_EVENTS, recordChargeOutcome } from '../../application/record-charge-outcome';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
+import { installmentOf } from './lock-order';
 
 export const OUTCOMES_CONSUMER = 'billing-scheduler.record-charge-outcomes';
+const OUTCOMES_BATCH = 50;
 
 /** Requested, paid, declined or skipped: the runs' progress, and dunning after a decline. */
 export function recordChargeOutcomes(unitOfWork: ConsumerUnitOfWork, clock: Clock): Subscription {
   return {
     consumer: OUTCOMES_CONSUMER,
     eventTypes: [...CHARGE_OUTCOME_EVENTS],
-    prefetch: 50,
-    handler: unitOfWork.handlerFor(OUTCOMES_CONSUMER, (store, message) =>
-      recordChargeOutcome(store, clock, message),
+    prefetch: batchPrefetch(OUTCOMES_BATCH),
+    // Each outcome is about one installment: a batch locks installment by installment, in id order.
+    handler: unitOfWork.batchHandlerFor(
+      OUTCOMES_CONSUMER,
+      { maxBatch: OUTCOMES_BATCH, lockOrder: (message) => installmentOf(message.body) },
+      (store, message) => recordChargeOutcome(store, clock, message),
     ),
   };
 }

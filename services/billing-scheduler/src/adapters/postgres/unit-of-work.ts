@@ -1,5 +1,5 @@
 import type { Database } from '@payrail/db';
-import { idempotentConsumer, type InboxTable } from '@payrail/messaging';
+import { idempotentBatchConsumer, idempotentConsumer, type InboxTable } from '@payrail/messaging';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 import { postgresProjectionStore } from './billing-store';
 
@@ -12,6 +12,21 @@ export function postgresConsumerUnitOfWork(db: Database, inbox: InboxTable): Con
         inbox,
         consumer,
         handle: (tx, message) => work(postgresProjectionStore(tx), message),
+      });
+    },
+    batchHandlerFor(consumer, { maxBatch, lockOrder }, work) {
+      return idempotentBatchConsumer({
+        db,
+        inbox,
+        consumer,
+        maxBatch,
+        async handle(tx, items) {
+          const store = postgresProjectionStore(tx);
+          const ordered = items
+            .map((item, index) => ({ item, index, key: lockOrder(item.message) }))
+            .sort((a, b) => a.key - b.key || a.index - b.index);
+          for (const { item } of ordered) await item.run(() => work(store, item.message));
+        },
       });
     },
   };

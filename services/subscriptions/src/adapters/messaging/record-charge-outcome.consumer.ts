@@ -1,12 +1,14 @@
 import { parseEvent } from '@payrail/contracts';
-import type { Subscription } from '@payrail/messaging';
+import { batchPrefetch, type Subscription } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
 import type { Clock } from '@payrail/time';
-import { recordChargeFailed, recordChargeSucceeded } from '../../application/record-charge-outcome';
+import { recordChargesFailed, recordChargesSucceeded } from '../../application/record-charge-outcome';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 
 export const PAYMENT_SUCCEEDED_CONSUMER = 'subscriptions.pay-installment-on-payment-succeeded';
 export const PAYMENT_FAILED_CONSUMER = 'subscriptions.record-decline-on-payment-failed';
+/** Outcomes come back as fast as a run's charges go out: recorded in batches, one transaction each. */
+export const OUTCOME_BATCH = 50;
 
 /** An installment's charge went through: the installment is paid. Link charges are the links service's. */
 export function payInstallmentOnPaymentSucceeded(
@@ -17,17 +19,34 @@ export function payInstallmentOnPaymentSucceeded(
   return {
     consumer: PAYMENT_SUCCEEDED_CONSUMER,
     eventTypes: ['payment.succeeded'],
-    handler: unitOfWork.handlerFor(PAYMENT_SUCCEEDED_CONSUMER, async ({ store }, message) => {
-      const { data } = parseEvent('payment.succeeded', message.body);
-      const result = await recordChargeSucceeded({ store, clock }, data);
-      if (result.kind === 'paid-twice') {
-        // The money came for an installment settled otherwise meanwhile: the merchant has it to give back.
-        logger.warn(
-          { installmentId: data.installmentId, chargeId: data.chargeId, status: result.installmentStatus },
-          'installment charged after it was settled otherwise',
-        );
-      }
-    }),
+    prefetch: batchPrefetch(OUTCOME_BATCH),
+    handler: unitOfWork.batchHandlerFor(
+      PAYMENT_SUCCEEDED_CONSUMER,
+      OUTCOME_BATCH,
+      async ({ store }, items) => {
+        const payments = items.map((item) => ({
+          data: parseEvent('payment.succeeded', item.message.body).data,
+          within: item.run,
+        }));
+        const results = await recordChargesSucceeded({ store, clock }, payments);
+        results.forEach((result, index) => {
+          const { data, within } = payments[index] as (typeof payments)[number];
+          if (result.kind === 'paid-twice') {
+            // The money came for an installment settled otherwise meanwhile: the merchant has it to give back.
+            within(() =>
+              logger.warn(
+                {
+                  installmentId: data.installmentId,
+                  chargeId: data.chargeId,
+                  status: result.installmentStatus,
+                },
+                'installment charged after it was settled otherwise',
+              ),
+            );
+          }
+        });
+      },
+    ),
   };
 }
 
@@ -36,9 +55,15 @@ export function recordDeclineOnPaymentFailed(unitOfWork: ConsumerUnitOfWork, clo
   return {
     consumer: PAYMENT_FAILED_CONSUMER,
     eventTypes: ['payment.failed'],
-    handler: unitOfWork.handlerFor(PAYMENT_FAILED_CONSUMER, async ({ store }, message) => {
-      const { data } = parseEvent('payment.failed', message.body);
-      await recordChargeFailed({ store, clock }, data);
+    prefetch: batchPrefetch(OUTCOME_BATCH),
+    handler: unitOfWork.batchHandlerFor(PAYMENT_FAILED_CONSUMER, OUTCOME_BATCH, async ({ store }, items) => {
+      await recordChargesFailed(
+        { store, clock },
+        items.map((item) => ({
+          data: parseEvent('payment.failed', item.message.body).data,
+          within: item.run,
+        })),
+      );
     }),
   };
 }

@@ -1,11 +1,13 @@
 import { parseEvent } from '@payrail/contracts';
-import type { Subscription } from '@payrail/messaging';
+import { batchPrefetch, type Subscription } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
 import type { Clock } from '@payrail/time';
-import { requestInstallmentCharge } from '../../application/request-installment-charge';
+import { requestInstallmentCharges } from '../../application/request-installment-charge';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 
 export const CHARGE_DUE_CONSUMER = 'subscriptions.request-charge-on-charge-due';
+/** A run's charge-dues arrive by the hundred: decided in batches, a few statements per batch. */
+export const CHARGE_DUE_BATCH = 50;
 
 /** billing-scheduler says an installment is due: charge it if it still is chargeable, else say why not. */
 export function requestChargeOnChargeDue(
@@ -16,15 +18,24 @@ export function requestChargeOnChargeDue(
   return {
     consumer: CHARGE_DUE_CONSUMER,
     eventTypes: ['installment.charge-due'],
-    handler: unitOfWork.handlerFor(CHARGE_DUE_CONSUMER, async ({ store }, message) => {
-      const { data } = parseEvent('installment.charge-due', message.body);
-      const decision = await requestInstallmentCharge({ store, clock }, data);
-      if (decision.kind === 'skip') {
-        logger.info(
-          { installmentId: data.installmentId, attempt: data.attempt, reason: decision.reason },
-          'charge skipped',
-        );
-      }
+    prefetch: batchPrefetch(CHARGE_DUE_BATCH),
+    handler: unitOfWork.batchHandlerFor(CHARGE_DUE_CONSUMER, CHARGE_DUE_BATCH, async ({ store }, items) => {
+      const dues = items.map((item) => ({
+        due: parseEvent('installment.charge-due', item.message.body).data,
+        within: item.run,
+      }));
+      const decisions = await requestInstallmentCharges({ store, clock }, dues);
+      decisions.forEach((decision, index) => {
+        const { due, within } = dues[index] as (typeof dues)[number];
+        if (decision.kind === 'skip') {
+          within(() =>
+            logger.info(
+              { installmentId: due.installmentId, attempt: due.attempt, reason: decision.reason },
+              'charge skipped',
+            ),
+          );
+        }
+      });
     }),
   };
 }

@@ -236,6 +236,55 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       return { subscription: toSubscription(subscription), installment: toInstallment(installment) };
     },
 
+    async findInstallmentsForUpdate(refs) {
+      const found = new Map<number, { subscription: Subscription; installment: Installment }>();
+      if (refs.length === 0) return found;
+      const asked = json(
+        refs.map((ref) => ({ merchant_id: ref.merchantId, installment_id: ref.installmentId })),
+      );
+      // Lock the subscriptions first (in id order, one statement), then read the installments: what is read
+      // is what the locks protect, as in findInstallment.
+      const lockedRows = await executor
+        .select()
+        .from(subscriptions)
+        .where(
+          inArray(
+            subscriptions.id,
+            sql`(
+              select i.subscription_id
+              from ${installments} as i
+              join json_to_recordset(${asked}::json) as x(merchant_id uuid, installment_id bigint)
+                on x.installment_id = i.id
+              join ${subscriptions} as owner on owner.id = i.subscription_id and owner.merchant_id = x.merchant_id)`,
+          ),
+        )
+        .orderBy(asc(subscriptions.id))
+        .for('update');
+      if (lockedRows.length === 0) return found;
+      const installmentRows = await executor
+        .select()
+        .from(installments)
+        .where(
+          and(
+            inArray(
+              installments.id,
+              refs.map((ref) => ref.installmentId),
+            ),
+            inArray(
+              installments.subscriptionId,
+              lockedRows.map((row) => row.id),
+            ),
+          ),
+        );
+      const subscriptionRows = lockedRows;
+      const byId = new Map(subscriptionRows.map((row) => [row.id, toSubscription(row)]));
+      for (const row of installmentRows) {
+        const subscription = byId.get(row.subscriptionId);
+        if (subscription) found.set(row.id, { subscription, installment: toInstallment(row) });
+      }
+      return found;
+    },
+
     async readInstallment(merchantId, installmentId) {
       const [row] = await executor
         .select({ subscription: subscriptions, installment: installments })
@@ -507,6 +556,61 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       );
     },
 
+    async lockCards(paymentMethodIds) {
+      const keys = [...new Set(paymentMethodIds)].sort().map((id) => `card:${id}`);
+      if (keys.length === 0) return;
+      // One after the other in the array's (sorted) order: two batches sharing cards take them alike.
+      await executor.execute(sql`
+        select pg_advisory_xact_lock(hashtextextended(k.key, 0))
+        from unnest(${arrayLiteral(keys)}::text[]) with ordinality as k(key, n)
+        order by k.n`);
+    },
+
+    async cardsAttemptsSince(paymentMethodIds, since) {
+      const byCard = new Map<string, Date[]>();
+      const cards = [...new Set(paymentMethodIds)];
+      if (cards.length === 0) return byCard;
+      const rows = await executor
+        .select({ paymentMethodId: chargeAttempts.paymentMethodId, requestedAt: chargeAttempts.requestedAt })
+        .from(chargeAttempts)
+        .where(and(inArray(chargeAttempts.paymentMethodId, cards), gt(chargeAttempts.requestedAt, since)))
+        .orderBy(asc(chargeAttempts.requestedAt));
+      for (const row of rows) {
+        const times = byCard.get(row.paymentMethodId) ?? [];
+        times.push(row.requestedAt);
+        byCard.set(row.paymentMethodId, times);
+      }
+      return byCard;
+    },
+
+    async attemptNumbersOf(installmentIds) {
+      const byInstallment = new Map<number, Set<number>>();
+      if (installmentIds.length === 0) return byInstallment;
+      const rows = await executor
+        .select({ installmentId: chargeAttempts.installmentId, attempt: chargeAttempts.attempt })
+        .from(chargeAttempts)
+        .where(inArray(chargeAttempts.installmentId, [...new Set(installmentIds)]));
+      for (const row of rows) {
+        const numbers = byInstallment.get(row.installmentId) ?? new Set<number>();
+        numbers.add(row.attempt);
+        byInstallment.set(row.installmentId, numbers);
+      }
+      return byInstallment;
+    },
+
+    async recordAttempts(attempts) {
+      if (attempts.length === 0) return;
+      await executor.insert(chargeAttempts).values(attempts);
+    },
+
+    async clearNextAttempts(installmentIds) {
+      if (installmentIds.length === 0) return;
+      await executor
+        .update(installments)
+        .set({ nextAttemptOn: null })
+        .where(inArray(installments.id, [...new Set(installmentIds)]));
+    },
+
     async cardAttemptsSince(paymentMethodId, since) {
       const rows = await executor
         .select({ requestedAt: chargeAttempts.requestedAt })
@@ -634,21 +738,27 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     },
 
     async publish(events: EventEnvelope[]) {
+      // Every event in the active context.
+      await store.publishEach(events.map((event) => ({ event, within: (work) => work() })));
+    },
+
+    async publishEach(events) {
       if (events.length === 0) return;
-      const headers = currentTraceHeaders();
-      const rows = events.map((event) => ({
+      const rows = events.map(({ event, within }) => ({
         id: event.id,
         type: event.type,
         body: JSON.stringify(event),
-        headers,
+        headers: within(() => currentTraceHeaders()),
       }));
-      // The outbox rows of a whole operation in one statement, however many subscriptions it touched.
+      // The outbox rows of a whole operation in one statement, however many subscriptions it touched, and
+      // the NOTIFY that wakes the relay (delivered on commit) in the same round trip.
       await executor.execute(sql`
-        insert into ${outbox} (id, type, body, headers)
-        select x.id, x.type, x.body, x.headers
-        from json_to_recordset(${json(rows)}::json) as x(id uuid, type text, body text, headers jsonb)`);
-      // Delivered on commit: wakes the relay.
-      await executor.execute(sql`select pg_notify(${outboxChannel('subscriptions')}, '')`);
+        with queued as (
+          insert into ${outbox} (id, type, body, headers)
+          select x.id, x.type, x.body, x.headers
+          from json_to_recordset(${json(rows)}::json) as x(id uuid, type text, body text, headers jsonb)
+          returning 1)
+        select pg_notify(${outboxChannel('subscriptions')}, '') from (select 1 from queued limit 1) as any_queued`);
     },
   };
   return store;

@@ -1,5 +1,5 @@
 import type { Database } from '@payrail/db';
-import { idempotentConsumer, type InboxTable } from '@payrail/messaging';
+import { idempotentBatchConsumer, idempotentConsumer, type InboxTable } from '@payrail/messaging';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 import { postgresSubscriptionStore } from './subscription-store';
 
@@ -12,6 +12,15 @@ export function postgresConsumerUnitOfWork(db: Database, inbox: InboxTable): Con
         inbox,
         consumer,
         handle: (tx, message) => work({ store: postgresSubscriptionStore(tx) }, message),
+      });
+    },
+    batchHandlerFor(consumer, maxBatch, work) {
+      return idempotentBatchConsumer({
+        db,
+        inbox,
+        consumer,
+        maxBatch,
+        handle: (tx, items) => work({ store: postgresSubscriptionStore(tx) }, items),
       });
     },
   };

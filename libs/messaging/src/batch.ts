@@ -1,0 +1,77 @@
+/**
+ * Batch consuming, beside the per-message path: a handler that gathers the deliveries a bus hands it
+ * (up to `maxBatch`, for at most `gatherMs` after the first) and handles them together, e.g. in one
+ * transaction. It sits between the bus and the work, so both adapters (RabbitMQ and in-process) run it
+ * unchanged: each delivery is still settled on its own, after the batch's work resolved (after commit),
+ * and a failed delivery goes through the bus's retry and dead-letter path exactly as a single one would.
+ *
+ * When a batch fails, each of its messages is handled again on its own (`handleOne`), so one poison
+ * message fails alone and the others go through.
+ */
+import type { DeliveredMessage, MessageHandler } from './bus';
+
+export interface BatchingOptions {
+  /** Most messages handled at once. */
+  maxBatch: number;
+  /** How long the first message of a batch waits for more. */
+  gatherMs: number;
+  /** Handles the batch; resolving means every message of it is done (acked by the bus). */
+  handleBatch: (messages: DeliveredMessage[]) => Promise<void>;
+  /** Handles one message on its own: a batch of one, and each message of a batch that failed. */
+  handleOne: MessageHandler;
+}
+
+interface Waiting {
+  message: DeliveredMessage;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export function batchingHandler(options: BatchingOptions): MessageHandler {
+  const { maxBatch, gatherMs } = options;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error('maxBatch must be an integer >= 1');
+  if (!Number.isFinite(gatherMs) || gatherMs < 0) throw new Error('gatherMs must be >= 0');
+  let gathering: Waiting[] = [];
+  let timer: NodeJS.Timeout | null = null;
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = gathering;
+    gathering = [];
+    if (batch.length > 0) void run(batch);
+  }
+
+  async function run(batch: Waiting[]): Promise<void> {
+    if (batch.length === 1) {
+      const [only] = batch as [Waiting];
+      await options.handleOne(only.message).then(only.resolve, only.reject);
+      return;
+    }
+    try {
+      await options.handleBatch(batch.map((waiting) => waiting.message));
+      for (const waiting of batch) waiting.resolve();
+    } catch {
+      // Nothing of the batch was kept (one transaction): each message on its own, so only a failing
+      // one is retried (and in the end dead-lettered) by the bus.
+      await Promise.all(
+        batch.map((waiting) => options.handleOne(waiting.message).then(waiting.resolve, waiting.reject)),
+      );
+    }
+  }
+
+  return (message) =>
+    new Promise<void>((resolve, reject) => {
+      gathering.push({ message, resolve, reject });
+      if (gathering.length >= maxBatch) flush();
+      else if (!timer) timer = setTimeout(flush, gatherMs);
+    });
+}
+
+/**
+ * The prefetch a batching consumer needs: room for one batch being handled while the next gathers.
+ * Give it as the subscription's `prefetch`.
+ */
+export function batchPrefetch(maxBatch: number): number {
+  return 2 * maxBatch;
+}

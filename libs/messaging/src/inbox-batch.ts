@@ -1,0 +1,110 @@
+import type { Database, Transaction } from '@payrail/db';
+import { context, contextFromHeaders, SpanKind, SpanStatusCode, trace, tracer } from '@payrail/observability';
+import type { DeliveredMessage, MessageHandler } from './bus';
+import { batchingHandler } from './batch';
+import { idempotentConsumer, type InboxTable } from './inbox';
+
+/** One message of a batch, with its own consumer span: `run` makes that span the active one. */
+export interface BatchItem {
+  message: DeliveredMessage;
+  /** Runs `work` in the message's span context (trace headers of the events it writes, log lines). */
+  run<T>(work: () => T): T;
+}
+
+export interface IdempotentBatchConsumerOptions {
+  db: Database;
+  inbox: InboxTable;
+  consumer: string;
+  /** Most messages in one transaction. Default 50. */
+  maxBatch?: number;
+  /** How long the first message waits for more. Default 5 ms. */
+  gatherMs?: number;
+  /**
+   * Runs inside the one transaction that records the batch in the inbox, with the messages not handled
+   * before (duplicates are left out), in delivery order. Also called with a single item when a message is
+   * handled on its own (a batch of one, or each message of a failed batch).
+   */
+  handle: (tx: Transaction, items: BatchItem[]) => Promise<void>;
+}
+
+/** The subscription's prefetch should be at least `batchPrefetch(maxBatch)`. */
+export const BATCH_DEFAULTS = { maxBatch: 50, gatherMs: 5 } as const;
+
+/**
+ * As `idempotentConsumer`, for a batch of deliveries: one transaction, one multi-row inbox insert, one
+ * call of `handle`; each message keeps its own consumer span, child of its publisher's. Should the batch
+ * fail, every message is handled again alone through `idempotentConsumer`, so a poison message fails
+ * (and is retried, then dead-lettered) on its own.
+ */
+export function idempotentBatchConsumer(options: IdempotentBatchConsumerOptions): MessageHandler {
+  const { db, inbox, consumer, handle } = options;
+  const handleOne = idempotentConsumer({
+    db,
+    inbox,
+    consumer,
+    // idempotentConsumer made the message's span active already.
+    handle: (tx, message) => handle(tx, [{ message, run: (work) => work() }]),
+  });
+
+  async function handleBatch(messages: DeliveredMessage[]): Promise<void> {
+    const spans = messages.map((message) => startConsumerSpan(consumer, message, messages.length));
+    const items = messages.map((message, index) => {
+      const active = spans[index]?.context ?? context.active();
+      return { message, run: <T>(work: () => T): T => context.with(active, work) };
+    });
+    try {
+      await db.transaction(async (tx) => {
+        // One statement for the whole batch; a message id already there (handled before) is left out.
+        const inserted = await tx
+          .insert(inbox)
+          .values(
+            [...new Set(messages.map((message) => message.id))].map((messageId) => ({ consumer, messageId })),
+          )
+          .onConflictDoNothing()
+          .returning({ messageId: inbox.messageId });
+        const fresh = new Set(inserted.map((row) => row.messageId));
+        const todo: BatchItem[] = [];
+        items.forEach((item, index) => {
+          // A message id twice in one batch (a re-publish) is handled once, as the inbox would across batches.
+          if (fresh.delete(item.message.id)) todo.push(item);
+          else spans[index]?.span.setAttribute('messaging.duplicate', true);
+        });
+        if (todo.length > 0) await handle(tx, todo);
+      });
+      for (const { span } of spans) span.end();
+    } catch (error) {
+      // The per-message retry that follows has spans of its own; these say why the batch gave way.
+      for (const { span } of spans) {
+        span.setAttribute('messaging.batch.failed', true);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'batch failed; handled alone' });
+        span.end();
+      }
+      throw error;
+    }
+  }
+
+  return batchingHandler({
+    maxBatch: options.maxBatch ?? BATCH_DEFAULTS.maxBatch,
+    gatherMs: options.gatherMs ?? BATCH_DEFAULTS.gatherMs,
+    handleBatch,
+    handleOne,
+  });
+}
+
+function startConsumerSpan(consumer: string, message: DeliveredMessage, batchSize: number) {
+  const parent = contextFromHeaders(message.headers);
+  const span = tracer(consumer).startSpan(
+    `${message.type} process`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.consumer.group.name': consumer,
+        'messaging.message.id': message.id,
+        'messaging.attempt': message.attempt,
+        'messaging.batch.message_count': batchSize,
+      },
+    },
+    parent,
+  );
+  return { span, context: trace.setSpan(parent, span) };
+}
