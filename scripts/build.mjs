@@ -10,7 +10,8 @@
 // `dist/.build-hash`); `--force` rebuilds all. Files are replaced by a rename, so a process starting
 // while another one builds never reads half a file.
 //
-// Each entry point is two files: the bundle (`main.bundle.js`) and `main.js`, a two-line loader that runs
+// Each entry point is two files: the bundle (`main.bundle.js`, written as the CommonJS wrapper function, so
+// it is run only through the loader) and `main.js`, a two-line loader that runs
 // the bundle with a V8 code cache (libs/runtime/src/compile-cache.ts, bundled beside it as
 // `code-cache.js`): a start skips parsing the bundle. The build writes a first cache
 // (`main.bundle.js.code-cache`); each start replaces it with a fuller one where it can write.
@@ -123,6 +124,8 @@ function sourceDirname(outdir) {
     setup(build) {
       build.onLoad({ filter: /\.tsx?$/ }, (args) => {
         if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        // The loader names `__dirname` only as the wrapper's parameter (BUNDLE_BANNER).
+        if (args.path === CODE_CACHE_SOURCE) return undefined;
         const contents = readFileSync(args.path, 'utf8');
         if (!contents.includes('__dirname')) return undefined;
         const relative = path.relative(outdir, path.dirname(args.path)).split(path.sep).join('/');
@@ -168,6 +171,8 @@ function bundles() {
 let esbuild;
 
 const CODE_CACHE_SOURCE = path.join(root, 'libs', 'runtime', 'src', 'compile-cache.ts');
+/** The same string as `BUNDLE_BANNER` in compile-cache.ts (checked by its test). */
+const BUNDLE_BANNER = '(function (exports, require, module, __filename, __dirname) {';
 
 /** `<entry>.js`: runs `<entry>.bundle.js` through the code cache (see the comment at the top). */
 function loaderSource(entry) {
@@ -187,11 +192,7 @@ function writeAtomically(file, contents) {
 async function build({ outdir, entryPoints }) {
   // Loaded only when something is to be built: `npm start` with nothing changed does not pay for it.
   esbuild ??= await import('esbuild');
-  const result = await esbuild.build({
-    entryPoints: [
-      ...entryPoints.map((entry) => ({ in: entry.in, out: `${entry.out}.bundle` })),
-      { in: CODE_CACHE_SOURCE, out: 'code-cache' },
-    ],
+  const options = {
     outdir,
     bundle: true,
     platform: 'node',
@@ -209,9 +210,21 @@ async function build({ outdir, entryPoints }) {
     logLevel: 'warning',
     write: false,
     plugins: [sourceDirname(outdir), externalPackages(outdir)],
-  });
+  };
+  const [bundles, loader] = await Promise.all([
+    esbuild.build({
+      ...options,
+      entryPoints: entryPoints.map((entry) => ({ in: entry.in, out: `${entry.out}.bundle` })),
+      // Each bundle is the CommonJS wrapper function itself (`BUNDLE_BANNER` in compile-cache.ts): the
+      // loader compiles it as it is, not a wrapped copy.
+      banner: { js: BUNDLE_BANNER },
+      footer: { js: '})' },
+    }),
+    esbuild.build({ ...options, entryPoints: [{ in: CODE_CACHE_SOURCE, out: 'code-cache' }] }),
+  ]);
   mkdirSync(outdir, { recursive: true });
-  for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
+  for (const file of [...bundles.outputFiles, ...loader.outputFiles])
+    writeAtomically(file.path, file.contents);
   const { writeBuildCache } = createRequire(import.meta.url)(path.join(outdir, 'code-cache.js'));
   for (const entry of entryPoints) {
     writeBuildCache(path.join(outdir, `${entry.out}.bundle.js`));

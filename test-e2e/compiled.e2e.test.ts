@@ -90,14 +90,15 @@ describe('a service started from its compiled output', () => {
     const content = readFileSync(cache);
     const header = content.subarray(0, content.indexOf(10)).toString();
     expect(header).toContain(` ${process.version} `);
-    // What the loader does at the next start, in a fresh process: V8 takes the saved code.
+    // What the loader does at the next start, in a fresh process (the bundle is the CommonJS wrapper
+    // function itself): V8 takes the saved code.
     const probe = spawnSync(
       process.execPath,
       [
         '-e',
-        `const vm = require('node:vm'), fs = require('node:fs'), Module = require('node:module');
+        `const vm = require('node:vm'), fs = require('node:fs');
          const file = process.argv[1], content = fs.readFileSync(file + '.code-cache');
-         const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {
+         const script = new vm.Script(fs.readFileSync(file, 'utf8'), {
            filename: file, cachedData: content.subarray(content.indexOf(10) + 1) });
          process.stdout.write(String(script.cachedDataRejected));`,
         bundle,

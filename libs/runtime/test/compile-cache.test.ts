@@ -3,7 +3,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { cacheFilesFor, loadWithCodeCache, signalReady, writeBuildCache } from '../src/compile-cache';
+import {
+  BUNDLE_BANNER,
+  cacheFilesFor,
+  loadWithCodeCache,
+  signalReady,
+  writeBuildCache,
+} from '../src/compile-cache';
 
 // The loader of the compiled bundles (dist/main.js): a bundle runs as `require` would run it, with a V8
 // code cache when there is a good one, and never fails a start because of the cache.
@@ -56,6 +62,21 @@ describe('loadWithCodeCache', () => {
     const first = await loadAndSettle();
     expect(first.status).toBe('missing');
     expect(first.exports).toEqual({ value: 'one', dep: 'dep', dir, file: bundle, self: bundle });
+  });
+
+  it('runs a bundle the build wrote as the wrapper function itself, cached the same way', async () => {
+    writeFileSync(
+      bundle,
+      `${BUNDLE_BANNER}\nmodule.exports = { value: 'wrapped', dep: require('./dep.js'), dir: __dirname };\n})\n`,
+    );
+    const first = await loadAndSettle();
+    expect(first.exports).toEqual({ value: 'wrapped', dep: 'dep', dir });
+    expect(first.saved).toBe(true);
+    expect((await loadAndSettle()).status).toBe('accepted');
+    // The build writes that same banner.
+    expect(readFileSync(path.join(__dirname, '..', '..', '..', 'scripts', 'build.mjs'), 'utf8')).toContain(
+      `const BUNDLE_BANNER = '${BUNDLE_BANNER}';`,
+    );
   });
 
   it('saves a cache once the service is ready, and the next start uses it', async () => {
@@ -141,7 +162,7 @@ describe('loadWithCodeCache', () => {
     expect(header(beside)).toMatch(/ warm$/);
   });
 
-  it('runs the bundle with plain require when PAYRAIL_CODE_CACHE=off, and writes nothing', async () => {
+  it('runs the bundle without a cache when PAYRAIL_CODE_CACHE=off, and writes none', async () => {
     const off = await loadAndSettle({ PAYRAIL_CODE_CACHE: 'off' });
     expect(off.status).toBe('off');
     expect(off.exports).toMatchObject({ value: 'one', dep: 'dep' });
