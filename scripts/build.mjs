@@ -9,8 +9,15 @@
 // sources have not changed since its last build (a hash of what it reads and the lockfile in
 // `dist/.build-hash`); `--force` rebuilds all. Files are replaced by a rename, so a process starting
 // while another one builds never reads half a file.
+//
+// Each entry point is two files: the bundle (`main.bundle.js`, written as the CommonJS wrapper function, so
+// it is run only through the loader) and `main.js`, a two-line loader that runs
+// the bundle with a V8 code cache (libs/runtime/src/compile-cache.ts, bundled beside it as
+// `code-cache.js`): a start skips parsing the bundle. The build writes a first cache
+// (`main.bundle.js.code-cache`); each start replaces it with a fuller one where it can write.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -73,6 +80,12 @@ const BUNDLED_PACKAGES = [
 ];
 
 /**
+ * External packages whose loading does nothing but define what they export: when a bundle uses none of
+ * it (PGlite in a service run as its own process), esbuild drops the `require()` too.
+ */
+const SIDE_EFFECT_FREE_PACKAGES = [/^@electric-sql\/pglite(\/|$)/];
+
+/**
  * Bundles `@payrail/*` and `BUNDLED_PACKAGES`; leaves every other package external, required by a path
  * relative to the bundle.
  */
@@ -91,7 +104,11 @@ function externalPackages(outdir) {
         });
         if (resolved.errors.length > 0) return { errors: resolved.errors };
         const relative = path.relative(outdir, resolved.path).split(path.sep).join('/');
-        return { path: relative.startsWith('.') ? relative : `./${relative}`, external: true };
+        return {
+          path: relative.startsWith('.') ? relative : `./${relative}`,
+          external: true,
+          sideEffects: !SIDE_EFFECT_FREE_PACKAGES.some((name) => name.test(args.path)),
+        };
       });
     },
   };
@@ -107,6 +124,8 @@ function sourceDirname(outdir) {
     setup(build) {
       build.onLoad({ filter: /\.tsx?$/ }, (args) => {
         if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        // The loader names `__dirname` only as the wrapper's parameter (BUNDLE_BANNER).
+        if (args.path === CODE_CACHE_SOURCE) return undefined;
         const contents = readFileSync(args.path, 'utf8');
         if (!contents.includes('__dirname')) return undefined;
         const relative = path.relative(outdir, path.dirname(args.path)).split(path.sep).join('/');
@@ -151,16 +170,37 @@ function bundles() {
 
 let esbuild;
 
+const CODE_CACHE_SOURCE = path.join(root, 'libs', 'runtime', 'src', 'compile-cache.ts');
+/** The same string as `BUNDLE_BANNER` in compile-cache.ts (checked by its test). */
+const BUNDLE_BANNER = '(function (exports, require, module, __filename, __dirname) {';
+
+/** `<entry>.js`: runs `<entry>.bundle.js` through the code cache (see the comment at the top). */
+function loaderSource(entry) {
+  return [
+    `// Written by scripts/build.mjs: runs ${entry}.bundle.js with its V8 code cache (libs/runtime/src/compile-cache.ts).`,
+    `require('./code-cache.js').loadWithCodeCache(require('node:path').join(__dirname, '${entry}.bundle.js'), module);`,
+    '',
+  ].join('\n');
+}
+
+function writeAtomically(file, contents) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, file);
+}
+
 async function build({ outdir, entryPoints }) {
   // Loaded only when something is to be built: `npm start` with nothing changed does not pay for it.
   esbuild ??= await import('esbuild');
-  const result = await esbuild.build({
-    entryPoints,
+  const options = {
     outdir,
     bundle: true,
     platform: 'node',
     target: 'node20',
     format: 'cjs',
+    // `import()` becomes `require()`: the loader runs the bundle through `vm.Script`, where a dynamic
+    // import needs a callback that Node 20 loses on a script compiled from a code cache.
+    supported: { 'dynamic-import': false },
     // Externals are require()d: their CommonJS entry points.
     mainFields: ['main', 'module'],
     conditions: ['require', 'node'],
@@ -170,12 +210,27 @@ async function build({ outdir, entryPoints }) {
     logLevel: 'warning',
     write: false,
     plugins: [sourceDirname(outdir), externalPackages(outdir)],
-  });
+  };
+  const [bundles, loader] = await Promise.all([
+    esbuild.build({
+      ...options,
+      entryPoints: entryPoints.map((entry) => ({ in: entry.in, out: `${entry.out}.bundle` })),
+      // Each bundle is the CommonJS wrapper function itself (`BUNDLE_BANNER` in compile-cache.ts): the
+      // loader compiles it as it is, not a wrapped copy.
+      banner: { js: BUNDLE_BANNER },
+      footer: { js: '})' },
+    }),
+    esbuild.build({ ...options, entryPoints: [{ in: CODE_CACHE_SOURCE, out: 'code-cache' }] }),
+  ]);
   mkdirSync(outdir, { recursive: true });
-  for (const file of result.outputFiles) {
-    const temporary = `${file.path}.${process.pid}.tmp`;
-    writeFileSync(temporary, file.contents);
-    renameSync(temporary, file.path);
+  for (const file of [...bundles.outputFiles, ...loader.outputFiles])
+    writeAtomically(file.path, file.contents);
+  const { writeBuildCache } = createRequire(import.meta.url)(path.join(outdir, 'code-cache.js'));
+  for (const entry of entryPoints) {
+    writeBuildCache(path.join(outdir, `${entry.out}.bundle.js`));
+    writeAtomically(path.join(outdir, `${entry.out}.js`), loaderSource(entry.out));
+    // The source map of the bundle is `<entry>.bundle.js.map`; the one an earlier build left is stale.
+    rmSync(path.join(outdir, `${entry.out}.js.map`), { force: true });
   }
 }
 

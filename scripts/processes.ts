@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { DEFAULT_PORTS, type ServiceName } from '@payrail/runtime';
 
-const SERVICES: ServiceName[] = [
+export const SERVICES: ServiceName[] = [
   'processor-sandbox',
   'processor-gateway',
   'billing-scheduler',
@@ -47,6 +47,11 @@ export interface ProcessOptions {
   compiled?: boolean;
   /** Extra Node options for every service (the benchmark's `--cpu-prof`, not allowed in NODE_OPTIONS). */
   nodeArgs?: string[];
+  /**
+   * Only these services (default: all); the others' URLs are still given to them (the start benchmark
+   * times each service started alone).
+   */
+  only?: ServiceName[];
   /** How many processes of a service to start (default 1); see `ProcessSystem.addReplica`. */
   replicas?: Partial<Record<ServiceName, number>>;
 }
@@ -233,8 +238,9 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   };
 
   try {
-    await Promise.all(SERVICES.map((name) => launch(name)));
-    for (const name of SERVICES)
+    const started = options.only ?? SERVICES;
+    await Promise.all(started.map((name) => launch(name)));
+    for (const name of started)
       for (let count = 1; count < (options.replicas?.[name] ?? 1); count += 1) await addReplica(name);
   } catch (error) {
     await stop();

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createDatabaseIfMissing } from '@payrail/db';
 import { DEMO_MERCHANT } from '@payrail/gateway';
 import { createLogger } from '@payrail/observability';
-import { runEmbedded, type ServiceName, systemClock } from '@payrail/runtime';
+import { runEmbedded, type ServiceName, signalReady, systemClock } from '@payrail/runtime';
 import { portVariable, servicePorts, startProcesses } from './processes';
 import { allServices } from './services';
 
@@ -47,6 +47,8 @@ function banner({ mode, gatewayUrl, sandboxUrl, demoToken, adminToken }: Banner)
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  // The compiled start's loader saves its code cache now.
+  signalReady();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   createTestDatabase,
@@ -21,6 +21,7 @@ let testDb: TestDatabase;
 let child: ChildProcess;
 let url: string;
 let output = '';
+const bundle = path.join(ROOT, 'services', 'links', 'dist', 'main.bundle.js');
 
 beforeAll(async () => {
   const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
@@ -28,6 +29,8 @@ beforeAll(async () => {
     encoding: 'utf8',
   });
   expect(build.status, build.stderr).toBe(0);
+  // This start makes the code cache (the build's first one, or an earlier start's, is removed).
+  rmSync(`${bundle}.code-cache`, { force: true });
   testDb = await createTestDatabase('compiled');
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
@@ -73,6 +76,43 @@ describe('a service started from its compiled output', () => {
   it('runs plain JavaScript under node, no loader in between', () => {
     const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     expect(cmdline).toEqual([process.execPath, path.join(ROOT, 'services', 'links', 'dist', 'main.js')]);
+  });
+
+  it('runs its bundle with a V8 code cache that it saves once ready, and that a next start accepts', async () => {
+    const cache = `${bundle}.code-cache`;
+    await waitFor(
+      () =>
+        existsSync(cache) &&
+        readFileSync(cache).subarray(0, 200).toString().split('\n')[0]?.endsWith(' warm'),
+      15_000,
+      100,
+    );
+    const content = readFileSync(cache);
+    const header = content.subarray(0, content.indexOf(10)).toString();
+    expect(header).toContain(` ${process.version} `);
+    // What the loader does at the next start, in a fresh process (the bundle is the CommonJS wrapper
+    // function itself): V8 takes the saved code.
+    const probe = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const vm = require('node:vm'), fs = require('node:fs');
+         const file = process.argv[1], content = fs.readFileSync(file + '.code-cache');
+         const script = new vm.Script(fs.readFileSync(file, 'utf8'), {
+           filename: file, cachedData: content.subarray(content.indexOf(10) + 1) });
+         process.stdout.write(String(script.cachedDataRejected));`,
+        bundle,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(probe.stderr).toBe('');
+    expect(probe.stdout).toBe('false');
+  });
+
+  it('has no PGlite in a service run as its own process (the embedded mode only)', () => {
+    const source = readFileSync(bundle, 'utf8');
+    expect(source).toMatch(/require\("[^"]*postgres\/cjs\/src\/index\.js"\)/);
+    expect(source).not.toMatch(/require\("[^"]*@electric-sql\/pglite[^"]*"\)/);
   });
 
   it('serves /metrics in the Prometheus text format, with its own series', async () => {

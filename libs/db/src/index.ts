@@ -1,7 +1,6 @@
-import { PGlite } from '@electric-sql/pglite';
+// PostgreSQL through postgres.js. The embedded mode's PGlite is in `@payrail/db/pglite` (src/pglite.ts), so a
+// service run as its own process does not load it (a 440 kB module compiled at every start).
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
@@ -35,18 +34,9 @@ export interface DatabaseHandle {
 
 export interface DatabaseOptions {
   /** postgres:// URL: real PostgreSQL through postgres.js. */
-  url?: string;
-  /** Without a URL: embedded PGlite, kept in this folder (in memory when absent). */
-  dataDir?: string;
+  url: string;
   /** Pool size for postgres.js. */
   max?: number;
-  /** A shared PGlite instance (the embedded mode runs every service on one). */
-  pglite?: PGlite;
-  /**
-   * With a shared PGlite: the role the service's queries run as (`SET LOCAL ROLE` in each transaction).
-   * `migrate()` creates it and grants it its own schema only, so one service cannot read another's tables.
-   */
-  role?: string;
 }
 
 /**
@@ -79,102 +69,37 @@ export async function createDatabaseIfMissing(url: string): Promise<boolean> {
   }
 }
 
+/** A service's database on PostgreSQL (`@payrail/db/pglite` has the embedded one). */
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
-  if (options.url) {
-    const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
-    const db = drizzlePostgres(client) as unknown as Database;
-    return {
-      db,
-      driver: 'postgres',
-      async listen(channel, onNotify, onListen) {
-        const { unlisten } = await client.listen(channel, (payload) => onNotify(payload), onListen);
-        return unlisten;
-      },
-      async ping() {
-        await client`select 1`;
-      },
-      close: () => client.end({ timeout: 5 }),
-      async migrate(migration) {
-        // The advisory lock belongs to one session, so lock, migrate and unlock on a one-connection
-        // client: replicas that start together then apply the migrations once. One lock for every
-        // service, not one per schema: all of them keep their journal in the shared `drizzle` schema,
-        // and two services creating it at once (a first `npm start` on an empty database) collide.
-        const single = postgres(options.url as string, { max: 1, onnotice: () => {} });
-        const key = 'payrail:migrations';
-        try {
-          await single`select pg_advisory_lock(hashtext(${key}))`;
-          await migratePostgres(drizzlePostgres(single), migrationConfig(migration));
-          await single`select pg_advisory_unlock(hashtext(${key}))`;
-        } finally {
-          await single.end({ timeout: 5 });
-        }
-      },
-    };
-  }
-  const client = options.pglite ?? new PGlite(options.dataDir);
-  const role = options.role;
-  const db = drizzlePglite({
-    client: (role ? actingAs(client, role) : client) as PGlite,
-  }) as unknown as Database;
+  const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
+  const db = drizzlePostgres(client) as unknown as Database;
   return {
     db,
-    driver: 'pglite',
+    driver: 'postgres',
     async listen(channel, onNotify, onListen) {
-      const unlisten = await client.listen(channel, onNotify);
-      onListen?.();
+      const { unlisten } = await client.listen(channel, (payload) => onNotify(payload), onListen);
       return unlisten;
     },
     async ping() {
-      await client.query('select 1');
+      await client`select 1`;
     },
-    async close() {
-      // A shared instance is closed by whoever created it.
-      if (!options.pglite) await client.close();
-    },
+    close: () => client.end({ timeout: 5 }),
     async migrate(migration) {
-      // As the superuser: the first migration creates the schema. Then the role gets that schema alone.
-      await migratePglite(drizzlePglite(client), migrationConfig(migration));
-      if (role) await grantSchemaTo(client, migration.schema, role);
+      // The advisory lock belongs to one session, so lock, migrate and unlock on a one-connection
+      // client: replicas that start together then apply the migrations once. One lock for every
+      // service, not one per schema: all of them keep their journal in the shared `drizzle` schema,
+      // and two services creating it at once (a first `npm start` on an empty database) collide.
+      const single = postgres(options.url, { max: 1, onnotice: () => {} });
+      const key = 'payrail:migrations';
+      try {
+        await single`select pg_advisory_lock(hashtext(${key}))`;
+        await migratePostgres(drizzlePostgres(single), migrationConfig(migration));
+        await single`select pg_advisory_unlock(hashtext(${key}))`;
+      } finally {
+        await single.end({ timeout: 5 });
+      }
     },
   };
-}
-
-/**
- * A PGlite client whose every statement runs as `role`: a query alone becomes a one-statement
- * transaction that sets the role first, and a transaction sets it as its first statement (`SET LOCAL`:
- * the role ends with the transaction, so services sharing the one connection never see each other's).
- */
-function actingAs(client: PGlite, role: string) {
-  const setRole = `set local role "${role}"`;
-  return {
-    query: (query: string, params?: unknown[], options?: Record<string, unknown>) =>
-      client.transaction(async (tx) => {
-        await tx.exec(setRole);
-        return tx.query(query, params, options);
-      }),
-    transaction: <T>(work: (tx: Parameters<Parameters<PGlite['transaction']>[0]>[0]) => Promise<T>) =>
-      client.transaction(async (tx) => {
-        await tx.exec(setRole);
-        return work(tx);
-      }),
-  };
-}
-
-async function grantSchemaTo(client: PGlite, schema: string, role: string): Promise<void> {
-  const quotedRole = `"${role.replace(/"/g, '""')}"`;
-  const quotedSchema = `"${schema.replace(/"/g, '""')}"`;
-  await client.exec(`
-    do $$ begin
-      if not exists (select from pg_roles where rolname = '${role.replace(/'/g, "''")}') then
-        create role ${quotedRole} nologin;
-      end if;
-    end $$;
-    grant usage on schema ${quotedSchema} to ${quotedRole};
-    grant select, insert, update, delete, truncate, references, trigger
-      on all tables in schema ${quotedSchema} to ${quotedRole};
-    grant usage, select, update on all sequences in schema ${quotedSchema} to ${quotedRole};
-    grant execute on all functions in schema ${quotedSchema} to ${quotedRole};
-  `);
 }
 
 export interface MigrationOptions {
@@ -188,7 +113,7 @@ export interface MigrationOptions {
  * Each service's migrations are tracked in its own table, `drizzle.<schema>_migrations`. The table sits
  * outside the service's schema because the first migration creates that schema itself.
  */
-function migrationConfig(options: MigrationOptions) {
+export function migrationConfig(options: MigrationOptions) {
   return {
     migrationsFolder: options.migrationsFolder,
     migrationsSchema: 'drizzle',
@@ -206,5 +131,3 @@ export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
-
-export { PGlite };

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, rowsOf } from '../src/index';
+import { openPgliteDatabase } from '../src/pglite';
 import { notes } from './fixtures/schema';
 
 const migrations = { schema: 'db_fixture', migrationsFolder: path.join(__dirname, 'fixtures', 'drizzle') };
@@ -150,7 +151,7 @@ describe('database on PostgreSQL (postgres.js)', () => {
 
 describe('database on PGlite (embedded)', () => {
   it('applies the same migrations, queries, and delivers NOTIFY at commit', async () => {
-    const handle = openDatabase({});
+    const handle = openPgliteDatabase();
     try {
       await exercise(handle);
     } finally {

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase, PGlite, rowsOf } from '../src/index';
+import { type DatabaseHandle, rowsOf } from '../src/index';
+import { openPgliteDatabase, PGlite } from '../src/pglite';
 
 // The embedded mode keeps every service in one PGlite: each its own schema, its own migrations table, and
 // its queries run as its own role that can use only that schema.
@@ -34,8 +35,8 @@ let beta: DatabaseHandle;
 
 beforeAll(async () => {
   pglite = new PGlite();
-  alpha = openDatabase({ pglite, role: 'payrail_alpha' });
-  beta = openDatabase({ pglite, role: 'payrail_beta' });
+  alpha = openPgliteDatabase({ pglite, role: 'payrail_alpha' });
+  beta = openPgliteDatabase({ pglite, role: 'payrail_beta' });
   await alpha.migrate({ schema: 'alpha', migrationsFolder: migrationsFor('alpha') });
   await beta.migrate({ schema: 'beta', migrationsFolder: migrationsFor('beta') });
 }, 60_000);

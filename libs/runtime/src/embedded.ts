@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type DatabaseHandle, openDatabase, PGlite } from '@payrail/db';
+import type { DatabaseHandle } from '@payrail/db';
+import { openPgliteDatabase, PGlite } from '@payrail/db/pglite';
 import { createShutdown, listen, type RunningServer } from '@payrail/http';
 import { createInProcessBus } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
@@ -75,7 +76,7 @@ export async function runEmbedded(
           mkdirSync(dir, { recursive: true });
           pglite = new PGlite(dir);
         }
-        database = openDatabase({ pglite, role: `payrail_${definition.database.schema}` });
+        database = openPgliteDatabase({ pglite, role: `payrail_${definition.database.schema}` });
         databases.push(database);
         await database.migrate(definition.database);
       }

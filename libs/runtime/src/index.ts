@@ -1,3 +1,4 @@
+export { signalReady } from './compile-cache';
 export { type EmbeddedOptions, type EmbeddedSystem, runEmbedded } from './embedded';
 export {
   type Clock,

@@ -12,6 +12,7 @@ import {
 import { createInProcessBus, createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import { createLogger, startTelemetry } from '@payrail/observability';
 import { z } from 'zod';
+import { signalReady } from './compile-cache';
 import { type ServiceDefinition, type ServiceName, systemClock } from './service';
 
 const UPSTREAM_ENV: Record<ServiceName, string> = {
@@ -65,17 +66,22 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
   let bus: MessageBus;
   if (definition.database && config.DATABASE_URL && config.AMQP_URL) {
     database = openDatabase({ url: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
-    if (config.MIGRATE_ON_START) await database.migrate(definition.database);
     bus = createRabbitMqBus({
       url: config.AMQP_URL,
       exchange: config.EVENTS_EXCHANGE,
       queuePrefix: config.QUEUE_PREFIX,
       logger,
     });
+    // Independent of each other: the migrations (which wait for the other services' on a lock when
+    // they start together) and the RabbitMQ connection, at the same time.
+    await Promise.all([
+      config.MIGRATE_ON_START ? database.migrate(definition.database) : undefined,
+      bus.start(),
+    ]);
   } else {
     bus = createInProcessBus({ logger });
+    await bus.start();
   }
-  await bus.start();
 
   const instance = await definition.create({
     database: database as DatabaseHandle,
@@ -96,6 +102,7 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
     process.exit(1);
   }
   logger.info({ port: server.port }, `${definition.name} ready`);
+  signalReady();
 
   const shutdown = createShutdown(
     {

@@ -99,8 +99,10 @@ export const billingSchedulerService: ServiceDefinition = {
       app,
       markNotReady,
       async start() {
-        await bus.subscribe(projectInstallments(unitOfWork));
-        await bus.subscribe(recordChargeOutcomes(unitOfWork, clock));
+        await Promise.all([
+          bus.subscribe(projectInstallments(unitOfWork)),
+          bus.subscribe(recordChargeOutcomes(unitOfWork, clock)),
+        ]);
         await relay.start();
         // A run this process or another left half-claimed (it stopped) is claimed to the end now.
         track(resumeUnfinishedRuns(deps, clock.now()), 'resuming unfinished billing runs');

@@ -175,10 +175,13 @@ export const gatewayService: ServiceDefinition = {
       app,
       markNotReady,
       async start() {
-        await merchants.start();
-        await bus.subscribe(
-          recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(database.db, inbox), () => worker.wake()),
-        );
+        // The merchant cache (PostgreSQL) and the consumer (RabbitMQ) at the same time.
+        await Promise.all([
+          merchants.start(),
+          bus.subscribe(
+            recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(database.db, inbox), () => worker.wake()),
+          ),
+        ]);
         if (settings.WEBHOOK_DELIVERY_WORKER) worker.start();
         purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);
         purgeTimer.unref();

@@ -142,8 +142,10 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         app,
         markNotReady,
         async start() {
-          await bus.subscribe(cancelLinkOnSubscriptionCancelled(database.db, inbox, clock));
-          await bus.subscribe(settleLinkOnPayment(database.db, inbox, clock));
+          await Promise.all([
+            bus.subscribe(cancelLinkOnSubscriptionCancelled(database.db, inbox, clock)),
+            bus.subscribe(settleLinkOnPayment(database.db, inbox, clock)),
+          ]);
           await relay.start();
           if (settings.LINK_EXPIRY_SWEEP_MS > 0) {
             sweepTimer = setInterval(sweep, settings.LINK_EXPIRY_SWEEP_MS);

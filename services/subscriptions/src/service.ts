@@ -48,16 +48,19 @@ export const subscriptionsService: ServiceDefinition = {
       app,
       markNotReady,
       async start() {
-        await bus.subscribe(createSubscriptionOnLinkCreated(unitOfWork, clock));
-        await bus.subscribe(activateSubscriptionOnLinkPaid(unitOfWork, clock, logger));
-        // Automatic debit.
-        await bus.subscribe(requestChargeOnChargeDue(unitOfWork, clock, logger));
-        await bus.subscribe(payInstallmentOnPaymentSucceeded(unitOfWork, clock, logger));
-        await bus.subscribe(recordDeclineOnPaymentFailed(unitOfWork, clock));
-        await bus.subscribe(recordRetryOnRetryScheduled(unitOfWork, clock));
-        await bus.subscribe(failInstallmentOnDunningExhausted(unitOfWork, clock));
-        await bus.subscribe(forgetCardOnPaymentMethodRemoved(unitOfWork, clock));
-        await bus.subscribe(replaceCardOnPaymentMethodSaved(unitOfWork, clock));
+        // Each consumer declares its queues on its own channel: all at once, not one after the other.
+        await Promise.all([
+          bus.subscribe(createSubscriptionOnLinkCreated(unitOfWork, clock)),
+          bus.subscribe(activateSubscriptionOnLinkPaid(unitOfWork, clock, logger)),
+          // Automatic debit.
+          bus.subscribe(requestChargeOnChargeDue(unitOfWork, clock, logger)),
+          bus.subscribe(payInstallmentOnPaymentSucceeded(unitOfWork, clock, logger)),
+          bus.subscribe(recordDeclineOnPaymentFailed(unitOfWork, clock)),
+          bus.subscribe(recordRetryOnRetryScheduled(unitOfWork, clock)),
+          bus.subscribe(failInstallmentOnDunningExhausted(unitOfWork, clock)),
+          bus.subscribe(forgetCardOnPaymentMethodRemoved(unitOfWork, clock)),
+          bus.subscribe(replaceCardOnPaymentMethodSaved(unitOfWork, clock)),
+        ]);
         await relay.start();
       },
       stop: () => relay.stop(),
