@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventKind } from '@payrail/contracts';
 import { type Database, type Executor, rowsOf } from '@payrail/db';
-import { idempotentConsumer, type InboxTable } from '@payrail/messaging';
+import { idempotentConsumer, idempotentStatement, type InboxTable } from '@payrail/messaging';
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type {
   ClaimedDelivery,
@@ -454,6 +454,37 @@ export function webhookConsumerUnitOfWork(db: Database, inbox: InboxTable): Webh
         inbox,
         consumer,
         handle: (tx, message) => work(webhookEventWriter(tx), message),
+      });
+    },
+    linkSaverFor(consumer, linkOf) {
+      return idempotentStatement({
+        consumer,
+        async run(message) {
+          const link = linkOf(message);
+          // The same upsert as `saveLink`, made only when the inbox row is new.
+          const saved = await db.execute(sql`
+            with fresh as (
+              insert into ${inbox} (consumer, message_id) values (${consumer}, ${message.id})
+              on conflict do nothing
+              returning message_id
+            )
+            insert into ${webhookLinks} (link_id, merchant_id, label, amount, currency, custom_identifier,
+              custom_identifier2, recurrent, total_periods, status_id, subscription_id, tx_id)
+            select ${link.linkId}::integer, ${link.merchantId}::uuid, ${link.label}::text,
+              ${link.amount}::text, ${link.currency}::text, ${link.customIdentifier}::text,
+              ${link.customIdentifier2}::text, ${link.recurrent}::boolean, ${link.totalPeriods}::integer,
+              ${link.statusId}::integer, ${link.subscriptionId}::integer, ${link.txId}::text
+            from fresh
+            on conflict (link_id) do update set
+              merchant_id = excluded.merchant_id, label = excluded.label, amount = excluded.amount,
+              currency = excluded.currency, custom_identifier = excluded.custom_identifier,
+              custom_identifier2 = excluded.custom_identifier2, recurrent = excluded.recurrent,
+              total_periods = excluded.total_periods, status_id = excluded.status_id,
+              subscription_id = coalesce(webhook_links.subscription_id, excluded.subscription_id),
+              tx_id = excluded.tx_id
+            returning link_id`);
+          return rowsOf(saved).length > 0;
+        },
       });
     },
   };
