@@ -15,6 +15,7 @@ export {
   httpUpstream,
   type Upstream,
   type UpstreamAnswer,
+  type UpstreamCall,
   UpstreamTimeout,
 } from './upstream';
 export {

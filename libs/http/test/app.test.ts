@@ -155,4 +155,32 @@ describe('signed merchant context', () => {
     ).toBeUndefined();
     expect(verifyMerchantContext(headers['x-merchant-context'], undefined, secret)).toBeUndefined();
   });
+
+  it('signs the same merchant once for a while, and afresh when it is older, changed or for another secret', () => {
+    const cached = { ...merchant };
+    const first = signMerchantContext(cached, secret, 2_000_000);
+    expect(signMerchantContext(cached, secret, 2_010_000)).toBe(first);
+    // What is reused still verifies at the later time, and says when it was signed.
+    const reused = signMerchantContext(cached, secret, 2_029_000);
+    expect(reused['x-merchant-signature']).toMatch(/^t=2000000,/);
+    expect(
+      verifyMerchantContext(reused['x-merchant-context'], reused['x-merchant-signature'], secret, 2_029_000),
+    ).toEqual(cached);
+
+    expect(signMerchantContext(cached, secret, 2_030_000)['x-merchant-signature']).toMatch(/^t=2030000,/);
+    expect(signMerchantContext(cached, 'another-secret-entirely', 2_030_001)).not.toBe(
+      signMerchantContext(cached, secret, 2_030_001),
+    );
+    // An earlier time than the one signed (a test, a clock step back) is signed for that time.
+    expect(signMerchantContext(cached, secret, 1_000_000)['x-merchant-signature']).toMatch(/^t=1000000,/);
+
+    const changedInPlace = { ...merchant };
+    const before = signMerchantContext(changedInPlace, secret, 3_000_000);
+    changedInPlace.saasContract = true;
+    const after = signMerchantContext(changedInPlace, secret, 3_000_001);
+    expect(after).not.toBe(before);
+    expect(
+      verifyMerchantContext(after['x-merchant-context'], after['x-merchant-signature'], secret, 3_000_001),
+    ).toMatchObject({ saasContract: true });
+  });
 });
