@@ -8,6 +8,7 @@ export {
   type ServiceApp,
 } from './app';
 export { limitBody, requestBytes } from './body';
+export { presetResponseHeader, requestHeader } from './headers';
 export {
   callForAnswer,
   callWithDeadline,

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { MiddlewareHandler } from 'hono';
+import { requestHeader } from './headers';
 import { HttpProblem } from './problem';
 
 export const MERCHANT_CONTEXT_HEADER = 'x-merchant-context';
@@ -98,8 +99,8 @@ export function requireMerchant(
 ): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
   return async (c, next) => {
     const merchant = verifyMerchantContext(
-      c.req.header(MERCHANT_CONTEXT_HEADER),
-      c.req.header(MERCHANT_SIGNATURE_HEADER),
+      requestHeader(c, MERCHANT_CONTEXT_HEADER),
+      requestHeader(c, MERCHANT_SIGNATURE_HEADER),
       secret,
     );
     if (!merchant) throw new HttpProblem(401, 'UNAUTHORIZED', 'Missing or invalid merchant context');

@@ -5,7 +5,9 @@ import {
   createApp,
   createShutdown,
   jsonBody,
+  listen,
   problems,
+  requestHeader,
   SHUTDOWN_ORDER,
   signMerchantContext,
   verifyMerchantContext,
@@ -182,5 +184,44 @@ describe('signed merchant context', () => {
     expect(
       verifyMerchantContext(after['x-merchant-context'], after['x-merchant-signature'], secret, 3_000_001),
     ).toMatchObject({ saasContract: true });
+  });
+});
+
+describe('createApp behind a Node server', () => {
+  it('reads request headers from Node and answers the request id on every response', async () => {
+    const { app } = createApp({ service: 't', logger });
+    app.get('/echo', (c) =>
+      c.json({
+        token: requestHeader(c, 'api-token') ?? null,
+        repeated: requestHeader(c, 'x-repeated') ?? null,
+      }),
+    );
+    app.get('/fails', () => {
+      throw problems.conflict('NOPE', 'refused');
+    });
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const given = await fetch(`${base}/echo`, {
+        headers: [
+          ['x-request-id', 'req-42'],
+          ['api-token', 'tok'],
+          ['x-repeated', 'a'],
+          ['x-repeated', 'b'],
+        ],
+      });
+      expect(given.headers.get('x-request-id')).toBe('req-42');
+      expect(await given.json()).toEqual({ token: 'tok', repeated: 'a, b' });
+
+      const made = await fetch(`${base}/fails`);
+      expect(made.status).toBe(409);
+      const id = made.headers.get('x-request-id');
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(((await made.json()) as { requestId: string }).requestId).toBe(id);
+      // Once, not twice (set on Node's response and again on the answer).
+      expect(made.headers.get('x-request-id')).not.toContain(',');
+    } finally {
+      await server.close();
+    }
   });
 });

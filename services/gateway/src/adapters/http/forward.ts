@@ -3,6 +3,7 @@ import {
   callForAnswer,
   HttpProblem,
   requestBytes,
+  requestHeader,
   signMerchantContext,
   signOperatorContext,
   type Upstream,
@@ -82,7 +83,7 @@ async function forward(
 ): Promise<Response> {
   const headers: Record<string, string> = {};
   for (const name of PASSED_HEADERS) {
-    const value = c.req.header(name);
+    const value = requestHeader(c, name);
     if (value) headers[name] = value;
   }
   headers['x-request-id'] = String(c.get('requestId' as never));
@@ -146,7 +147,7 @@ export async function forwardPublicPage(
 ): Promise<Response> {
   const headers: Record<string, string> = {};
   for (const name of PUBLIC_REQUEST_HEADERS) {
-    const value = c.req.header(name);
+    const value = requestHeader(c, name);
     if (value) headers[name] = value;
   }
   headers['x-request-id'] = String(c.get('requestId' as never));
