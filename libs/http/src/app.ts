@@ -14,6 +14,7 @@ import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { HTTPException } from 'hono/http-exception';
 import { limitBody } from './body';
+import { presetResponseHeader, requestHeader } from './headers';
 import { HttpProblem, problemResponse, problems } from './problem';
 
 /** Enough for the largest legitimate request, a bulk of 200 subscriptions × 60 updates (about 600 KB). */
@@ -99,12 +100,14 @@ export function createApp(options: AppOptions): ServiceApp {
   });
 
   app.use('*', async (c, next) => {
-    const requestId = c.req.header('x-request-id') || randomUUID();
+    const requestId = requestHeader(c, 'x-request-id') || randomUUID();
+    // On Node's response from the start (no `Headers` made of the answer to add it); in memory, after.
+    const preset = presetResponseHeader(c, 'x-request-id', requestId);
     c.set('requestId', requestId);
     c.set('logger', options.logger.child({ requestId }));
     const parent = contextFromHeaders({
-      traceparent: c.req.header('traceparent'),
-      tracestate: c.req.header('tracestate'),
+      traceparent: requestHeader(c, 'traceparent'),
+      tracestate: requestHeader(c, 'tracestate'),
     });
     const route = c.req.path;
     await tracer(options.service).startActiveSpan(
@@ -128,7 +131,7 @@ export function createApp(options: AppOptions): ServiceApp {
         }
       },
     );
-    setAnswerHeader(c, 'x-request-id', requestId);
+    if (!preset) setAnswerHeader(c, 'x-request-id', requestId);
   });
 
   // A declared length over the limit is refused at once; a chunked body is read only up to the limit.

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { requestHeader } from './headers';
 
 /** Node's own request, which `@hono/node-server` hands every handler as `c.env.incoming`. */
 function incomingOf(c: Context): IncomingMessage | undefined {
@@ -50,8 +51,8 @@ export function limitBody(maxBytes: number, onTooLarge: (c: Context) => Response
   return async (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') return next();
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+    const declared = requestHeader(c, 'content-length');
+    if (declared !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
       return Number.parseInt(declared, 10) > maxBytes ? onTooLarge(c) : next();
     }
     return counting(c, next);

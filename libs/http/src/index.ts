@@ -8,6 +8,7 @@ export {
   type ServiceApp,
 } from './app';
 export { limitBody, requestBytes } from './body';
+export { presetResponseHeader, requestHeader } from './headers';
 export {
   callForAnswer,
   callWithDeadline,
@@ -15,6 +16,7 @@ export {
   httpUpstream,
   type Upstream,
   type UpstreamAnswer,
+  type UpstreamCall,
   UpstreamTimeout,
 } from './upstream';
 export {

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { MiddlewareHandler } from 'hono';
+import { requestHeader } from './headers';
 import { HttpProblem } from './problem';
 
 export const MERCHANT_CONTEXT_HEADER = 'x-merchant-context';
@@ -12,20 +13,47 @@ function sign(secret: string, timestamp: number, payload: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${payload}`).digest('base64url');
 }
 
+/** A signature is reused for this long (well inside the replay window) for the same merchant object. */
+const REUSE_SIGNATURE_MS = 30_000;
+
+/**
+ * Signatures made, by the merchant object they were made for: the gateway's token cache hands back the
+ * same object for every request of a token while it is cached, so its context is signed once per
+ * `REUSE_SIGNATURE_MS`, not per request. The object's JSON is compared, so one changed in place is
+ * signed afresh.
+ */
+const signatures = new WeakMap<
+  MerchantContext,
+  { secret: string; json: string; signedAt: number; headers: Record<string, string> }
+>();
+
 /**
  * The gateway authenticates the merchant, then forwards these two headers. Services trust the merchant
- * only through them: an internal port reached directly cannot be given a forged merchant.
+ * only through them: an internal port reached directly cannot be given a forged merchant. The headers
+ * handed back may be shared: copy them before changing them.
  */
 export function signMerchantContext(
   merchant: MerchantContext,
   secret: string,
   now = Date.now(),
-): Record<string, string> {
-  const payload = Buffer.from(JSON.stringify(merchant)).toString('base64url');
-  return {
+): Readonly<Record<string, string>> {
+  const json = JSON.stringify(merchant);
+  const known = signatures.get(merchant);
+  if (
+    known &&
+    known.json === json &&
+    known.secret === secret &&
+    now >= known.signedAt &&
+    now - known.signedAt < REUSE_SIGNATURE_MS
+  )
+    return known.headers;
+  const payload = Buffer.from(json).toString('base64url');
+  const headers = {
     [MERCHANT_CONTEXT_HEADER]: payload,
     [MERCHANT_SIGNATURE_HEADER]: `t=${now},v1=${sign(secret, now, payload)}`,
   };
+  signatures.set(merchant, { secret, json, signedAt: now, headers });
+  return headers;
 }
 
 export function verifyMerchantContext(
@@ -71,8 +99,8 @@ export function requireMerchant(
 ): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
   return async (c, next) => {
     const merchant = verifyMerchantContext(
-      c.req.header(MERCHANT_CONTEXT_HEADER),
-      c.req.header(MERCHANT_SIGNATURE_HEADER),
+      requestHeader(c, MERCHANT_CONTEXT_HEADER),
+      requestHeader(c, MERCHANT_SIGNATURE_HEADER),
       secret,
     );
     if (!merchant) throw new HttpProblem(401, 'UNAUTHORIZED', 'Missing or invalid merchant context');

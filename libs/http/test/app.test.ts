@@ -5,7 +5,9 @@ import {
   createApp,
   createShutdown,
   jsonBody,
+  listen,
   problems,
+  requestHeader,
   SHUTDOWN_ORDER,
   signMerchantContext,
   verifyMerchantContext,
@@ -154,5 +156,72 @@ describe('signed merchant context', () => {
       ),
     ).toBeUndefined();
     expect(verifyMerchantContext(headers['x-merchant-context'], undefined, secret)).toBeUndefined();
+  });
+
+  it('signs the same merchant once for a while, and afresh when it is older, changed or for another secret', () => {
+    const cached = { ...merchant };
+    const first = signMerchantContext(cached, secret, 2_000_000);
+    expect(signMerchantContext(cached, secret, 2_010_000)).toBe(first);
+    // What is reused still verifies at the later time, and says when it was signed.
+    const reused = signMerchantContext(cached, secret, 2_029_000);
+    expect(reused['x-merchant-signature']).toMatch(/^t=2000000,/);
+    expect(
+      verifyMerchantContext(reused['x-merchant-context'], reused['x-merchant-signature'], secret, 2_029_000),
+    ).toEqual(cached);
+
+    expect(signMerchantContext(cached, secret, 2_030_000)['x-merchant-signature']).toMatch(/^t=2030000,/);
+    expect(signMerchantContext(cached, 'another-secret-entirely', 2_030_001)).not.toBe(
+      signMerchantContext(cached, secret, 2_030_001),
+    );
+    // An earlier time than the one signed (a test, a clock step back) is signed for that time.
+    expect(signMerchantContext(cached, secret, 1_000_000)['x-merchant-signature']).toMatch(/^t=1000000,/);
+
+    const changedInPlace = { ...merchant };
+    const before = signMerchantContext(changedInPlace, secret, 3_000_000);
+    changedInPlace.saasContract = true;
+    const after = signMerchantContext(changedInPlace, secret, 3_000_001);
+    expect(after).not.toBe(before);
+    expect(
+      verifyMerchantContext(after['x-merchant-context'], after['x-merchant-signature'], secret, 3_000_001),
+    ).toMatchObject({ saasContract: true });
+  });
+});
+
+describe('createApp behind a Node server', () => {
+  it('reads request headers from Node and answers the request id on every response', async () => {
+    const { app } = createApp({ service: 't', logger });
+    app.get('/echo', (c) =>
+      c.json({
+        token: requestHeader(c, 'api-token') ?? null,
+        repeated: requestHeader(c, 'x-repeated') ?? null,
+      }),
+    );
+    app.get('/fails', () => {
+      throw problems.conflict('NOPE', 'refused');
+    });
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const given = await fetch(`${base}/echo`, {
+        headers: [
+          ['x-request-id', 'req-42'],
+          ['api-token', 'tok'],
+          ['x-repeated', 'a'],
+          ['x-repeated', 'b'],
+        ],
+      });
+      expect(given.headers.get('x-request-id')).toBe('req-42');
+      expect(await given.json()).toEqual({ token: 'tok', repeated: 'a, b' });
+
+      const made = await fetch(`${base}/fails`);
+      expect(made.status).toBe(409);
+      const id = made.headers.get('x-request-id');
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(((await made.json()) as { requestId: string }).requestId).toBe(id);
+      // Once, not twice (set on Node's response and again on the answer).
+      expect(made.headers.get('x-request-id')).not.toContain(',');
+    } finally {
+      await server.close();
+    }
   });
 });

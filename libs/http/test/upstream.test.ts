@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callWithDeadline, httpUpstream, UpstreamTimeout } from '../src/index';
+import { callForAnswer, callWithDeadline, httpUpstream, UpstreamTimeout } from '../src/index';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -116,5 +116,92 @@ describe('callWithDeadline with a compressed answer', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('content-encoding')).toBeNull();
     expect(await response.json()).toEqual({ compressed: true });
+  });
+});
+
+describe('callForAnswer', () => {
+  const call = (body?: string) => ({
+    method: body ? 'POST' : 'GET',
+    path: '/api/saleitems/add?x=1',
+    headers: { 'content-type': 'application/json', 'x-request-id': 'req-1' },
+    body: body ? new TextEncoder().encode(body) : undefined,
+  });
+
+  it('sends path, headers and body over HTTP without web objects, and reads the whole answer', async () => {
+    const service = await fakeService((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.setHeader('set-cookie', ['a=1', 'b=2']);
+        res.statusCode = 201;
+        res.end(
+          JSON.stringify({
+            path: req.url,
+            requestId: req.headers['x-request-id'],
+            length: req.headers['content-length'],
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+      });
+    });
+    const upstream = httpUpstream(service.url);
+    expect(upstream.direct).toBeTypeOf('function');
+    const answer = await callForAnswer(upstream, call('{"label":"Lamp"}'), 2_000);
+    expect(answer.status).toBe(201);
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(JSON.parse(Buffer.from(answer.body).toString())).toEqual({
+      path: '/api/saleitems/add?x=1',
+      requestId: 'req-1',
+      length: '16',
+      body: '{"label":"Lamp"}',
+    });
+  });
+
+  it('gives up with UpstreamTimeout on a service that stalls in the body, and on one that never answers', async () => {
+    const stalls = await fakeService((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+    });
+    const started = Date.now();
+    await expect(callForAnswer(httpUpstream(stalls.url), call(), 200)).rejects.toBeInstanceOf(
+      UpstreamTimeout,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    const silent = await fakeService(() => undefined);
+    await expect(callForAnswer(httpUpstream(silent.url), call('{}'), 200)).rejects.toBeInstanceOf(
+      UpstreamTimeout,
+    );
+  });
+
+  it('passes a refused connection through as it is', async () => {
+    const service = await fakeService((_req, res) => res.end());
+    const url = service.url;
+    for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+    await expect(callForAnswer(httpUpstream(url), call(), 1_000)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('calls an in-memory upstream (embedded mode) with a request, within the deadline', async () => {
+    const seen: string[] = [];
+    const inMemory = async (request: Request) => {
+      seen.push(
+        `${request.method} ${request.url} ${request.headers.get('x-request-id')} ${await request.text()}`,
+      );
+      const headers = new Headers({ 'content-type': 'text/plain' });
+      headers.append('set-cookie', 'a=1');
+      headers.append('set-cookie', 'b=2');
+      return new Response('ok', { status: 202, headers });
+    };
+    const answer = await callForAnswer(inMemory, call('{"a":1}'), 1_000);
+    expect(seen).toEqual(['POST http://internal/api/saleitems/add?x=1 req-1 {"a":1}']);
+    expect(answer).toMatchObject({
+      status: 202,
+      headers: { 'content-type': 'text/plain', 'set-cookie': ['a=1', 'b=2'] },
+    });
+    expect(Buffer.from(answer.body).toString()).toBe('ok');
+    const hanging = () => new Promise<Response>(() => undefined);
+    await expect(callForAnswer(hanging, call(), 100)).rejects.toBeInstanceOf(UpstreamTimeout);
   });
 });

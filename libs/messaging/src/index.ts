@@ -9,7 +9,13 @@ export type {
 export type { BusLogger } from './bus-common';
 export { createInProcessBus, type InProcessBusOptions } from './in-process-bus';
 export { createRabbitMqBus, type RabbitMqBusOptions } from './rabbitmq-bus';
-export { type IdempotentConsumerOptions, idempotentConsumer, type InboxTable, inboxTable } from './inbox';
+export {
+  type IdempotentConsumerOptions,
+  idempotentConsumer,
+  idempotentStatement,
+  type InboxTable,
+  inboxTable,
+} from './inbox';
 export {
   createOutboxRelay,
   enqueueEvent,

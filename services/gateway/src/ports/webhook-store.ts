@@ -203,4 +203,9 @@ export interface WebhookConsumerUnitOfWork {
     consumer: string,
     work: (writer: WebhookEventWriter, message: DeliveredMessage) => Promise<void>,
   ): MessageHandler;
+  /**
+   * For a message whose whole change is one projected link saved (`link.created`): its inbox row and
+   * the link in a single statement, one round trip; a redelivered message changes nothing.
+   */
+  linkSaverFor(consumer: string, linkOf: (message: DeliveredMessage) => ProjectedLink): MessageHandler;
 }

@@ -34,10 +34,16 @@ function memoryUnitOfWork() {
       return { ...event, seq: appended.length };
     },
   } as unknown as WebhookEventWriter;
+  const handled = new Set<string>();
   const unitOfWork: WebhookConsumerUnitOfWork = {
     handlerFor: (_consumer, work) => (message) => work(writer, message),
+    linkSaverFor: (_consumer, linkOf) => async (message) => {
+      if (handled.has(message.id)) return;
+      handled.add(message.id);
+      await writer.saveLink(linkOf(message));
+    },
   };
-  return { unitOfWork, appended };
+  return { unitOfWork, appended, links };
 }
 
 const message = (event: ReturnType<typeof createEvent>): DeliveredMessage => ({
@@ -50,7 +56,7 @@ const message = (event: ReturnType<typeof createEvent>): DeliveredMessage => ({
 
 describe('recording bus events into the webhook log', () => {
   it('wakes the delivery worker only for an event that appended an envelope', async () => {
-    const { unitOfWork, appended } = memoryUnitOfWork();
+    const { unitOfWork, appended, links } = memoryUnitOfWork();
     let wakes = 0;
     const subscription = recordWebhookEventsOnEvents(unitOfWork, () => {
       wakes += 1;
@@ -77,6 +83,8 @@ describe('recording bus events into the webhook log', () => {
     await subscription.handler(message(created));
     expect(appended).toEqual([]);
     expect(wakes).toBe(0);
+    // The creation is in the projection (what the cancellation's envelope is filled from).
+    expect(links.get(7)).toMatchObject({ merchantId, label: 'Gym', amount: '150000.00', statusId: 1 });
 
     const cancelled = createEvent(
       'link.cancelled',

@@ -3,6 +3,7 @@ import {
   callForAnswer,
   HttpProblem,
   requestBytes,
+  requestHeader,
   signMerchantContext,
   signOperatorContext,
   type Upstream,
@@ -60,51 +61,56 @@ export async function forwardOperatorRequest(
   return forward(c, upstream, signed, settings.timeoutMs);
 }
 
+/** The path and query of a request URL (`http://host/a/b?c` → `/a/b?c`), without parsing it again. */
+function pathAndQueryOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const hash = url.indexOf('#', start);
+  return hash < 0 ? url.slice(start) : url.slice(start, hash);
+}
+
+/** The request body's bytes (none for GET and HEAD), straight from Node's request where it can be. */
+async function bodyOf(c: Context, method: string): Promise<Uint8Array | undefined> {
+  if (method === 'GET' || method === 'HEAD') return undefined;
+  return new Uint8Array(await requestBytes(c));
+}
+
 async function forward(
   c: Context,
   upstream: Upstream,
   signed: Record<string, string>,
   timeoutMs: number,
 ): Promise<Response> {
-  const headers = new Headers();
+  const headers: Record<string, string> = {};
   for (const name of PASSED_HEADERS) {
-    const value = c.req.header(name);
-    if (value) headers.set(name, value);
+    const value = requestHeader(c, name);
+    if (value) headers[name] = value;
   }
-  headers.set('x-request-id', String(c.get('requestId' as never)));
-  for (const [name, value] of Object.entries({
-    ...currentTraceHeaders(),
-    ...signed,
-  })) {
-    headers.set(name, value);
-  }
-  const url = new URL(c.req.url);
+  headers['x-request-id'] = String(c.get('requestId' as never));
+  Object.assign(headers, currentTraceHeaders(), signed);
+  const path = pathAndQueryOf(c.req.url);
   const method = c.req.method;
-  const body = method === 'GET' || method === 'HEAD' ? undefined : await requestBytes(c);
+  const body = await bodyOf(c, method);
   let answer: UpstreamAnswer;
   try {
-    answer = await callForAnswer(
-      upstream,
-      `http://internal${url.pathname}${url.search}`,
-      { method, headers, body },
-      timeoutMs,
-    );
+    answer = await callForAnswer(upstream, { method, path, headers, body }, timeoutMs);
   } catch (error) {
+    const pathname = path.split('?')[0];
     if (error instanceof UpstreamTimeout) {
       throw new HttpProblem(
         504,
         'UPSTREAM_TIMEOUT',
-        `The service behind ${url.pathname} did not answer within ${timeoutMs} ms; the request may or may not have taken effect`,
+        `The service behind ${pathname} did not answer within ${timeoutMs} ms; the request may or may not have taken effect`,
       );
     }
     throw new HttpProblem(
       502,
       'UPSTREAM_UNAVAILABLE',
-      `The service behind ${url.pathname} did not answer: ${(error as Error).message}`,
+      `The service behind ${pathname} did not answer: ${(error as Error).message}`,
     );
   }
-  const contentType = answer.headers.get('content-type');
-  return answerOf(answer, contentType ? { 'content-type': contentType } : {});
+  const contentType = answer.headers['content-type'];
+  return answerOf(answer, typeof contentType === 'string' ? { 'content-type': contentType } : {});
 }
 
 /** The service's answer as the gateway's response, with the headers chosen to pass. */
@@ -139,25 +145,20 @@ export async function forwardPublicPage(
   clientAddress: string | undefined,
   { timeoutMs }: Pick<ForwardSettings, 'timeoutMs'>,
 ): Promise<Response> {
-  const headers = new Headers();
+  const headers: Record<string, string> = {};
   for (const name of PUBLIC_REQUEST_HEADERS) {
-    const value = c.req.header(name);
-    if (value) headers.set(name, value);
+    const value = requestHeader(c, name);
+    if (value) headers[name] = value;
   }
-  headers.set('x-request-id', String(c.get('requestId' as never)));
-  if (clientAddress) headers.set('x-forwarded-for', clientAddress);
-  for (const [name, value] of Object.entries(currentTraceHeaders())) headers.set(name, value);
-  const url = new URL(c.req.url);
+  headers['x-request-id'] = String(c.get('requestId' as never));
+  if (clientAddress) headers['x-forwarded-for'] = clientAddress;
+  Object.assign(headers, currentTraceHeaders());
+  const path = pathAndQueryOf(c.req.url);
   const method = c.req.method;
-  const body = method === 'GET' || method === 'HEAD' ? undefined : await requestBytes(c);
+  const body = await bodyOf(c, method);
   let answer: UpstreamAnswer;
   try {
-    answer = await callForAnswer(
-      upstream,
-      `http://internal${url.pathname}${url.search}`,
-      { method, headers, body, redirect: 'manual' },
-      timeoutMs,
-    );
+    answer = await callForAnswer(upstream, { method, path, headers, body }, timeoutMs);
   } catch (error) {
     const status = error instanceof UpstreamTimeout ? 504 : 502;
     return new Response(
@@ -174,10 +175,12 @@ export async function forwardPublicPage(
   }
   const out = new Headers();
   for (const name of PUBLIC_RESPONSE_HEADERS) {
-    const value = answer.headers.get(name);
-    if (value) out.set(name, value);
+    const value = answer.headers[name];
+    if (typeof value === 'string' && value) out.set(name, value);
   }
-  for (const cookie of answer.headers.getSetCookie()) out.append('set-cookie', cookie);
+  const cookies = answer.headers['set-cookie'];
+  for (const cookie of typeof cookies === 'string' ? [cookies] : (cookies ?? []))
+    out.append('set-cookie', cookie);
   return answerOf(answer, out);
 }
 

@@ -1,5 +1,5 @@
 import type { MerchantContext } from '@payrail/contracts';
-import { HttpProblem, problems } from '@payrail/http';
+import { HttpProblem, problems, requestHeader } from '@payrail/http';
 import type { MiddlewareHandler } from 'hono';
 import {
   beginIdempotentRequest,
@@ -25,7 +25,7 @@ export function idempotency(
   deps: IdempotencyDeps,
 ): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
   return async (c, next) => {
-    const key = c.req.header(IDEMPOTENCY_HEADER);
+    const key = requestHeader(c, 'idempotency-key');
     if (!GUARDED_METHODS.has(c.req.method) || key === undefined) return next();
     if (!VALID_KEY.test(key)) {
       const message = 'must be 1 to 255 printable ASCII characters';

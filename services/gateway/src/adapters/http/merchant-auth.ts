@@ -1,5 +1,5 @@
 import type { MerchantContext } from '@payrail/contracts';
-import { problems } from '@payrail/http';
+import { problems, requestHeader } from '@payrail/http';
 import type { MiddlewareHandler } from 'hono';
 import { hashToken, looksLikeToken } from '../../application/api-tokens';
 import type { MerchantStore } from '../../ports/merchant-store';
@@ -9,7 +9,7 @@ export function merchantAuth(
   store: MerchantStore,
 ): MiddlewareHandler<{ Variables: { merchant: MerchantContext } }> {
   return async (c, next) => {
-    const token = c.req.header('api-token');
+    const token = requestHeader(c, 'api-token');
     if (!looksLikeToken(token)) throw problems.unauthorized();
     const merchant = await store.findByTokenHash(hashToken(token));
     if (!merchant) throw problems.unauthorized();

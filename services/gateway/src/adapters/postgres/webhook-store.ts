@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventKind } from '@payrail/contracts';
 import { type Database, type Executor, rowsOf } from '@payrail/db';
-import { idempotentConsumer, type InboxTable } from '@payrail/messaging';
+import { idempotentConsumer, idempotentStatement, type InboxTable } from '@payrail/messaging';
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type {
   ClaimedDelivery,
@@ -445,6 +445,46 @@ export function postgresWebhookStore(db: Database, sealer: SecretSealer): Webhoo
   };
 }
 
+/**
+ * The inbox row of a message and its projected link in one statement: the link's upsert (the same as
+ * `saveLink`'s) runs only when the inbox row is new. Prepared, so that it is one round trip: a query
+ * without a name is described first, a round trip of its own, on every run (postgres.js).
+ */
+function createdLinkStatement(db: Database, inbox: InboxTable) {
+  const value = (name: string) => sql.placeholder(name);
+  const fresh = db.$with('fresh', { messageId: sql<string>`message_id` }).as(sql`
+    insert into ${inbox} (consumer, message_id) values (${value('consumer')}, ${value('messageId')})
+    on conflict do nothing
+    returning message_id`);
+  return db
+    .with(fresh)
+    .insert(webhookLinks)
+    .select(sql`
+      select ${value('linkId')}::integer, ${value('merchantId')}::uuid, ${value('label')}::text,
+        ${value('amount')}::text, ${value('currency')}::text, ${value('customIdentifier')}::text,
+        ${value('customIdentifier2')}::text, ${value('recurrent')}::boolean, ${value('totalPeriods')}::integer,
+        ${value('statusId')}::integer, ${value('subscriptionId')}::integer, ${value('txId')}::text
+      from ${fresh}`)
+    .onConflictDoUpdate({
+      target: webhookLinks.linkId,
+      set: {
+        merchantId: sql`excluded.merchant_id`,
+        label: sql`excluded.label`,
+        amount: sql`excluded.amount`,
+        currency: sql`excluded.currency`,
+        customIdentifier: sql`excluded.custom_identifier`,
+        customIdentifier2: sql`excluded.custom_identifier2`,
+        recurrent: sql`excluded.recurrent`,
+        totalPeriods: sql`excluded.total_periods`,
+        statusId: sql`excluded.status_id`,
+        subscriptionId: sql`coalesce(${webhookLinks.subscriptionId}, excluded.subscription_id)`,
+        txId: sql`excluded.tx_id`,
+      },
+    })
+    .returning({ linkId: webhookLinks.linkId })
+    .prepare('gateway_save_created_link');
+}
+
 /** The consumer's unit of work: the inbox row and the writer's changes in one transaction. */
 export function webhookConsumerUnitOfWork(db: Database, inbox: InboxTable): WebhookConsumerUnitOfWork {
   return {
@@ -454,6 +494,16 @@ export function webhookConsumerUnitOfWork(db: Database, inbox: InboxTable): Webh
         inbox,
         consumer,
         handle: (tx, message) => work(webhookEventWriter(tx), message),
+      });
+    },
+    linkSaverFor(consumer, linkOf) {
+      const statement = createdLinkStatement(db, inbox);
+      return idempotentStatement({
+        consumer,
+        async run(message) {
+          const saved = await statement.execute({ consumer, messageId: message.id, ...linkOf(message) });
+          return saved.length > 0;
+        },
       });
     },
   };

@@ -7,7 +7,7 @@ import {
   serializeEnvelope,
   type WebhookEnvelope,
 } from '../../domain/webhooks/envelope';
-import type { WebhookEventWriter } from '../../ports/webhook-store';
+import type { ProjectedLink, WebhookEventWriter } from '../../ports/webhook-store';
 import { envelopeId } from './envelope-id';
 
 /** The bus events the webhook log is made from (envelopes, or the projection envelopes are filled from). */
@@ -119,25 +119,32 @@ function installmentItems(items: Item[]): EnvelopeValue {
   }));
 }
 
+/**
+ * The projected link of a `link.created`: the whole of that event's change (it makes no envelope), so
+ * the consumer may save it in one statement with its inbox row (`recordLinkCreated`).
+ */
+export function projectedLinkOf(data: EventData<'link.created'>): ProjectedLink {
+  return {
+    linkId: data.linkId,
+    merchantId: data.merchantId,
+    label: data.label,
+    amount: data.amount,
+    currency: data.currency,
+    customIdentifier: data.customIdentifier,
+    customIdentifier2: data.customIdentifier2,
+    recurrent: data.recurrence !== null,
+    totalPeriods: data.recurrence?.type === 'STATIC' ? data.recurrence.totalPeriods : null,
+    statusId: LINK_STATUS.pending,
+    subscriptionId: null,
+    txId: null,
+  };
+}
+
 /** The projection changes of one bus event, and the envelopes it makes (none for most). */
 async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promise<Draft[]> {
   switch (event.type as WebhookSourceEvent) {
     case 'link.created': {
-      const data = event.data as EventData<'link.created'>;
-      await writer.saveLink({
-        linkId: data.linkId,
-        merchantId: data.merchantId,
-        label: data.label,
-        amount: data.amount,
-        currency: data.currency,
-        customIdentifier: data.customIdentifier,
-        customIdentifier2: data.customIdentifier2,
-        recurrent: data.recurrence !== null,
-        totalPeriods: data.recurrence?.type === 'STATIC' ? data.recurrence.totalPeriods : null,
-        statusId: LINK_STATUS.pending,
-        subscriptionId: null,
-        txId: null,
-      });
+      await writer.saveLink(projectedLinkOf(event.data as EventData<'link.created'>));
       return [];
     }
     case 'link.paid': {
