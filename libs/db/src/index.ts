@@ -4,6 +4,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { preparingClient } from './prepared-statements';
 
 /** A Drizzle database on either driver; services write their repositories against this type. */
 export type Database = PgDatabase<PgQueryResultHKT>;
@@ -72,7 +73,7 @@ export async function createDatabaseIfMissing(url: string): Promise<boolean> {
 /** A service's database on PostgreSQL (`@payrail/db/pglite` has the embedded one). */
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
-  const db = drizzlePostgres(client) as unknown as Database;
+  const db = drizzlePostgres(preparingClient(client)) as unknown as Database;
   return {
     db,
     driver: 'postgres',

@@ -2,11 +2,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase, tcpProxy } from '@payrail/test-infra';
-import { sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, rowsOf } from '../src/index';
 import { openPgliteDatabase } from '../src/pglite';
+import { PREPARE_UP_TO_CHARS } from '../src/prepared-statements';
 import { notes } from './fixtures/schema';
 
 const migrations = { schema: 'db_fixture', migrationsFolder: path.join(__dirname, 'fixtures', 'drizzle') };
@@ -119,6 +120,45 @@ describe('database on PostgreSQL (postgres.js)', () => {
   // connection whose socket has closed (the rollback of a transaction cut short): uncatchable, it ends the
   // process; the chaos run saw services die of it. patches/postgres@3.4.9.patch settles that write as
   // CONNECTION_CLOSED. Without the patch this test's process dies after the transaction has failed.
+  it("prepares the query builder's statements, in and out of transactions, but not long ones", async () => {
+    const other = await createTestDatabase('db_prepared');
+    // One connection: what pg_prepared_statements shows is this session's.
+    const handle = openDatabase({ url: other.url, max: 1 });
+    try {
+      await handle.migrate(migrations);
+      const prepared = async () =>
+        rowsOf<{ statement: string }>(
+          await handle.db.execute(sql`select statement from pg_prepared_statements`),
+        ).map((row) => row.statement);
+      await handle.db.insert(notes).values({ body: 'one' });
+      await handle.db.select().from(notes).where(eq(notes.body, 'one'));
+      await handle.db.transaction(async (tx) => {
+        await tx.update(notes).set({ body: 'two' }).where(eq(notes.body, 'one'));
+      });
+      const statements = await prepared();
+      expect(statements.some((text) => /^insert into "db_fixture"."notes"/.test(text))).toBe(true);
+      expect(
+        statements.some((text) => /^select .* from "db_fixture"."notes" where .*"body" = \$1$/.test(text)),
+      ).toBe(true);
+      expect(statements.some((text) => /^update "db_fixture"."notes"/.test(text))).toBe(true);
+      // A statement whose text is long (600 parameters) runs unnamed.
+      const longText = await handle.db
+        .select()
+        .from(notes)
+        .where(
+          inArray(
+            notes.id,
+            Array.from({ length: 600 }, (_, index) => index),
+          ),
+        );
+      expect(longText).toEqual([{ id: 1, body: 'two' }]);
+      expect((await prepared()).some((text) => text.length > PREPARE_UP_TO_CHARS)).toBe(false);
+    } finally {
+      await handle.close();
+      await other.drop();
+    }
+  });
+
   it('survives a connection cut inside a transaction: the transaction fails, the pool connects again', async () => {
     const target = new URL(testDb.url);
     const proxy = await tcpProxy(target.hostname, Number(target.port || 5432));
