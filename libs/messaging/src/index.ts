@@ -17,5 +17,7 @@ export {
   type OutboxRelayOptions,
   type OutboxTable,
   outboxChannel,
+  outboxNames,
   outboxTable,
+  outboxTraceHeaders,
 } from './outbox';
