@@ -180,7 +180,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const backoffMs = options.backoffMs ?? defaultBackoff;
   const claimMs = options.claimMs ?? 60_000;
-  const gatherMs = options.gatherMs ?? 5;
+  const gatherMs = options.gatherMs ?? 10;
   const { table } = outboxNames(outbox);
   let running = false;
   let loop: Promise<void> | undefined;
@@ -295,6 +295,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       stopping = done;
     });
   let stopping: (() => void) | undefined;
+  /** Set by every NOTIFY; cleared when a batch starts reading. */
+  let notified = false;
 
   const run = async () => {
     let failures = 0;
@@ -303,6 +305,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       try {
         if (woken && gatherMs > 0) await gather();
         woken = false;
+        notified = false;
         const published = await runOnce();
         failures = 0;
         if (published === batchSize) continue;
@@ -311,6 +314,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         logger.error({ err: error }, 'outbox relay batch failed');
       }
       if (!running) break;
+      // A NOTIFY that came while the batch ran may be for a row the batch did not see: no waiting for the poll.
+      if (notified && failures === 0) {
+        woken = true;
+        continue;
+      }
       woken = await sleep(failures > 0 ? Math.min(30_000, pollIntervalMs * 2 ** failures) : pollIntervalMs);
     }
   };
@@ -322,7 +330,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       running = true;
       unregisterProbe = registerOutboxProbe(options.schemaName.replace(/_/g, '-'), probe);
       try {
-        unlisten = await database.listen(outboxChannel(options.schemaName), () => wake?.());
+        unlisten = await database.listen(outboxChannel(options.schemaName), () => {
+          notified = true;
+          wake?.();
+        });
       } catch (error) {
         logger.warn({ err: error }, 'outbox relay could not LISTEN; polling only');
       }

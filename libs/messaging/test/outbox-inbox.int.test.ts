@@ -354,6 +354,45 @@ describe('outbox relay batches', () => {
     expect(batches).toEqual([3]);
   });
 
+  it('runs another batch at once for a NOTIFY that came while a batch was publishing', async () => {
+    await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
+    const published: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holdingFirst: MessageBus = {
+      ...bus,
+      publish: async (message) => {
+        published.push(message.id);
+        if (published.length === 1) await held;
+      },
+    };
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus: holdingFirst,
+      logger,
+      pollIntervalMs: 60_000,
+    });
+    await relay.start();
+    await pause(200);
+    const [first, second] = [60, 61].map(linkPaid);
+    if (!first || !second) throw new Error('two events');
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, first));
+    await waitFor(() => published.length === 1, { what: 'the first batch out' });
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, second));
+    await pause(200);
+    release();
+    await waitFor(() => published.includes(second.id), {
+      timeoutMs: 5_000,
+      what: 'the second row without the poll',
+    });
+    await relay.stop();
+    expect(published).toEqual([first.id, second.id]);
+  });
+
   it('shows its backlog and the age of the oldest unpublished row on /metrics while it runs', async () => {
     const event = linkPaid(20);
     await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
