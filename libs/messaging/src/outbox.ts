@@ -123,12 +123,6 @@ export interface OutboxRelayOptions {
   /** Delay before retrying a row whose publish failed, by attempt number. */
   backoffMs?: (attempts: number) => number;
   /**
-   * How long a batch keeps its rows from other relays (replicas) while it publishes them: longer than a
-   * publish can take (the bus gives up on a confirm long before). A relay that dies mid-batch leaves its
-   * rows to be published again once this has passed.
-   */
-  claimMs?: number;
-  /**
    * After a NOTIFY, how long the relay waits for more rows before it reads a batch: under load one batch
    * then publishes many rows instead of one per transaction. Adds at most this much to an event's delay.
    */
@@ -143,8 +137,8 @@ export interface OutboxRelay {
   runOnce(): Promise<number>;
 }
 
-/** A claimed row as the relay publishes it. */
-interface ClaimedRow {
+/** A row the batch has locked, as the relay publishes it. */
+interface LockedRow {
   id: string;
   type: string;
   body: string;
@@ -153,7 +147,7 @@ interface ClaimedRow {
 }
 
 /** As the driver answers: jsonb parsed or not, integers as numbers or strings. */
-interface RawClaimedRow {
+interface RawLockedRow {
   id: string;
   type: string;
   body: string;
@@ -161,7 +155,7 @@ interface RawClaimedRow {
   attempts: number | string;
 }
 
-function claimedRow(raw: RawClaimedRow): ClaimedRow {
+function lockedRow(raw: RawLockedRow): LockedRow {
   return {
     id: raw.id,
     type: raw.type,
@@ -179,7 +173,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const batchSize = options.batchSize ?? 100;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const backoffMs = options.backoffMs ?? defaultBackoff;
-  const claimMs = options.claimMs ?? 60_000;
   const gatherMs = options.gatherMs ?? 10;
   const { table } = outboxNames(outbox);
   let running = false;
@@ -187,22 +180,17 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let wake: (() => void) | undefined;
   let unlisten: (() => Promise<void>) | undefined;
 
-  // Hand-written and prepared: a batch costs two statements and no query building.
-  // SKIP LOCKED and the claim (next_attempt_at moved past the publish): several relay replicas share the
-  // rows without publishing one twice at once, and no transaction stays open while the broker confirms.
-  const claimStatement = `with claimed as (
-      update ${table} set next_attempt_at = now() + $1::interval
-      where id in (
-        select id from ${table}
-        where published_at is null and next_attempt_at <= now()
-        order by created_at
-        limit $2::int
-        for update skip locked)
-      returning id, type, body, headers, attempts, created_at)
-    select id, type, body, headers, attempts from claimed order by created_at`;
+  // Hand-written and prepared: no query building per batch. SKIP LOCKED: several relay replicas share the
+  // rows without publishing one twice at once; a relay that dies mid-batch releases its rows with its
+  // connection, so another one publishes them at once.
+  const selectStatement = `select id, type, body, headers, attempts from ${table}
+    where published_at is null and next_attempt_at <= now()
+    order by created_at
+    limit $1::int
+    for update skip locked`;
   const markStatement = `update ${table} set published_at = now() where id = any($1::uuid[])`;
 
-  const publishRow = (row: ClaimedRow) =>
+  const publishRow = (row: LockedRow) =>
     inSpan(
       'outbox-relay',
       `${row.type} publish`,
@@ -222,37 +210,39 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     );
 
   /**
-   * One batch: claim up to `batchSize` due rows, publish them all at once and wait for every confirm, then
+   * One batch: lock up to `batchSize` due rows, publish them all at once and wait for every confirm, then
    * mark the confirmed ones in one UPDATE. A row whose publish failed gets its own retry time.
    */
   const runOnce = async (): Promise<number> => {
-    const claimed = await executePrepared<RawClaimedRow>(database.db, 'outbox_claim', claimStatement, [
-      `${claimMs} milliseconds`,
-      batchSize,
-    ]);
-    if (claimed.length === 0) return 0;
-    const rows = claimed.map(claimedRow);
-    const results = await Promise.allSettled(rows.map((row) => publishRow(row)));
-    const confirmed = rows.filter((_, index) => results[index]?.status === 'fulfilled').map((row) => row.id);
-    // Uuids only: the array literal needs no quoting.
-    if (confirmed.length > 0)
-      await executePrepared(database.db, 'outbox_mark', markStatement, [`{${confirmed.join(',')}}`]);
-    for (const [index, result] of results.entries()) {
-      if (result.status === 'fulfilled') continue;
-      const row = rows[index] as ClaimedRow;
-      const attempts = row.attempts + 1;
-      const error = result.reason as Error;
-      logger.warn({ err: error, eventId: row.id, attempts }, 'outbox publish failed; will retry');
-      await database.db
-        .update(outbox)
-        .set({
-          attempts,
-          lastError: error?.message ?? String(error),
-          nextAttemptAt: sql`now() + ${`${backoffMs(attempts)} milliseconds`}::interval`,
-        })
-        .where(eq(outbox.id, row.id));
-    }
-    return confirmed.length;
+    return database.db.transaction(async (tx) => {
+      const rows = (
+        await executePrepared<RawLockedRow>(tx, 'outbox_select', selectStatement, [batchSize])
+      ).map(lockedRow);
+      if (rows.length === 0) return 0;
+      const results = await Promise.allSettled(rows.map((row) => publishRow(row)));
+      const confirmed = rows
+        .filter((_, index) => results[index]?.status === 'fulfilled')
+        .map((row) => row.id);
+      // Uuids only: the array literal needs no quoting.
+      if (confirmed.length > 0)
+        await executePrepared(tx, 'outbox_mark', markStatement, [`{${confirmed.join(',')}}`]);
+      for (const [index, result] of results.entries()) {
+        if (result.status === 'fulfilled') continue;
+        const row = rows[index] as LockedRow;
+        const attempts = row.attempts + 1;
+        const error = result.reason as Error;
+        logger.warn({ err: error, eventId: row.id, attempts }, 'outbox publish failed; will retry');
+        await tx
+          .update(outbox)
+          .set({
+            attempts,
+            lastError: error?.message ?? String(error),
+            nextAttemptAt: sql`now() + ${`${backoffMs(attempts)} milliseconds`}::interval`,
+          })
+          .where(eq(outbox.id, row.id));
+      }
+      return confirmed.length;
+    });
   };
 
   /** What `/metrics` shows of this outbox: rows waiting and the age of the oldest. */
