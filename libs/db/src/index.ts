@@ -127,6 +127,22 @@ export function runMigrations(handle: DatabaseHandle, options: MigrationOptions)
   return handle.migrate(options);
 }
 
+/**
+ * Runs a hand-written statement (`$1`, `$2`, ... parameters) as a prepared statement on either driver:
+ * postgres.js prepares it once per connection (PostgreSQL parses and plans it once), and no query builder
+ * runs per call. For the busiest statements; rows as objects, values as the driver gives them (bigint
+ * columns may be strings, jsonb already parsed).
+ */
+export async function executePrepared<T>(
+  executor: Executor,
+  name: string,
+  text: string,
+  params: unknown[],
+): Promise<T[]> {
+  const query = executor._.session.prepareQuery({ sql: text, params }, undefined, name, false);
+  return rowsOf<T>(await query.execute());
+}
+
 /** Rows of a raw `db.execute()` result, whichever driver produced it. */
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];

@@ -23,7 +23,9 @@ export {
   type OutboxRelayOptions,
   type OutboxTable,
   outboxChannel,
+  outboxNames,
   outboxTable,
+  outboxTraceHeaders,
 } from './outbox';
 export { type BatchingOptions, batchingHandler, batchPrefetch } from './batch';
 export {

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@payrail/contracts';
-import type { DatabaseHandle, Executor } from '@payrail/db';
+import { type DatabaseHandle, type Executor, executePrepared } from '@payrail/db';
 import {
   context,
   contextFromHeaders,
@@ -10,7 +10,7 @@ import {
   registerOutboxProbe,
   SpanKind,
 } from '@payrail/observability';
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { eq, isNull, sql } from 'drizzle-orm';
 import {
   getTableConfig,
   index,
@@ -53,19 +53,61 @@ export function outboxChannel(schemaName: string): string {
   return `${schemaName}_outbox`;
 }
 
+/** The outbox's qualified name and NOTIFY channel, worked out once per table. */
+interface OutboxNames {
+  /** `"schema"."outbox"`, for hand-written statements. */
+  table: string;
+  channel: string;
+}
+
+const namesOfTable = new WeakMap<OutboxTable, OutboxNames>();
+
+export function outboxNames(outbox: OutboxTable): OutboxNames {
+  let names = namesOfTable.get(outbox);
+  if (!names) {
+    const config = getTableConfig(outbox);
+    const schema = config.schema ?? 'public';
+    names = {
+      table: `${quoteIdentifier(schema)}.${quoteIdentifier(config.name)}`,
+      channel: outboxChannel(schema),
+    };
+    namesOfTable.set(outbox, names);
+  }
+  return names;
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The trace headers an outbox row keeps, serialised: the active trace context of the writer. */
+export function outboxTraceHeaders(): string {
+  return JSON.stringify(currentTraceHeaders());
+}
+
+const enqueueStatements = new WeakMap<OutboxTable, string>();
+
 /**
  * Writes an event to the outbox inside the caller's transaction, with the active trace context, and
- * wakes the relay (NOTIFY is delivered only when the transaction commits): one statement, one round
- * trip, built without the query builder (the busiest write path of every service).
+ * wakes the relay (NOTIFY is delivered only when the transaction commits): one prepared statement, one
+ * round trip, built without the query builder (the busiest write path of every service).
  */
 export async function enqueueEvent(tx: Executor, outbox: OutboxTable, event: EventEnvelope): Promise<void> {
-  const channel = outboxChannel(getTableConfig(outbox).schema ?? 'public');
-  await tx.execute(sql`
-    with queued as (
-      insert into ${outbox} (id, type, body, headers)
-      values (${event.id}, ${event.type}, ${JSON.stringify(event)}, ${JSON.stringify(currentTraceHeaders())}::jsonb)
+  let statement = enqueueStatements.get(outbox);
+  if (!statement) {
+    const { table, channel } = outboxNames(outbox);
+    statement = `with queued as (
+      insert into ${table} (id, type, body, headers) values ($1::uuid, $2::text, $3::text, $4::jsonb)
       returning 1)
-    select pg_notify(${channel}, '') from queued`);
+    select pg_notify('${channel.replace(/'/g, "''")}', '') from queued`;
+    enqueueStatements.set(outbox, statement);
+  }
+  await executePrepared(tx, 'outbox_enqueue', statement, [
+    event.id,
+    event.type,
+    JSON.stringify(event),
+    outboxTraceHeaders(),
+  ]);
 }
 
 export interface OutboxRelayOptions {
@@ -80,6 +122,11 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Delay before retrying a row whose publish failed, by attempt number. */
   backoffMs?: (attempts: number) => number;
+  /**
+   * After a NOTIFY, how long the relay waits for more rows before it reads a batch: under load one batch
+   * then publishes many rows instead of one per transaction. Adds at most this much to an event's delay.
+   */
+  gatherMs?: number;
 }
 
 export interface OutboxRelay {
@@ -90,6 +137,35 @@ export interface OutboxRelay {
   runOnce(): Promise<number>;
 }
 
+/** A row the batch has locked, as the relay publishes it. */
+interface LockedRow {
+  id: string;
+  type: string;
+  body: string;
+  headers: Record<string, string>;
+  attempts: number;
+}
+
+/** As the driver answers: jsonb parsed or not, integers as numbers or strings. */
+interface RawLockedRow {
+  id: string;
+  type: string;
+  body: string;
+  headers: Record<string, string> | string;
+  attempts: number | string;
+}
+
+function lockedRow(raw: RawLockedRow): LockedRow {
+  return {
+    id: raw.id,
+    type: raw.type,
+    body: raw.body,
+    headers:
+      typeof raw.headers === 'string' ? (JSON.parse(raw.headers) as Record<string, string>) : raw.headers,
+    attempts: Number(raw.attempts),
+  };
+}
+
 const defaultBackoff = (attempts: number) => Math.min(60_000, 500 * 2 ** Math.min(attempts, 10));
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
@@ -97,12 +173,24 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const batchSize = options.batchSize ?? 100;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const backoffMs = options.backoffMs ?? defaultBackoff;
+  const gatherMs = options.gatherMs ?? 10;
+  const { table } = outboxNames(outbox);
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
   let unlisten: (() => Promise<void>) | undefined;
 
-  const publishRow = (row: typeof outbox.$inferSelect) =>
+  // Hand-written and prepared: no query building per batch. SKIP LOCKED: several relay replicas share the
+  // rows without publishing one twice at once; a relay that dies mid-batch releases its rows with its
+  // connection, so another one publishes them at once.
+  const selectStatement = `select id, type, body, headers, attempts from ${table}
+    where published_at is null and next_attempt_at <= now()
+    order by created_at
+    limit $1::int
+    for update skip locked`;
+  const markStatement = `update ${table} set published_at = now() where id = any($1::uuid[])`;
+
+  const publishRow = (row: LockedRow) =>
     inSpan(
       'outbox-relay',
       `${row.type} publish`,
@@ -127,24 +215,20 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
    */
   const runOnce = async (): Promise<number> => {
     return database.db.transaction(async (tx) => {
-      // SKIP LOCKED: several relay replicas share the rows without publishing one twice at once.
-      const rows = await tx
-        .select()
-        .from(outbox)
-        .where(and(isNull(outbox.publishedAt), lte(outbox.nextAttemptAt, sql`now()`)))
-        .orderBy(asc(outbox.createdAt))
-        .limit(batchSize)
-        .for('update', { skipLocked: true });
+      const rows = (
+        await executePrepared<RawLockedRow>(tx, 'outbox_select', selectStatement, [batchSize])
+      ).map(lockedRow);
       if (rows.length === 0) return 0;
       const results = await Promise.allSettled(rows.map((row) => publishRow(row)));
       const confirmed = rows
         .filter((_, index) => results[index]?.status === 'fulfilled')
         .map((row) => row.id);
+      // Uuids only: the array literal needs no quoting.
       if (confirmed.length > 0)
-        await tx.update(outbox).set({ publishedAt: sql`now()` }).where(inArray(outbox.id, confirmed));
+        await executePrepared(tx, 'outbox_mark', markStatement, [`{${confirmed.join(',')}}`]);
       for (const [index, result] of results.entries()) {
         if (result.status === 'fulfilled') continue;
-        const row = rows[index] as (typeof rows)[number];
+        const row = rows[index] as LockedRow;
         const attempts = row.attempts + 1;
         const error = result.reason as Error;
         logger.warn({ err: error, eventId: row.id, attempts }, 'outbox publish failed; will retry');
@@ -177,21 +261,41 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   };
   let unregisterProbe: (() => void) | undefined;
 
+  /** Resolves true when a NOTIFY (or `stop()`) woke it, false when the poll interval passed. */
   const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), ms);
+      function done(woken = true) {
         clearTimeout(timer);
         wake = undefined;
-        resolve();
+        resolve(woken);
       }
       wake = done;
     });
 
+  /** A short pause that `stop()` cuts short; NOTIFYs during it are already part of the coming batch. */
+  const gather = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, gatherMs);
+      function done() {
+        clearTimeout(timer);
+        stopping = undefined;
+        resolve();
+      }
+      stopping = done;
+    });
+  let stopping: (() => void) | undefined;
+  /** Set by every NOTIFY; cleared when a batch starts reading. */
+  let notified = false;
+
   const run = async () => {
     let failures = 0;
+    let woken = false;
     while (running) {
       try {
+        if (woken && gatherMs > 0) await gather();
+        woken = false;
+        notified = false;
         const published = await runOnce();
         failures = 0;
         if (published === batchSize) continue;
@@ -200,7 +304,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         logger.error({ err: error }, 'outbox relay batch failed');
       }
       if (!running) break;
-      await sleep(failures > 0 ? Math.min(30_000, pollIntervalMs * 2 ** failures) : pollIntervalMs);
+      // A NOTIFY that came while the batch ran may be for a row the batch did not see: no waiting for the poll.
+      if (notified && failures === 0) {
+        woken = true;
+        continue;
+      }
+      woken = await sleep(failures > 0 ? Math.min(30_000, pollIntervalMs * 2 ** failures) : pollIntervalMs);
     }
   };
 
@@ -211,7 +320,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       running = true;
       unregisterProbe = registerOutboxProbe(options.schemaName.replace(/_/g, '-'), probe);
       try {
-        unlisten = await database.listen(outboxChannel(options.schemaName), () => wake?.());
+        unlisten = await database.listen(outboxChannel(options.schemaName), () => {
+          notified = true;
+          wake?.();
+        });
       } catch (error) {
         logger.warn({ err: error }, 'outbox relay could not LISTEN; polling only');
       }
@@ -221,6 +333,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       running = false;
       unregisterProbe?.();
       wake?.();
+      stopping?.();
       await loop;
       await unlisten?.().catch(() => {});
     },

@@ -29,7 +29,7 @@ import {
   type MessageBus,
   outboxTable,
 } from '../src/index';
-import { waitFor } from './wait-for';
+import { pause, waitFor } from './wait-for';
 
 // A throw-away schema standing in for a service's: the tables come from the same factories services use.
 const schema = pgSchema('outbox_test');
@@ -262,6 +262,139 @@ describe('outbox relay batches', () => {
         .sort(),
     );
     expect(rows.find((row) => row.id === refused)).toMatchObject({ published: false, attempts: 1 });
+  });
+
+  it('lets two relays (replicas) share the rows without publishing one twice, even while a batch waits for confirms', async () => {
+    await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
+    const events = [30, 31, 32, 33].map(linkPaid);
+    for (const event of events) await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+    const published: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The first relay's broker holds every confirm until the second relay has run its own batch.
+    const slow: MessageBus = {
+      ...bus,
+      publish: async (message) => {
+        published.push(message.id);
+        await held;
+      },
+    };
+    const quick: MessageBus = { ...bus, publish: async (message) => void published.push(message.id) };
+    const first = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus: slow, logger });
+    const second = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus: quick, logger });
+    const firstBatch = first.runOnce();
+    await waitFor(() => published.length === events.length, { what: 'the first batch out' });
+    expect(await second.runOnce()).toBe(0);
+    release();
+    expect(await firstBatch).toBe(events.length);
+    expect(await second.runOnce()).toBe(0);
+    expect(published.sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
+  it('publishes the rows of a relay that died mid-batch as soon as its connection is gone', async () => {
+    await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
+    const event = linkPaid(40);
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+    // Its broker never confirms: the batch never ends (as when the process is killed), on its own connection.
+    const dying = openDatabase({ url: testDb.url, max: 1 });
+    let publishing = false;
+    const hung: MessageBus = {
+      ...bus,
+      publish: () => {
+        publishing = true;
+        return new Promise<void>(() => {});
+      },
+    };
+    void createOutboxRelay({ database: dying, outbox, schemaName: 'outbox_test', bus: hung, logger })
+      .runOnce()
+      .catch(() => {});
+    await waitFor(() => publishing, { what: 'the hung batch to lock the row' });
+    const published: string[] = [];
+    const quick: MessageBus = { ...bus, publish: async (message) => void published.push(message.id) };
+    const other = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus: quick, logger });
+    expect(await other.runOnce()).toBe(0);
+    await dying.close();
+    // PostgreSQL ends the dead session's transaction once it sees the socket closed.
+    await waitFor(async () => (await other.runOnce()) === 1, { timeoutMs: 5_000, what: 'the row released' });
+    expect(published).toEqual([event.id]);
+  });
+
+  it('gathers the rows of NOTIFYs that come close together into one batch', async () => {
+    await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
+    const batches: number[] = [];
+    let inBatch = 0;
+    const counting: MessageBus = {
+      ...bus,
+      publish: async () => {
+        // Every publish of a batch starts before the first of them settles.
+        if (inBatch === 0)
+          queueMicrotask(() => {
+            batches.push(inBatch);
+            inBatch = 0;
+          });
+        inBatch += 1;
+      },
+    };
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus: counting,
+      logger,
+      pollIntervalMs: 60_000,
+      gatherMs: 300,
+    });
+    await relay.start();
+    await pause(200);
+    const events = [50, 51, 52].map(linkPaid);
+    for (const event of events) {
+      await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+      await pause(50);
+    }
+    await waitFor(() => batches.reduce((sum, n) => sum + n, 0) === events.length, { what: 'the batch' });
+    await relay.stop();
+    expect(batches).toEqual([3]);
+  });
+
+  it('runs another batch at once for a NOTIFY that came while a batch was publishing', async () => {
+    await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
+    const published: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holdingFirst: MessageBus = {
+      ...bus,
+      publish: async (message) => {
+        published.push(message.id);
+        if (published.length === 1) await held;
+      },
+    };
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus: holdingFirst,
+      logger,
+      pollIntervalMs: 60_000,
+    });
+    await relay.start();
+    await pause(200);
+    const [first, second] = [60, 61].map(linkPaid);
+    if (!first || !second) throw new Error('two events');
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, first));
+    await waitFor(() => published.length === 1, { what: 'the first batch out' });
+    await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, second));
+    await pause(200);
+    release();
+    await waitFor(() => published.includes(second.id), {
+      timeoutMs: 5_000,
+      what: 'the second row without the poll',
+    });
+    await relay.stop();
+    expect(published).toEqual([first.id, second.id]);
   });
 
   it('shows its backlog and the age of the oldest unpublished row on /metrics while it runs', async () => {

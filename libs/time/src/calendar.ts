@@ -87,11 +87,25 @@ function dayFormatter(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+const QUARTER_HOUR_MS = 900_000;
+/** Since then every zone's offsets and changes of offset are whole quarter hours (earlier, some were not). */
+const QUARTER_HOURS_FROM = Date.UTC(1990, 0, 1);
+/** Per time zone, the last day worked out and the UTC quarter hour it was for. */
+const lastDays = new Map<string, { quarter: number; date: IsoDate }>();
+
 /** The calendar day an instant falls on in a time zone: `2026-02-01T02:30Z` is `2026-01-31` in Asunción. */
 export function localDate(instant: Date, timezone: string): IsoDate {
+  // A local day starts and ends on a UTC quarter hour, so one quarter hour is one local day: the busy
+  // callers (every link created) ask about the same quarter hour again and again.
+  const time = instant.getTime();
+  const quarter = Math.floor(time / QUARTER_HOUR_MS);
+  const last = lastDays.get(timezone);
+  if (last?.quarter === quarter) return last.date;
   const parts: Record<string, string> = {};
   for (const part of dayFormatter(timezone).formatToParts(instant)) parts[part.type] = part.value;
-  return `${parts.year?.padStart(4, '0')}-${parts.month}-${parts.day}`;
+  const date: IsoDate = `${parts.year?.padStart(4, '0')}-${parts.month}-${parts.day}`;
+  if (time >= QUARTER_HOURS_FROM) lastDays.set(timezone, { quarter, date });
+  return date;
 }
 
 /** Spec 2.3 `expireTime`: `yyyy-MM-dd HH:mm:ss` as a clock on the wall in the merchant's time zone reads it. */

@@ -50,4 +50,30 @@ describe('clock', () => {
       { numRuns: 2_000 },
     );
   });
+
+  it('the day kept for a quarter hour is the day of every instant in it, through midnights and DST changes', () => {
+    const zones = ['America/Santiago', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham'];
+    // Weeks around the 2026 changes of offset of these zones (April, September and October).
+    const windows = [
+      [Date.UTC(2026, 2, 28), Date.UTC(2026, 3, 12)],
+      [Date.UTC(2026, 8, 1), Date.UTC(2026, 9, 10)],
+    ] as const;
+    for (const zone of zones) {
+      const reference = new Intl.DateTimeFormat('en-CA', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      });
+      const wrong: string[] = [];
+      for (const [from, to] of windows) {
+        // Seven minutes apart, in order: most instants share the quarter hour of the one before.
+        for (let time = from; time < to; time += 7 * 60_000) {
+          const instant = new Date(time);
+          if (localDate(instant, zone) !== reference.format(instant)) wrong.push(instant.toISOString());
+        }
+      }
+      expect(wrong, zone).toEqual([]);
+    }
+  }, 30_000);
 });

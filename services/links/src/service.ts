@@ -28,10 +28,12 @@ import { postgresEmailLoginRepository } from './adapters/postgres/email-login-re
 import { postgresLoginCodeRepository } from './adapters/postgres/login-code-repository';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-client';
+import { randomPool } from './adapters/random-pool';
 import { inbox, outbox } from './adapters/postgres/schema';
 
+const slugBytes = randomPool();
 /** 128 random bits, URL-safe: a slug cannot be guessed from another. */
-const newSlug = () => randomBytes(16).toString('base64url');
+const newSlug = () => slugBytes(16).toString('base64url');
 /** 256 random bits: a login code opens a user's session, so it must not be guessable either. */
 const newLoginCode = () => randomBytes(32).toString('base64url');
 

@@ -7,10 +7,17 @@ import { merchantProfiles } from './schema';
 export function postgresMerchantProfiles(db: Database): MerchantProfiles {
   // What this process last stored per merchant: an unchanged context costs no write.
   const known = new Map<string, string>();
+  // The verified context of an unchanged signed payload is the very same object (libs/http keeps it): no
+  // serialising it again on every request.
+  const lastSeen = new Map<string, MerchantContext>();
   return {
     async remember(merchant, at) {
+      if (lastSeen.get(merchant.merchantId) === merchant) return;
       const serialized = JSON.stringify(merchant);
-      if (known.get(merchant.merchantId) === serialized) return;
+      if (known.get(merchant.merchantId) === serialized) {
+        lastSeen.set(merchant.merchantId, merchant);
+        return;
+      }
       await db
         .insert(merchantProfiles)
         .values({ merchantId: merchant.merchantId, context: merchant, updatedAt: at })
@@ -21,6 +28,7 @@ export function postgresMerchantProfiles(db: Database): MerchantProfiles {
           setWhere: sql`${merchantProfiles.updatedAt} <= ${at.toISOString()}`,
         });
       known.set(merchant.merchantId, serialized);
+      lastSeen.set(merchant.merchantId, merchant);
     },
 
     async find(merchantId): Promise<MerchantContext | undefined> {

@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Random bytes drawn from the system's generator 4 KiB at a time, each byte handed out once: one call per
+ * 256 slugs instead of one per link (the generator is as strong either way).
+ */
+export function randomPool(poolSize = 4096) {
+  let pool = Buffer.alloc(0);
+  let offset = 0;
+  return (size: number): Buffer => {
+    if (offset + size > pool.length) {
+      pool = randomBytes(Math.max(poolSize, size));
+      offset = 0;
+    }
+    const bytes = pool.subarray(offset, offset + size);
+    offset += size;
+    return bytes;
+  };
+}
