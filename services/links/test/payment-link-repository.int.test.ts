@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
+import { openPgliteDatabase } from '@payrail/db/pglite';
 import { aMerchant, aOneOffLink, aStaticLink, createTestDatabase, type TestDatabase } from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +34,7 @@ const drivers: Array<[string, () => Promise<{ database: DatabaseHandle; drop(): 
   [
     'PGlite',
     async () => {
-      const database = openDatabase({});
+      const database = openPgliteDatabase();
       return { database, drop: () => database.close() };
     },
   ],
