@@ -276,13 +276,18 @@ describe('paying a link on the pay page', () => {
         }),
       ),
     );
+    // A click the service takes up after the charge settled goes back to the link's page (which shows it
+    // paid), as a late click does; which clicks those are depends on timing.
     for (const answer of answers) {
       expect(answer.status).toBe(303);
-      expect(answer.headers.get('location')).toBe(`/pay/${link.slug}/receipt`);
+      expect([`/pay/${link.slug}/receipt`, `/pay/${link.slug}`]).toContain(answer.headers.get('location'));
     }
+    expect(answers.map((answer) => answer.headers.get('location'))).toContain(`/pay/${link.slug}/receipt`);
     const keys = [...stub.charges.keys()].filter((key) => key.startsWith(`link:${link.id}:`));
     expect(keys).toEqual([`link:${link.id}:payment:1`]);
-    expect(stub.calls.filter((call) => call === 'POST /payments/saved-card').length - before).toBe(20);
+    // Every click that charged (under the one key) went to the receipt; the others charged nothing.
+    const receipts = answers.filter((answer) => answer.headers.get('location')?.endsWith('/receipt')).length;
+    expect(stub.calls.filter((call) => call === 'POST /payments/saved-card').length - before).toBe(receipts);
     expect(await eventsOf('link.paid', link.id)).toHaveLength(1);
     const attempts = await svc.database.db
       .select()
