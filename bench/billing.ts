@@ -6,11 +6,17 @@
  * until every installment they claimed has an outcome, first with one process of billing-scheduler,
  * subscriptions and processor-gateway, then with two of each. The sandbox's ledger says what was charged.
  */
-import { readFileSync } from 'node:fs';
 import { payOnPayPage } from '@payrail/testing/pay-page';
 import postgres from 'postgres';
 import { type ProcessSystem, startProcesses } from '../scripts/processes';
-import { benchServicesEnv, demoToken, freshInfrastructure, ROOT, servicePortsEnv } from './support';
+import {
+  benchServicesEnv,
+  cpuSeconds,
+  demoToken,
+  freshInfrastructure,
+  ROOT,
+  servicePortsEnv,
+} from './support';
 
 export interface BillingBenchOptions {
   /** Subscriptions sold and subscribed. */
@@ -93,19 +99,6 @@ async function call<T = Record<string, unknown>>(
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux), or 0 where unreadable. */
-function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    // Fields after the command's parenthesis: state is field 3, utime 14 and stime 15 (clock ticks, 100/s).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 function processes(system: ProcessSystem): Array<[string, number | undefined]> {
