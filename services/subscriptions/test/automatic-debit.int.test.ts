@@ -698,32 +698,28 @@ describe('cancel against charge', () => {
       for (const one of made) targets.push(one.installments[1] as (typeof targets)[number]);
     }
     expect(targets).toHaveLength(200);
-    // Every charge-due on its way; once the consumer is charging them, every cancel at once, each after a
-    // random pause, so that cancels land before, during and after their installment's charge-due.
-    const targetIds = new Set(targets.map((row) => row.id));
-    await Promise.all(
-      targets.map((row) => {
-        const due = chargeDue(merchant, row);
-        return bus.publish({ id: due.id, type: due.type, body: JSON.stringify(due) });
-      }),
-    );
-    await waitFor(
-      async () =>
-        (await eventsOfType(svc, 'charge.requested')).some((e) =>
-          targetIds.has((e.data as { installmentId: number }).installmentId),
-        ),
-      10_000,
-      5,
-    );
-    const cancels = await Promise.all(
-      targets.map(async (row) => {
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 400));
-        const response = await svc.request('POST', `/api/subscriptions/installments/${row.id}/cancel`, {
-          merchant,
-        });
-        return { id: row.id, status: response.status };
-      }),
-    );
+    // Every charge-due and every cancel at once, each after its own random pause, so that cancels land
+    // before, during and after their installment's charge-due (a batch of charge-dues is decided in a few
+    // milliseconds, so charge-dues sent all at first would be decided before any cancel arrived).
+    const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 400));
+    const [cancels] = await Promise.all([
+      Promise.all(
+        targets.map(async (row) => {
+          await pause();
+          const response = await svc.request('POST', `/api/subscriptions/installments/${row.id}/cancel`, {
+            merchant,
+          });
+          return { id: row.id, status: response.status };
+        }),
+      ),
+      Promise.all(
+        targets.map(async (row) => {
+          await pause();
+          const due = chargeDue(merchant, row);
+          await bus.publish({ id: due.id, type: due.type, body: JSON.stringify(due) });
+        }),
+      ),
+    ]);
     // Every charge-due handled.
     await waitFor(
       async () => {
