@@ -19,6 +19,12 @@ export interface BatchingOptions {
   handleBatch: (messages: DeliveredMessage[]) => Promise<void>;
   /** Handles one message on its own: a batch of one, and each message of a batch that failed. */
   handleOne: MessageHandler;
+  /**
+   * Keeps the delivery order: a batch starts only after the one before it settled, and the messages of
+   * a failed batch are handled again one after the other. For a consumer that used prefetch 1 for its
+   * order; without it, a batch can run while the previous one is still being handled.
+   */
+  ordered?: boolean;
 }
 
 interface Waiting {
@@ -33,13 +39,21 @@ export function batchingHandler(options: BatchingOptions): MessageHandler {
   if (!Number.isFinite(gatherMs) || gatherMs < 0) throw new Error('gatherMs must be >= 0');
   let gathering: Waiting[] = [];
   let timer: NodeJS.Timeout | null = null;
+  /** The batch being handled (ordered only): the next one waits for it. */
+  let previous: Promise<void> = Promise.resolve();
 
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
     const batch = gathering;
     gathering = [];
-    if (batch.length > 0) void run(batch);
+    if (batch.length === 0) return;
+    if (!options.ordered) {
+      void run(batch);
+      return;
+    }
+    // run() never rejects: each message's outcome goes to its own promise.
+    previous = previous.then(() => run(batch));
   }
 
   async function run(batch: Waiting[]): Promise<void> {
@@ -54,6 +68,12 @@ export function batchingHandler(options: BatchingOptions): MessageHandler {
     } catch {
       // Nothing of the batch was kept (one transaction): each message on its own, so only a failing
       // one is retried (and in the end dead-lettered) by the bus.
+      if (options.ordered) {
+        for (const waiting of batch) {
+          await options.handleOne(waiting.message).then(waiting.resolve, waiting.reject);
+        }
+        return;
+      }
       await Promise.all(
         batch.map((waiting) => options.handleOne(waiting.message).then(waiting.resolve, waiting.reject)),
       );

@@ -19,6 +19,13 @@ export interface IdempotentBatchConsumerOptions {
   maxBatch?: number;
   /** How long the first message waits for more. Default 5 ms. */
   gatherMs?: number;
+  /** One batch at a time, in delivery order (see `BatchingOptions.ordered`). */
+  ordered?: boolean;
+  /**
+   * Handles a message alone (a batch of one, each message of a failed batch) in place of `handle` in an
+   * `idempotentConsumer`: for a consumer with a cheaper path for one message. It must keep the inbox.
+   */
+  handleOne?: MessageHandler;
   /**
    * Runs inside the one transaction that records the batch in the inbox, with the messages not handled
    * before (duplicates are left out), in delivery order. Also called with a single item when a message is
@@ -38,13 +45,15 @@ export const BATCH_DEFAULTS = { maxBatch: 50, gatherMs: 5 } as const;
  */
 export function idempotentBatchConsumer(options: IdempotentBatchConsumerOptions): MessageHandler {
   const { db, inbox, consumer, handle } = options;
-  const handleOne = idempotentConsumer({
-    db,
-    inbox,
-    consumer,
-    // idempotentConsumer made the message's span active already.
-    handle: (tx, message) => handle(tx, [{ message, run: (work) => work() }]),
-  });
+  const handleOne =
+    options.handleOne ??
+    idempotentConsumer({
+      db,
+      inbox,
+      consumer,
+      // idempotentConsumer made the message's span active already.
+      handle: (tx, message) => handle(tx, [{ message, run: (work) => work() }]),
+    });
 
   async function handleBatch(messages: DeliveredMessage[]): Promise<void> {
     const spans = messages.map((message) => startConsumerSpan(consumer, message, messages.length));
@@ -88,6 +97,7 @@ export function idempotentBatchConsumer(options: IdempotentBatchConsumerOptions)
     gatherMs: options.gatherMs ?? BATCH_DEFAULTS.gatherMs,
     handleBatch,
     handleOne,
+    ordered: options.ordered,
   });
 }
 

@@ -1,4 +1,4 @@
-import type { DeliveredMessage, MessageHandler } from '@payrail/messaging';
+import type { BatchItem, DeliveredMessage, MessageHandler } from '@payrail/messaging';
 import type { WebhookEventKind } from '@payrail/contracts';
 
 export type WebhookAuth =
@@ -132,6 +132,8 @@ export interface ProjectedInstallment {
 /** What the event consumer writes, inside its transaction. */
 export interface WebhookEventWriter {
   saveLink(link: ProjectedLink): Promise<void>;
+  /** Each link as `saveLink` would, in the order given; as few statements as it can (one per batch). */
+  saveLinks(links: ProjectedLink[]): Promise<void>;
   findLink(linkId: number): Promise<ProjectedLink | null>;
   setLinkStatus(linkId: number, statusId: number, txId?: string | null): Promise<void>;
   saveSubscription(subscription: ProjectedSubscription): Promise<void>;
@@ -208,4 +210,15 @@ export interface WebhookConsumerUnitOfWork {
    * the link in a single statement, one round trip; a redelivered message changes nothing.
    */
   linkSaverFor(consumer: string, linkOf: (message: DeliveredMessage) => ProjectedLink): MessageHandler;
+  /**
+   * Messages in batches of up to `maxBatch`, one transaction and one inbox insert each, `work` given the
+   * new ones in delivery order; one batch at a time, so the order of delivery is kept across batches.
+   * A message alone (a batch of one, each message of a failed batch) goes to `single`, which keeps the
+   * inbox itself (`handlerFor`, `linkSaverFor`).
+   */
+  batchHandlerFor(
+    consumer: string,
+    options: { maxBatch: number; single: MessageHandler },
+    work: (writer: WebhookEventWriter, items: BatchItem[]) => Promise<void>,
+  ): MessageHandler;
 }

@@ -1,5 +1,5 @@
 import { createEvent } from '@payrail/contracts';
-import type { DeliveredMessage } from '@payrail/messaging';
+import { batchingHandler, type DeliveredMessage } from '@payrail/messaging';
 import { describe, expect, it } from 'vitest';
 import { recordWebhookEventsOnEvents } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
 import type {
@@ -14,10 +14,15 @@ const at = new Date('2026-11-22T10:00:00.000Z');
 /** The consumer's writer in memory: a projection of links, and the envelopes appended. */
 function memoryUnitOfWork() {
   const links = new Map<number, ProjectedLink>();
-  const appended: string[] = [];
+  const appended: Array<{ id: string; kind: string; body: string }> = [];
+  /** Sizes of the batches handed to the consumer's work. */
+  const batches: number[] = [];
   const writer = {
     async saveLink(link: ProjectedLink) {
       links.set(link.linkId, link);
+    },
+    async saveLinks(saved: ProjectedLink[]) {
+      for (const link of saved) links.set(link.linkId, link);
     },
     async findLink(linkId: number) {
       return links.get(linkId) ?? null;
@@ -29,8 +34,8 @@ function memoryUnitOfWork() {
     async findSubscription() {
       return null;
     },
-    async appendEvent(event: { id: string }) {
-      appended.push(event.id);
+    async appendEvent(event: { id: string; kind: string; body: string }) {
+      appended.push(event);
       return { ...event, seq: appended.length };
     },
   } as unknown as WebhookEventWriter;
@@ -42,8 +47,23 @@ function memoryUnitOfWork() {
       handled.add(message.id);
       await writer.saveLink(linkOf(message));
     },
+    // No transaction here: a batch that fails is handled again message by message, as in PostgreSQL.
+    batchHandlerFor: (_consumer, { maxBatch, single }, work) =>
+      batchingHandler({
+        maxBatch,
+        gatherMs: 5,
+        ordered: true,
+        handleOne: single,
+        handleBatch: async (messages) => {
+          batches.push(messages.length);
+          await work(
+            writer,
+            messages.map((message) => ({ message, run: (task) => task() })),
+          );
+        },
+      }),
   };
-  return { unitOfWork, appended, links };
+  return { unitOfWork, appended, links, batches };
 }
 
 const message = (event: ReturnType<typeof createEvent>): DeliveredMessage => ({
@@ -53,6 +73,49 @@ const message = (event: ReturnType<typeof createEvent>): DeliveredMessage => ({
   headers: {},
   attempt: 1,
 });
+
+const createdEvent = (linkId: number, label: string) =>
+  createEvent(
+    'link.created',
+    {
+      linkId,
+      merchantId,
+      slug: `s${linkId}`,
+      label,
+      amount: '150000.00',
+      currency: 'PYG',
+      customIdentifier: null,
+      customIdentifier2: null,
+      paymentMethods: [],
+      timezone: 'America/Asuncion',
+      createdAt: at.toISOString(),
+      createdOn: '2026-11-22',
+      recurrence: null,
+    },
+    at,
+  );
+
+const paidEvent = (linkId: number) =>
+  createEvent(
+    'link.paid',
+    {
+      linkId,
+      merchantId,
+      amount: '150000.00',
+      currency: 'PYG',
+      paidAt: at.toISOString(),
+      txId: `tx-${linkId}`,
+      recurrent: false,
+      method: 'CARD',
+      processor: null,
+      paymentMethodId: null,
+      chargeId: null,
+      customerId: null,
+    },
+    at,
+  );
+
+const labelOf = (body: string) => (JSON.parse(body) as { data: { label: string | null } }).data.label;
 
 describe('recording bus events into the webhook log', () => {
   it('wakes the delivery worker only for an event that appended an envelope', async () => {
@@ -101,5 +164,45 @@ describe('recording bus events into the webhook log', () => {
     await subscription.handler(message(cancelled));
     expect(appended).toHaveLength(1);
     expect(wakes).toBe(1);
+  });
+
+  it('records a batch in delivery order: a link created and paid in one batch has its label', async () => {
+    const { unitOfWork, appended, batches } = memoryUnitOfWork();
+    let wakes = 0;
+    const subscription = recordWebhookEventsOnEvents(unitOfWork, () => {
+      wakes += 1;
+    });
+    // Delivered together, as the bus does with a prefetch above one.
+    await Promise.all(
+      [createdEvent(8, 'Yoga'), paidEvent(8), createdEvent(9, 'Swim'), paidEvent(9)].map((event) =>
+        subscription.handler(message(event)),
+      ),
+    );
+    expect(batches).toEqual([4]);
+    expect(appended.map(({ kind, body }) => [kind, labelOf(body)])).toEqual([
+      ['PAYMENT_SUCCESS', 'Yoga'],
+      ['PAYMENT_SUCCESS', 'Swim'],
+    ]);
+    // Once for the batch's transaction, not once per envelope.
+    expect(wakes).toBe(1);
+  });
+
+  it("keeps each link's order across batches that follow one another", async () => {
+    const { unitOfWork, appended, batches } = memoryUnitOfWork();
+    const subscription = recordWebhookEventsOnEvents(unitOfWork, () => {});
+    // One lone creation first, so that a link's two events straddle the first batch's end.
+    const events = [
+      createdEvent(99, 'Lone'),
+      ...Array.from({ length: 60 }, (_, index) => [
+        createdEvent(100 + index, `Link ${index}`),
+        paidEvent(100 + index),
+      ]).flat(),
+    ];
+    await Promise.all(events.map((event) => subscription.handler(message(event))));
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.reduce((sum, size) => sum + size, 0)).toBe(121);
+    expect(appended.map(({ body }) => labelOf(body))).toEqual(
+      Array.from({ length: 60 }, (_, index) => `Link ${index}`),
+    );
   });
 });

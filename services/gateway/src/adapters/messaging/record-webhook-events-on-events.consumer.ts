@@ -1,43 +1,89 @@
 import { type EventEnvelope, parseEvent } from '@payrail/contracts';
-import type { DeliveredMessage, Subscription } from '@payrail/messaging';
+import { batchPrefetch, type DeliveredMessage, type Subscription } from '@payrail/messaging';
 import {
   projectedLinkOf,
   recordWebhookEvents,
   WEBHOOK_SOURCE_EVENTS,
   type WebhookSourceEvent,
 } from '../../application/webhooks/record-webhook-events';
-import type { WebhookConsumerUnitOfWork } from '../../ports/webhook-store';
+import type { ProjectedLink, WebhookConsumerUnitOfWork } from '../../ports/webhook-store';
 
 export const WEBHOOK_EVENTS_CONSUMER = 'gateway.record-webhook-events';
+/** Link creations come by the hundred under load: recorded in batches, one transaction each. */
+export const WEBHOOK_EVENTS_BATCH = 50;
+
+/** Envelopes appended by the messages of one transaction, and whether the worker was woken for them. */
+interface Appended {
+  count: number;
+  woken: boolean;
+}
 
 /**
  * Its own consumer (queue): turning events into the webhook log never waits for a receiver, and the
  * sending is the delivery worker's. The inbox makes a redelivered event a no-op.
+ *
+ * The log keeps the order events were published in (each subscription's, each link's): the messages of
+ * a batch are recorded one after the other in delivery order, and one batch at a time.
  */
 export function recordWebhookEventsOnEvents(
   unitOfWork: WebhookConsumerUnitOfWork,
   afterCommit: () => void,
 ): Subscription {
-  /** Envelopes each message appended: only those give the delivery worker something to send. */
-  const appendedBy = new WeakMap<DeliveredMessage, number>();
-  const handler = unitOfWork.handlerFor(WEBHOOK_EVENTS_CONSUMER, async (writer, message) => {
+  /** Each message's transaction: only its appended envelopes give the delivery worker something to send. */
+  const appendedBy = new WeakMap<DeliveredMessage, Appended>();
+  const recordOne = unitOfWork.handlerFor(WEBHOOK_EVENTS_CONSUMER, async (writer, message) => {
     const event = parseEvent(message.type as WebhookSourceEvent, message.body);
-    appendedBy.set(message, await recordWebhookEvents(writer, event as EventEnvelope));
+    const count = await recordWebhookEvents(writer, event as EventEnvelope);
+    appendedBy.set(message, { count, woken: false });
   });
   // A link's creation only adds it to the projection: one statement with its inbox row, no wake.
   const saveCreatedLink = unitOfWork.linkSaverFor(WEBHOOK_EVENTS_CONSUMER, (message) =>
     projectedLinkOf(parseEvent('link.created', message.body).data),
   );
+  const handler = unitOfWork.batchHandlerFor(
+    WEBHOOK_EVENTS_CONSUMER,
+    {
+      maxBatch: WEBHOOK_EVENTS_BATCH,
+      single: (message) => {
+        // Alone after its batch failed: what the batch counted was rolled back.
+        appendedBy.delete(message);
+        return message.type === 'link.created' ? saveCreatedLink(message) : recordOne(message);
+      },
+    },
+    async (writer, items) => {
+      const batch: Appended = { count: 0, woken: false };
+      // Consecutive creations go to the projection together, before the next other event.
+      let created: ProjectedLink[] = [];
+      const saveCreated = async () => {
+        if (created.length === 0) return;
+        await writer.saveLinks(created);
+        created = [];
+      };
+      for (const { message, run } of items) {
+        appendedBy.set(message, batch);
+        if (message.type === 'link.created') {
+          created.push(projectedLinkOf(parseEvent('link.created', message.body).data));
+          continue;
+        }
+        await saveCreated();
+        const event = parseEvent(message.type as WebhookSourceEvent, message.body);
+        batch.count += await run(() => recordWebhookEvents(writer, event as EventEnvelope));
+      }
+      await saveCreated();
+    },
+  );
   return {
     consumer: WEBHOOK_EVENTS_CONSUMER,
     eventTypes: [...WEBHOOK_SOURCE_EVENTS],
-    // One at a time: the log keeps the order events were published in (each subscription's, each link's).
-    prefetch: 1,
+    prefetch: batchPrefetch(WEBHOOK_EVENTS_BATCH),
     handler: async (message) => {
-      if (message.type === 'link.created') return saveCreatedLink(message);
       await handler(message);
-      // Most events only update the projection (every link.created): no reason to wake the worker.
-      if ((appendedBy.get(message) ?? 0) > 0) afterCommit();
+      // After the commit; once per transaction, and only when it appended (never for link.created).
+      const appended = appendedBy.get(message);
+      if (appended && appended.count > 0 && !appended.woken) {
+        appended.woken = true;
+        afterCommit();
+      }
     },
   };
 }

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventKind } from '@payrail/contracts';
 import { type Database, type Executor, rowsOf } from '@payrail/db';
-import { idempotentConsumer, idempotentStatement, type InboxTable } from '@payrail/messaging';
+import {
+  idempotentBatchConsumer,
+  idempotentConsumer,
+  idempotentStatement,
+  type InboxTable,
+} from '@payrail/messaging';
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type {
   ClaimedDelivery,
@@ -67,6 +72,21 @@ function eventOf(row: typeof webhookEvents.$inferSelect): LoggedEvent {
 const merchantLogLock = (merchantId: string) =>
   sql`select pg_advisory_xact_lock(hashtextextended(${`gateway.webhook_events:${merchantId}`}, 0))`;
 
+/** The upsert of `saveLink`, for the rows of one statement (each link once: no row updated twice). */
+const savedLinkColumns = {
+  merchantId: sql`excluded.merchant_id`,
+  label: sql`excluded.label`,
+  amount: sql`excluded.amount`,
+  currency: sql`excluded.currency`,
+  customIdentifier: sql`excluded.custom_identifier`,
+  customIdentifier2: sql`excluded.custom_identifier2`,
+  recurrent: sql`excluded.recurrent`,
+  totalPeriods: sql`excluded.total_periods`,
+  statusId: sql`excluded.status_id`,
+  subscriptionId: sql`coalesce(${webhookLinks.subscriptionId}, excluded.subscription_id)`,
+  txId: sql`excluded.tx_id`,
+};
+
 export function webhookEventWriter(tx: Executor): WebhookEventWriter {
   return {
     async saveLink(link) {
@@ -80,6 +100,26 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
             subscriptionId: sql`coalesce(${webhookLinks.subscriptionId}, excluded.subscription_id)`,
           },
         });
+    },
+    async saveLinks(links) {
+      // One statement may not update a row twice: a link met again starts the next statement.
+      let rows: typeof links = [];
+      const ids = new Set<number>();
+      const flush = async () => {
+        if (rows.length === 0) return;
+        await tx.insert(webhookLinks).values(rows).onConflictDoUpdate({
+          target: webhookLinks.linkId,
+          set: savedLinkColumns,
+        });
+        rows = [];
+        ids.clear();
+      };
+      for (const link of links) {
+        if (ids.has(link.linkId)) await flush();
+        rows.push(link);
+        ids.add(link.linkId);
+      }
+      await flush();
     },
     async findLink(linkId) {
       const [row] = await tx.select().from(webhookLinks).where(eq(webhookLinks.linkId, linkId));
@@ -465,22 +505,7 @@ function createdLinkStatement(db: Database, inbox: InboxTable) {
         ${value('customIdentifier2')}::text, ${value('recurrent')}::boolean, ${value('totalPeriods')}::integer,
         ${value('statusId')}::integer, ${value('subscriptionId')}::integer, ${value('txId')}::text
       from ${fresh}`)
-    .onConflictDoUpdate({
-      target: webhookLinks.linkId,
-      set: {
-        merchantId: sql`excluded.merchant_id`,
-        label: sql`excluded.label`,
-        amount: sql`excluded.amount`,
-        currency: sql`excluded.currency`,
-        customIdentifier: sql`excluded.custom_identifier`,
-        customIdentifier2: sql`excluded.custom_identifier2`,
-        recurrent: sql`excluded.recurrent`,
-        totalPeriods: sql`excluded.total_periods`,
-        statusId: sql`excluded.status_id`,
-        subscriptionId: sql`coalesce(${webhookLinks.subscriptionId}, excluded.subscription_id)`,
-        txId: sql`excluded.tx_id`,
-      },
-    })
+    .onConflictDoUpdate({ target: webhookLinks.linkId, set: savedLinkColumns })
     .returning({ linkId: webhookLinks.linkId })
     .prepare('gateway_save_created_link');
 }
@@ -504,6 +529,17 @@ export function webhookConsumerUnitOfWork(db: Database, inbox: InboxTable): Webh
           const saved = await statement.execute({ consumer, messageId: message.id, ...linkOf(message) });
           return saved.length > 0;
         },
+      });
+    },
+    batchHandlerFor(consumer, { maxBatch, single }, work) {
+      return idempotentBatchConsumer({
+        db,
+        inbox,
+        consumer,
+        maxBatch,
+        ordered: true,
+        handleOne: single,
+        handle: (tx, items) => work(webhookEventWriter(tx), items),
       });
     },
   };
