@@ -8,9 +8,40 @@ import {
   decideCharge,
 } from '../domain/debit';
 import { type Installment, startCharge } from '../domain/installment';
+import type { Subscription } from '../domain/subscription';
 import type { InMessageContext } from '../ports/subscription-store';
 import type { UseCaseDeps } from './deps';
 import { chargeRequested, chargeSkipped } from './events';
+
+/** The attempt a charge decision records: requested at `attemptAt`, not settled yet. */
+function requestedAttempt(
+  subscription: Subscription,
+  installment: Installment,
+  due: EventData<'installment.charge-due'>,
+  idempotencyKey: string,
+  decision: Extract<ChargeDecision, { kind: 'charge' }>,
+  attemptAt: Date,
+): ChargeAttempt {
+  return {
+    installmentId: installment.id,
+    subscriptionId: subscription.id,
+    merchantId: subscription.merchantId,
+    attempt: due.attempt,
+    idempotencyKey,
+    runId: due.runId,
+    paymentMethodId: decision.paymentMethodId,
+    processor: subscription.processor,
+    amount: decision.amount,
+    currency: subscription.currency,
+    status: 'requested',
+    requestedAt: attemptAt,
+    settledAt: null,
+    chargeId: null,
+    declineCode: null,
+    category: null,
+    nextAttemptOn: null,
+  };
+}
 
 /**
  * Automatic debit, step 2 (`installment.charge-due` from billing-scheduler). In one transaction, with the
@@ -58,25 +89,7 @@ export async function requestInstallmentCharge(
     const key = chargeKey(installment.id, due.attempt);
     const charging = startCharge(installment);
     await store.saveInstallments([{ before: installment, after: charging }], at);
-    await store.recordAttempt({
-      installmentId: installment.id,
-      subscriptionId: subscription.id,
-      merchantId: subscription.merchantId,
-      attempt: due.attempt,
-      idempotencyKey: key,
-      runId: due.runId,
-      paymentMethodId: decision.paymentMethodId,
-      processor: subscription.processor,
-      amount: decision.amount,
-      currency: subscription.currency,
-      status: 'requested',
-      requestedAt: attemptAt,
-      settledAt: null,
-      chargeId: null,
-      declineCode: null,
-      category: null,
-      nextAttemptOn: null,
-    });
+    await store.recordAttempt(requestedAttempt(subscription, installment, due, key, decision, attemptAt));
     await store.setNextAttempt(installment.id, null, null);
     await store.publish([
       chargeRequested(subscription, charging, due.attempt, key, decision.paymentMethodId, at),
@@ -167,25 +180,7 @@ export async function requestInstallmentCharges(
       times.push(attemptAt);
       times.sort((a, b) => a.getTime() - b.getTime());
       cardAttempts.set(decision.paymentMethodId, times);
-      attempts.push({
-        installmentId: installment.id,
-        subscriptionId: subscription.id,
-        merchantId: subscription.merchantId,
-        attempt: due.attempt,
-        idempotencyKey: key,
-        runId: due.runId,
-        paymentMethodId: decision.paymentMethodId,
-        processor: subscription.processor,
-        amount: decision.amount,
-        currency: subscription.currency,
-        status: 'requested',
-        requestedAt: attemptAt,
-        settledAt: null,
-        chargeId: null,
-        declineCode: null,
-        category: null,
-        nextAttemptOn: null,
-      });
+      attempts.push(requestedAttempt(subscription, installment, due, key, decision, attemptAt));
       events.push({
         event: chargeRequested(subscription, charging, due.attempt, key, decision.paymentMethodId, at),
         within,
