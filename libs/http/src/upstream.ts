@@ -87,8 +87,10 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
     body: Uint8Array | undefined,
     deadlineMs: number,
     signal?: AbortSignal,
+    retryStaleSocket = true,
   ): Promise<NodeAnswer> {
     return new Promise<NodeAnswer>((resolve, reject) => {
+      let answered = false;
       const call = transport.request(
         {
           protocol: base.protocol,
@@ -100,6 +102,7 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
           agent,
         },
         (answer) => {
+          answered = true;
           const chunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => chunks.push(chunk));
           answer.on('error', fail);
@@ -139,7 +142,16 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
         done();
         reject(error);
       }
-      call.on('error', fail);
+      call.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the other side closed while idle, just as this call went out on it: the
+        // call never reached the service, so it is sent once more, on a new connection.
+        if (retryStaleSocket && !answered && call.reusedSocket && error.code === 'ECONNRESET') {
+          done();
+          send(method, path, headers, body, deadlineMs, signal, false).then(resolve, reject);
+          return;
+        }
+        fail(error);
+      });
       call.end(body);
     });
   }
