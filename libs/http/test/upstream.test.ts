@@ -90,6 +90,30 @@ describe('httpUpstream', () => {
     expect(service.connections()).toBeLessThanOrEqual(2);
   });
 
+  it('sends a call once more on a new connection when its kept-alive socket is reset before any answer', async () => {
+    // The second request on a connection is reset unanswered, as when the service closed the idle socket
+    // just as the call went out on it.
+    const seen = new WeakMap<object, number>();
+    let requests = 0;
+    const service = await fakeService((req, res) => {
+      requests += 1;
+      const count = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, count);
+      if (count === 2) req.socket.resetAndDestroy();
+      else res.end('ok');
+    });
+    const upstream = httpUpstream(service.url);
+    const call = { method: 'GET', path: '/api/payrequests/7', headers: {} };
+    expect((await callForAnswer(upstream, call, 2_000)).status).toBe(200);
+    const again = await callForAnswer(upstream, call, 2_000);
+    expect({ status: again.status, body: Buffer.from(again.body).toString() }).toEqual({
+      status: 200,
+      body: 'ok',
+    });
+    expect(requests).toBe(3);
+    expect(service.connections()).toBe(2);
+  });
+
   it('has a deadline of its own: a call to a service that never answers is aborted after timeoutMs', async () => {
     const service = await fakeService(() => {
       // never answers
