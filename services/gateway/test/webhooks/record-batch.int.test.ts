@@ -11,6 +11,7 @@ import {
 import { inbox } from '../../src/adapters/postgres/schema';
 import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
 import { postgresWebhookStore, webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
+import { linkCreatedEvent, linkPaidEvent } from './link-events';
 import { createMerchant, freshId, startWebhookGateway } from './support';
 
 // The consumer takes its messages in batches (one transaction each) and still records them in delivery
@@ -27,43 +28,8 @@ afterAll(async () => {
 const at = new Date('2026-11-22T10:00:00.000Z');
 
 function events(merchantId: string, linkId: number, label: string) {
-  const created = createEvent(
-    'link.created',
-    {
-      linkId,
-      merchantId,
-      slug: `s${linkId}`,
-      label,
-      amount: '150000.00',
-      currency: 'PYG',
-      customIdentifier: `ci-${linkId}`,
-      customIdentifier2: null,
-      paymentMethods: [],
-      timezone: 'America/Asuncion',
-      createdAt: at.toISOString(),
-      createdOn: '2026-11-22',
-      recurrence: null,
-    },
-    at,
-  );
-  const paid = createEvent(
-    'link.paid',
-    {
-      linkId,
-      merchantId,
-      amount: '150000.00',
-      currency: 'PYG',
-      paidAt: at.toISOString(),
-      txId: `tx-${linkId}`,
-      recurrent: false,
-      method: 'CARD',
-      processor: null,
-      paymentMethodId: null,
-      chargeId: null,
-      customerId: null,
-    },
-    at,
-  );
+  const created = linkCreatedEvent(merchantId, linkId, label, at);
+  const paid = linkPaidEvent(merchantId, linkId, at);
   const cancelled = createEvent(
     'link.cancelled',
     {

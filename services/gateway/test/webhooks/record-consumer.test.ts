@@ -7,6 +7,7 @@ import type {
   WebhookConsumerUnitOfWork,
   WebhookEventWriter,
 } from '../../src/ports/webhook-store';
+import { linkCreatedEvent, linkPaidEvent } from './link-events';
 
 const merchantId = '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f';
 const at = new Date('2026-11-22T10:00:00.000Z');
@@ -74,46 +75,8 @@ const message = (event: ReturnType<typeof createEvent>): DeliveredMessage => ({
   attempt: 1,
 });
 
-const createdEvent = (linkId: number, label: string) =>
-  createEvent(
-    'link.created',
-    {
-      linkId,
-      merchantId,
-      slug: `s${linkId}`,
-      label,
-      amount: '150000.00',
-      currency: 'PYG',
-      customIdentifier: null,
-      customIdentifier2: null,
-      paymentMethods: [],
-      timezone: 'America/Asuncion',
-      createdAt: at.toISOString(),
-      createdOn: '2026-11-22',
-      recurrence: null,
-    },
-    at,
-  );
-
-const paidEvent = (linkId: number) =>
-  createEvent(
-    'link.paid',
-    {
-      linkId,
-      merchantId,
-      amount: '150000.00',
-      currency: 'PYG',
-      paidAt: at.toISOString(),
-      txId: `tx-${linkId}`,
-      recurrent: false,
-      method: 'CARD',
-      processor: null,
-      paymentMethodId: null,
-      chargeId: null,
-      customerId: null,
-    },
-    at,
-  );
+const createdEvent = (linkId: number, label: string) => linkCreatedEvent(merchantId, linkId, label, at);
+const paidEvent = (linkId: number) => linkPaidEvent(merchantId, linkId, at);
 
 const labelOf = (body: string) => (JSON.parse(body) as { data: { label: string | null } }).data.label;
 
@@ -124,25 +87,7 @@ describe('recording bus events into the webhook log', () => {
     const subscription = recordWebhookEventsOnEvents(unitOfWork, () => {
       wakes += 1;
     });
-    const created = createEvent(
-      'link.created',
-      {
-        linkId: 7,
-        merchantId,
-        slug: 'abc',
-        label: 'Gym',
-        amount: '150000.00',
-        currency: 'PYG',
-        customIdentifier: null,
-        customIdentifier2: null,
-        paymentMethods: [],
-        timezone: 'America/Asuncion',
-        createdAt: at.toISOString(),
-        createdOn: '2026-11-22',
-        recurrence: null,
-      },
-      at,
-    );
+    const created = createdEvent(7, 'Gym');
     await subscription.handler(message(created));
     expect(appended).toEqual([]);
     expect(wakes).toBe(0);
