@@ -148,3 +148,17 @@ export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
+
+/**
+ * A PostgreSQL array literal of texts (`{"a","b\"c"}`), for a parameter cast to `text[]`: a batch of values
+ * as one parameter, so the statement's text is the same whatever the batch's size (prepared once, and no
+ * SQL is built per row). Every element is quoted; a backslash or a double quote in it is escaped.
+ */
+export function textArrayLiteral(values: readonly string[]): string {
+  let literal = '{';
+  for (let index = 0; index < values.length; index += 1) {
+    if (index > 0) literal += ',';
+    literal += `"${(values[index] as string).replace(/[\\"]/g, '\\$&')}"`;
+  }
+  return `${literal}}`;
+}

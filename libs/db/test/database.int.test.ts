@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase, tcpProxy } from '@payrail/test-i
 import { eq, inArray, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase, rowsOf } from '../src/index';
+import { type DatabaseHandle, openDatabase, rowsOf, textArrayLiteral } from '../src/index';
 import { openPgliteDatabase } from '../src/pglite';
 import { PREPARE_UP_TO_CHARS } from '../src/prepared-statements';
 import { notes } from './fixtures/schema';
@@ -38,6 +38,23 @@ async function exercise(handle: DatabaseHandle) {
   expect(received).toEqual(['hello']);
   await unlisten();
   await handle.ping();
+
+  // A batch of texts as one text[] parameter comes back as it went, whatever the texts hold.
+  const texts = [
+    'plain',
+    'with "quotes"',
+    'back\\slash\\',
+    'comma,brace{}',
+    'NULL',
+    '',
+    ' spaced ',
+    'ñandutí ✓',
+  ];
+  const echoed = rowsOf<{ v: string }>(
+    await handle.db.execute(sql`select v from unnest(${textArrayLiteral(texts)}::text[]) as v`),
+  );
+  expect(echoed.map((row) => row.v)).toEqual(texts);
+  expect(rowsOf(await handle.db.execute(sql`select unnest(${textArrayLiteral([])}::text[])`))).toEqual([]);
 }
 
 describe('database on PostgreSQL (postgres.js)', () => {

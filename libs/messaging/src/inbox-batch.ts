@@ -1,4 +1,5 @@
-import type { Database, Transaction } from '@payrail/db';
+import { type Database, rowsOf, textArrayLiteral, type Transaction } from '@payrail/db';
+import { sql } from 'drizzle-orm';
 import { context, contextFromHeaders, SpanKind, SpanStatusCode, trace, tracer } from '@payrail/observability';
 import type { DeliveredMessage, MessageHandler } from './bus';
 import { batchingHandler } from './batch';
@@ -63,15 +64,17 @@ export function idempotentBatchConsumer(options: IdempotentBatchConsumerOptions)
     });
     try {
       await db.transaction(async (tx) => {
-        // One statement for the whole batch; a message id already there (handled before) is left out.
-        const inserted = await tx
-          .insert(inbox)
-          .values(
-            [...new Set(messages.map((message) => message.id))].map((messageId) => ({ consumer, messageId })),
-          )
-          .onConflictDoNothing()
-          .returning({ messageId: inbox.messageId });
-        const fresh = new Set(inserted.map((row) => row.messageId));
+        // One statement for the whole batch, the same text whatever its size (prepared once, no SQL built
+        // per row); a message id already there (handled before) is left out.
+        const ids = [...new Set(messages.map((message) => message.id))];
+        const inserted = rowsOf<{ message_id: string }>(
+          await tx.execute(sql`
+            insert into ${inbox} (consumer, message_id)
+            select ${consumer}, id from unnest(${textArrayLiteral(ids)}::text[]) as id
+            on conflict do nothing
+            returning message_id`),
+        );
+        const fresh = new Set(inserted.map((row) => row.message_id));
         const todo: BatchItem[] = [];
         items.forEach((item, index) => {
           // A message id twice in one batch (a re-publish) is handled once, as the inbox would across batches.
