@@ -102,24 +102,54 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
         });
     },
     async saveLinks(links) {
-      // One statement may not update a row twice: a link met again starts the next statement.
-      let rows: typeof links = [];
-      const ids = new Set<number>();
-      const flush = async () => {
-        if (rows.length === 0) return;
-        await tx.insert(webhookLinks).values(rows).onConflictDoUpdate({
-          target: webhookLinks.linkId,
-          set: savedLinkColumns,
-        });
-        rows = [];
-        ids.clear();
-      };
-      for (const link of links) {
-        if (ids.has(link.linkId)) await flush();
-        rows.push(link);
-        ids.add(link.linkId);
-      }
-      await flush();
+      if (links.length === 0) return;
+      // One statement, the same text whatever the batch's size (prepared once; no SQL built per row). A
+      // statement may not update a row twice, so a link met more than once is folded first into what
+      // `saveLink` one after the other would leave: the last row's columns, and the first subscription id
+      // given (the stored one before all).
+      const rows = links.map((link, ord) => ({
+        ord,
+        link_id: link.linkId,
+        merchant_id: link.merchantId,
+        label: link.label,
+        amount: link.amount,
+        currency: link.currency,
+        custom_identifier: link.customIdentifier,
+        custom_identifier2: link.customIdentifier2,
+        recurrent: link.recurrent,
+        total_periods: link.totalPeriods,
+        status_id: link.statusId,
+        subscription_id: link.subscriptionId,
+        tx_id: link.txId,
+      }));
+      await tx.execute(sql`
+        with given as (
+          select * from json_to_recordset(${JSON.stringify(rows)}::json) as x(
+            ord int, link_id int, merchant_id uuid, label text, amount text, currency text,
+            custom_identifier text, custom_identifier2 text, recurrent boolean, total_periods int,
+            status_id int, subscription_id int, tx_id text)
+        ),
+        folded as (
+          select distinct on (g.link_id) g.*,
+                 (select f.subscription_id from given f
+                   where f.link_id = g.link_id and f.subscription_id is not null
+                   order by f.ord limit 1) as first_subscription_id
+          from given g
+          order by g.link_id, g.ord desc
+        )
+        insert into ${webhookLinks}
+          (link_id, merchant_id, label, amount, currency, custom_identifier, custom_identifier2, recurrent,
+           total_periods, status_id, subscription_id, tx_id)
+        select link_id, merchant_id, label, amount, currency, custom_identifier, custom_identifier2, recurrent,
+               total_periods, status_id, first_subscription_id, tx_id
+        from folded
+        on conflict (link_id) do update set
+          merchant_id = excluded.merchant_id, label = excluded.label, amount = excluded.amount,
+          currency = excluded.currency, custom_identifier = excluded.custom_identifier,
+          custom_identifier2 = excluded.custom_identifier2, recurrent = excluded.recurrent,
+          total_periods = excluded.total_periods, status_id = excluded.status_id,
+          subscription_id = coalesce(${webhookLinks.subscriptionId}, excluded.subscription_id),
+          tx_id = excluded.tx_id`);
     },
     async findLink(linkId) {
       const [row] = await tx.select().from(webhookLinks).where(eq(webhookLinks.linkId, linkId));
