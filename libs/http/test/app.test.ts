@@ -158,6 +158,24 @@ describe('signed merchant context', () => {
     expect(verifyMerchantContext(headers['x-merchant-context'], undefined, secret)).toBeUndefined();
   });
 
+  it('refuses a known good signature given with another payload, another secret or once too old', () => {
+    const headers = signMerchantContext({ ...merchant }, secret, 3_000_000);
+    const payload = headers['x-merchant-context'];
+    const signature = headers['x-merchant-signature'];
+    // Verified (and so remembered) first; every later check must still hold.
+    expect(verifyMerchantContext(payload, signature, secret, 3_000_100)).toEqual(merchant);
+    expect(verifyMerchantContext(payload, signature, secret, 3_000_200)).toEqual(merchant);
+    const tampered = Buffer.from(JSON.stringify({ ...merchant, merchantId: 'another' })).toString(
+      'base64url',
+    );
+    expect(verifyMerchantContext(tampered, signature, secret, 3_000_300)).toBeUndefined();
+    expect(verifyMerchantContext(payload, signature, 'another-secret-entirely', 3_000_300)).toBeUndefined();
+    expect(verifyMerchantContext(payload, signature, secret, 3_000_000 + 5 * 60_000 + 1)).toBeUndefined();
+    expect(verifyMerchantContext(payload, signature, secret, 3_000_000 - 5 * 60_000 - 1)).toBeUndefined();
+    // And it still verifies inside its window.
+    expect(verifyMerchantContext(payload, signature, secret, 3_000_000 + 5 * 60_000)).toEqual(merchant);
+  });
+
   it('signs the same merchant once for a while, and afresh when it is older, changed or for another secret', () => {
     const cached = { ...merchant };
     const first = signMerchantContext(cached, secret, 2_000_000);
