@@ -26,6 +26,7 @@ export {
   outboxNames,
   outboxTable,
   outboxTraceHeaders,
+  wakeOutboxRelay,
 } from './outbox';
 export { type BatchingOptions, batchingHandler, batchPrefetch } from './batch';
 export {

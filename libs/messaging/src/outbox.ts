@@ -110,6 +110,18 @@ export async function enqueueEvent(tx: Executor, outbox: OutboxTable, event: Eve
   ]);
 }
 
+/** The relays of this process, by schema: woken in-process, without a NOTIFY (see `wakeOutboxRelay`). */
+const localRelays = new Map<string, Set<() => void>>();
+
+/**
+ * Wakes this process's relay of a schema for rows already committed (a statement that ran outside any
+ * transaction): it sees them at once, with no NOTIFY sent through the database. The relays of other
+ * processes are not told; they find any row this process leaves behind at their next poll.
+ */
+export function wakeOutboxRelay(schemaName: string): void {
+  for (const wake of localRelays.get(schemaName) ?? []) wake();
+}
+
 export interface OutboxRelayOptions {
   database: DatabaseHandle;
   outbox: OutboxTable;
@@ -260,6 +272,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     };
   };
   let unregisterProbe: (() => void) | undefined;
+  let unregisterLocal: (() => void) | undefined;
 
   /** Resolves true when a NOTIFY (or `stop()`) woke it, false when the poll interval passed. */
   const sleep = (ms: number) =>
@@ -319,11 +332,16 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (running) return;
       running = true;
       unregisterProbe = registerOutboxProbe(options.schemaName.replace(/_/g, '-'), probe);
+      const onWake = () => {
+        notified = true;
+        wake?.();
+      };
+      const locals = localRelays.get(options.schemaName) ?? new Set();
+      locals.add(onWake);
+      localRelays.set(options.schemaName, locals);
+      unregisterLocal = () => locals.delete(onWake);
       try {
-        unlisten = await database.listen(outboxChannel(options.schemaName), () => {
-          notified = true;
-          wake?.();
-        });
+        unlisten = await database.listen(outboxChannel(options.schemaName), onWake);
       } catch (error) {
         logger.warn({ err: error }, 'outbox relay could not LISTEN; polling only');
       }
@@ -332,6 +350,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async stop() {
       running = false;
       unregisterProbe?.();
+      unregisterLocal?.();
       wake?.();
       stopping?.();
       await loop;

@@ -28,6 +28,7 @@ import {
   inboxTable,
   type MessageBus,
   outboxTable,
+  wakeOutboxRelay,
 } from '../src/index';
 import { pause, waitFor } from './wait-for';
 
@@ -86,6 +87,7 @@ afterAll(async () => {
   await deleteBrokerTopology(testAmqpUrl(), exchange, [
     `${queuePrefix}outbox-once`,
     `${queuePrefix}outbox-notify`,
+    `${queuePrefix}outbox-wake`,
   ]);
   await database?.close();
   await testDb?.drop();
@@ -178,6 +180,43 @@ describe('transactional outbox', () => {
       what: 'a NOTIFY-woken publish',
     });
     await relay.stop();
+  });
+
+  it('is woken in-process for a row committed without a NOTIFY, and only by that', async () => {
+    const received: DeliveredMessage[] = [];
+    await bus.subscribe({
+      consumer: 'outbox-wake',
+      eventTypes: ['link.paid'],
+      handler: async (m) => void received.push(m),
+    });
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus,
+      logger,
+      pollIntervalMs: 60_000,
+    });
+    await relay.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A row written as the links service writes a new link's event: committed, no NOTIFY.
+    const event = linkPaid(4);
+    await database.db.execute(sql`insert into outbox_test.outbox (id, type, body, headers)
+      values (${event.id}::uuid, ${event.type}, ${JSON.stringify(event)}, '{}'::jsonb)`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(received.some((m) => m.id === event.id)).toBe(false);
+    // Another schema's wake is not this relay's.
+    wakeOutboxRelay('another_schema');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received.some((m) => m.id === event.id)).toBe(false);
+    wakeOutboxRelay('outbox_test');
+    await waitFor(() => received.some((m) => m.id === event.id), {
+      timeoutMs: 5_000,
+      what: 'an in-process woken publish',
+    });
+    await relay.stop();
+    // A stopped relay is no longer among the ones woken.
+    expect(() => wakeOutboxRelay('outbox_test')).not.toThrow();
   });
 
   it('keeps a row whose publish failed and retries it with backoff', async () => {

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import { type Database, type Executor, executePrepared } from '@payrail/db';
-import { enqueueEvent, outboxNames, outboxTraceHeaders } from '@payrail/messaging';
+import { enqueueEvent, outboxNames, outboxTraceHeaders, wakeOutboxRelay } from '@payrail/messaging';
 import { and, eq, sql } from 'drizzle-orm';
 import {
   LinkStatus,
@@ -62,8 +62,9 @@ const outboxOfLinks = outboxNames(outbox);
 
 /**
  * A new link (no signed-in user) and its event in one prepared statement: one round trip and one implicit
- * transaction (either both rows are stored or neither); the NOTIFY wakes the relay at its commit. The event's
- * body is `$22 || id || $23`, its serialisation split where the id goes.
+ * transaction (either both rows are stored or neither). No NOTIFY: the statement has committed when it
+ * answers, and the relay of this process is woken in-process then (`wakeOutboxRelay`). The event's body is
+ * `$22 || id || $23`, its serialisation split where the id goes.
  */
 const INSERT_LINK_WITH_EVENT = `with link as (
     insert into links.payment_links (merchant_id, slug, label, amount, currency, handle_value, handle_label,
@@ -77,7 +78,7 @@ const INSERT_LINK_WITH_EVENT = `with link as (
     insert into ${outboxOfLinks.table} (id, type, body, headers)
     select $21::uuid, $24::text, $22::text || link.id::text || $23::text, $25::jsonb from link
     returning 1)
-  select link.id, pg_notify('${outboxOfLinks.channel}', '') from link, queued`;
+  select link.id from link, queued`;
 
 /**
  * The event of a link about to be inserted, serialised in two parts around its id; undefined when the
@@ -151,6 +152,8 @@ export function postgresPaymentLinkRepository(db: Database): PaymentLinkReposito
         ],
       );
       if (!row) throw new Error('insert returned no row');
+      // Committed (one statement, no transaction around it): this process's relay publishes it now.
+      wakeOutboxRelay('links');
       return newLink(draft, Number(row.id));
     },
 
