@@ -744,19 +744,18 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
 
     async publishEach(events) {
       if (events.length === 0) return;
-      const rows = events.map(({ event, within }) => ({
-        id: event.id,
-        type: event.type,
-        body: JSON.stringify(event),
-        headers: within(() => currentTraceHeaders()),
-      }));
+      // The events as one JSON array, each row's body the text of its element (a json value keeps its
+      // text as given: exactly `JSON.stringify(event)`), not escaped again inside another JSON document.
+      const headers = events.map(({ within }) => within(() => currentTraceHeaders()));
       // The outbox rows of a whole operation in one statement, however many subscriptions it touched, and
       // the NOTIFY that wakes the relay (delivered on commit) in the same round trip.
       await executor.execute(sql`
         with queued as (
           insert into ${outbox} (id, type, body, headers)
-          select x.id, x.type, x.body, x.headers
-          from json_to_recordset(${json(rows)}::json) as x(id uuid, type text, body text, headers jsonb)
+          select (e.body ->> 'id')::uuid, e.body ->> 'type', e.body::text, h.headers
+          from json_array_elements(${JSON.stringify(events.map(({ event }) => event))}::json)
+                 with ordinality as e(body, n)
+          join jsonb_array_elements(${JSON.stringify(headers)}::jsonb) with ordinality as h(headers, n) using (n)
           returning 1)
         select pg_notify(${outboxChannel('subscriptions')}, '') from (select 1 from queued limit 1) as any_queued`);
     },
