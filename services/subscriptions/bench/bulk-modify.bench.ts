@@ -1,8 +1,9 @@
 /**
  * Benchmark of `PATCH /api/subscriptions/installments/bulk` (`npm run bench:bulk`): one request of
  * 200 subscriptions × 60 updates = 12 000 updates against real PostgreSQL, through the service's own
- * HTTP app in process, median of 5 runs; beside it, in the same go and interleaved with those runs, a naive
- * baseline that sends one UPDATE per installment (median of 3). Not a test: it prints figures.
+ * HTTP app in process, median of 5 runs after 3 warm-up runs; beside it, in the same go and interleaved with
+ * those runs, a naive baseline that sends one UPDATE per installment (median of 3, after one warm-up run).
+ * Not a test: it prints figures.
  *
  * PostgreSQL: the server of `DATABASE_URL`, else postgres://postgres@127.0.0.1:5432/postgres. The
  * benchmark creates its own database there and drops it at the end.
@@ -24,6 +25,7 @@ const UPDATES_PER_SUBSCRIPTION = 60;
 const TOTAL_UPDATES = SUBSCRIPTIONS * UPDATES_PER_SUBSCRIPTION;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BASELINE_RUNS = Number(process.env.BENCH_BASELINE_RUNS ?? 3);
+const WARMUP_RUNS = Number(process.env.BENCH_WARMUP_RUNS ?? 3);
 const TARGET_MEDIAN_MS = 1_000;
 const TARGET_RATIO = 10;
 const SECRET = randomUUID();
@@ -181,7 +183,11 @@ async function main(): Promise<void> {
       return elapsed;
     };
 
-    log(`warm-up run (not counted): ${seconds(await send(0))}`);
+    // Warm-up, not counted: a running service has compiled its hot paths long before; the first runs of
+    // a fresh process measure V8's compiler more than the request (both sides are warmed alike).
+    for (let run = 0; run < WARMUP_RUNS; run += 1)
+      log(`warm-up bulk run ${run + 1}/${WARMUP_RUNS} (not counted): ${seconds(await send(90 + run))}`);
+    log(`warm-up baseline run (not counted): ${seconds(await baselineRun(99))}`);
     // Baseline runs are interleaved with the bulk runs, so that both see the same machine (a shared
     // machine's load changes by the second) and the ratio compares like with like.
     const runs: number[] = [];

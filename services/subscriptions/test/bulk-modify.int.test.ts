@@ -100,6 +100,47 @@ describe('PATCH /api/subscriptions/installments/bulk: limits', () => {
     expect(events.map((event) => event.items)).toEqual(Array.from({ length: 200 }, () => 60));
   });
 
+  it('announces a subscription named by the first and the last operation of a large request in one event', async () => {
+    const other = aMerchant();
+    await seedActiveSubscriptions(svc.database.db, {
+      merchantId: other.merchantId,
+      count: 199,
+      pendingEach: 60,
+      identifierPrefix: 'SPLIT-',
+      linkIdBase: newLinkId() * 1_000,
+    });
+    // 199 subscriptions × 30 updates, then SPLIT-1 again with its other 30 dates: far apart in the
+    // request (more than one slice of the work), still one subscription's change.
+    const ops = operations(199, 30, 'SPLIT-');
+    ops.push({
+      custom_identifier: 'SPLIT-1',
+      updates: Array.from({ length: 30 }, (_, k) => ({
+        payment_date: seededPaymentDate(k + 32),
+        amount: 160000.5,
+      })),
+    });
+    const response = await bulk(other, { operations: ops });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { summary: Record<string, number> };
+    expect(body.summary.updates_applied).toBe(199 * 30 + 30);
+    const events = await svc.database.db
+      .select({
+        identifier: sql<string>`${outbox.body}::jsonb -> 'data' ->> 'customIdentifier'`,
+        items: sql<number>`jsonb_array_length(${outbox.body}::jsonb -> 'data' -> 'installments')`,
+      })
+      .from(outbox)
+      .where(
+        and(
+          eq(outbox.type, 'installments.updated'),
+          sql`${outbox.body}::jsonb -> 'data' ->> 'merchantId' = ${other.merchantId}`,
+        ),
+      );
+    expect(events).toHaveLength(199);
+    expect(events.filter((event) => event.identifier === 'SPLIT-1')).toEqual([
+      { identifier: 'SPLIT-1', items: 60 },
+    ]);
+  });
+
   it('413 for 201 subscriptions, even when the items are otherwise invalid, nothing changed', async () => {
     await expectRefused(merchant, { operations: operations(201, 1) }, 413, 'PAYLOAD_TOO_LARGE', [
       'operations',

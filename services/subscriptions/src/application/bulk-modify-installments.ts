@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import {
+  type AmountUpdate,
   assembleBulkResult,
   type BulkOperation,
   type BulkResult,
@@ -11,6 +12,33 @@ import type { Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import { amountsUpdated } from './events';
 import type { UseCaseDeps } from './deps';
+
+/** About a quarter of a full request (200 × 60): enough slices to overlap, few enough statements. */
+const UPDATES_PER_SLICE = 3_000;
+
+/**
+ * The updates in slices of about `size`, each subscription's updates in one slice (so one event each, as
+ * when the request is applied whole), also when two operations name the same subscription.
+ */
+function slicesBySubscription(updates: AmountUpdate[], size: number): AmountUpdate[][] {
+  const bySubscription = new Map<number, AmountUpdate[]>();
+  for (const update of updates) {
+    const list = bySubscription.get(update.subscriptionId);
+    if (list) list.push(update);
+    else bySubscription.set(update.subscriptionId, [update]);
+  }
+  const slices: AmountUpdate[][] = [];
+  let current: AmountUpdate[] = [];
+  for (const list of bySubscription.values()) {
+    if (current.length >= size) {
+      slices.push(current);
+      current = [];
+    }
+    for (const update of list) current.push(update);
+  }
+  if (current.length > 0) slices.push(current);
+  return slices;
+}
 
 /** One `installments.updated` per subscription, with every installment whose amount really changed. */
 function eventsOf(matches: DateMatch[], subscriptions: Map<number, Subscription>, at: Date): EventEnvelope[] {
@@ -30,10 +58,12 @@ function eventsOf(matches: DateMatch[], subscriptions: Map<number, Subscription>
 }
 
 /**
- * v2 `PATCH /api/subscriptions/installments/bulk` (spec 4.3). A fixed number of statements whatever the
- * size: one to find and lock every subscription named, one to apply every amount (duplicate and unmatched
- * dates detected in the same statement), one outbox insert with an `installments.updated` per subscription.
- * All in one transaction: a request that fails midway changes nothing.
+ * v2 `PATCH /api/subscriptions/installments/bulk` (spec 4.3). Set-based, a few statements whatever the
+ * size: one to find and lock every subscription named, then per slice of about 3,000 updates (whole
+ * subscriptions) one to apply its amounts (duplicate and unmatched dates detected in the same statement)
+ * and one outbox insert with an `installments.updated` per subscription. The slices' statements are sent
+ * together, so the database works on one while the events of the one before are built. All in one
+ * transaction: a request that fails midway changes nothing.
  */
 export async function bulkModifyInstallments(
   deps: UseCaseDeps,
@@ -49,11 +79,23 @@ export async function bulkModifyInstallments(
       if (resolution.kind === 'found')
         subscriptionsById.set(resolution.subscription.id, resolution.subscription);
     }
-    const dateMatches = await store.updateAmountsOnDates(plan.updates, at);
-    const events = eventsOf(dateMatches, subscriptionsById, at);
-    const publishing = store.publish(events);
+    // The updates in slices of whole subscriptions, every slice's statement sent at once (pipelined on the
+    // transaction's connection): the events of a slice are built while the database updates the next.
+    const slices = slicesBySubscription(plan.updates, UPDATES_PER_SLICE);
+    const updating = slices.map((slice) => store.updateAmountsOnDates(slice, at));
+    // Each is awaited below; none may reject unobserved meanwhile.
+    for (const each of updating) each.catch(() => undefined);
+    const dateMatches: DateMatch[] = [];
+    const publishing: Array<Promise<void>> = [];
+    for (const each of updating) {
+      const matches = await each;
+      for (const match of matches) dateMatches.push(match);
+      const queued = store.publish(eventsOf(matches, subscriptionsById, at));
+      queued.catch(() => undefined);
+      publishing.push(queued);
+    }
     const result = assembleBulkResult(operations, plan, dateMatches);
-    await publishing;
+    for (const each of publishing) await each;
     return result;
   });
 }
