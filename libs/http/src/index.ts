@@ -17,6 +17,7 @@ export {
   type Upstream,
   type UpstreamAnswer,
   type UpstreamCall,
+  UPSTREAM_IDLE_SOCKET_MS,
   UpstreamTimeout,
 } from './upstream';
 export {
@@ -25,6 +26,7 @@ export {
   isPortInUse,
   listen,
   type RunningServer,
+  SERVER_KEEP_ALIVE_MS,
   SHUTDOWN_ORDER,
   type ShutdownSteps,
   shutdownOnSignals,

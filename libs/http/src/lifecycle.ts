@@ -12,6 +12,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * How long the server keeps an idle connection open (Node's default, made explicit): the callers' pools
+ * drop an idle socket sooner (`UPSTREAM_IDLE_SOCKET_MS`), so a call never goes out on one being closed.
+ */
+export const SERVER_KEEP_ALIVE_MS = 5_000;
+
 /** Serves `app` on `port`; rejects (a port in use gives `code: 'EADDRINUSE'`) instead of crashing. */
 export async function listen(app: FetchApp, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
@@ -27,6 +33,7 @@ export async function listen(app: FetchApp, port: number, hostname = '0.0.0.0'):
           }),
       });
     });
+    (server as Server).keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
     (server as Server).once('error', reject);
   });
 }

@@ -73,10 +73,26 @@ interface NodeAnswer {
  * `timeoutMs` (default `DEFAULT_UPSTREAM_TIMEOUT_MS`), besides whatever signal the request carries: a
  * caller that forgot `callWithDeadline` still does not wait for ever on a hung service.
  */
+/**
+ * How long a kept-alive socket to a service may stay idle in the pool: under the 5 s after which the
+ * services' servers close an idle connection (`SERVER_KEEP_ALIVE_MS`).
+ */
+export const UPSTREAM_IDLE_SOCKET_MS = 4_000;
+
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+function safeToSendTwice(method: string, headers: Record<string, string>): boolean {
+  if (IDEMPOTENT_METHODS.has(method.toUpperCase())) return true;
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'idempotency-key') return true;
+  return false;
+}
+
 export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS): Upstream {
   const base = new URL(baseUrl);
   const transport = base.protocol === 'https:' ? https : http;
-  const agent = new transport.Agent({ keepAlive: true });
+  // An idle socket is dropped by this side before the service's server would close it (the race in which
+  // a call goes out on a socket the other side is closing); a socket in use is not timed by this.
+  const agent = new transport.Agent({ keepAlive: true, timeout: UPSTREAM_IDLE_SOCKET_MS });
   const basePath = base.pathname.replace(/\/$/, '');
 
   /** One call, answered whole within `deadlineMs` (else destroyed with `UpstreamTimeout`) or aborted by `signal`. */
@@ -143,9 +159,17 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
         reject(error);
       }
       call.on('error', (error: NodeJS.ErrnoException) => {
-        // A kept-alive socket the other side closed while idle, just as this call went out on it: the
-        // call never reached the service, so it is sent once more, on a new connection.
-        if (retryStaleSocket && !answered && call.reusedSocket && error.code === 'ECONNRESET') {
+        // A kept-alive socket reset before any answer: most often the other side closed it while idle just
+        // as this call went out, and the call never reached the service; but a service that died while
+        // handling the call looks the same. So it is sent once more, on a new connection, only when running
+        // it twice is harmless: an idempotent method, or a call that carries its idempotency key.
+        if (
+          retryStaleSocket &&
+          !answered &&
+          call.reusedSocket &&
+          error.code === 'ECONNRESET' &&
+          safeToSendTwice(method, headers)
+        ) {
           done();
           send(method, path, headers, body, deadlineMs, signal, false).then(resolve, reject);
           return;

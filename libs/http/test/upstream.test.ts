@@ -1,7 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callForAnswer, callWithDeadline, httpUpstream, UpstreamTimeout } from '../src/index';
+import {
+  callForAnswer,
+  callWithDeadline,
+  httpUpstream,
+  SERVER_KEEP_ALIVE_MS,
+  UPSTREAM_IDLE_SOCKET_MS,
+  UpstreamTimeout,
+} from '../src/index';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -90,9 +97,8 @@ describe('httpUpstream', () => {
     expect(service.connections()).toBeLessThanOrEqual(2);
   });
 
-  it('sends a call once more on a new connection when its kept-alive socket is reset before any answer', async () => {
-    // The second request on a connection is reset unanswered, as when the service closed the idle socket
-    // just as the call went out on it.
+  /** A service that resets, unanswered, the second request that comes on a connection. */
+  async function resettingSecondCall() {
     const seen = new WeakMap<object, number>();
     let requests = 0;
     const service = await fakeService((req, res) => {
@@ -102,6 +108,12 @@ describe('httpUpstream', () => {
       if (count === 2) req.socket.resetAndDestroy();
       else res.end('ok');
     });
+    return { service, requests: () => requests };
+  }
+
+  it('sends an idempotent call once more on a new connection when its kept-alive socket is reset before any answer', async () => {
+    // As when the service closed the idle socket just as the call went out on it.
+    const { service, requests } = await resettingSecondCall();
     const upstream = httpUpstream(service.url);
     const call = { method: 'GET', path: '/api/payrequests/7', headers: {} };
     expect((await callForAnswer(upstream, call, 2_000)).status).toBe(200);
@@ -110,9 +122,41 @@ describe('httpUpstream', () => {
       status: 200,
       body: 'ok',
     });
-    expect(requests).toBe(3);
+    expect(requests()).toBe(3);
     expect(service.connections()).toBe(2);
   });
+
+  it('does not send a POST twice on such a reset (the service may have run it), unless it carries its idempotency key', async () => {
+    const plain = await resettingSecondCall();
+    const upstream = httpUpstream(plain.service.url);
+    const post = { method: 'POST', path: '/api/saleitems/add', headers: {}, body: Buffer.from('{}') };
+    expect((await callForAnswer(upstream, post, 2_000)).status).toBe(200);
+    await expect(callForAnswer(upstream, post, 2_000)).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(plain.requests()).toBe(2);
+
+    const keyed = await resettingSecondCall();
+    const withKey = httpUpstream(keyed.service.url);
+    const keyedPost = { ...post, headers: { 'Idempotency-Key': 'k-1' } };
+    expect((await callForAnswer(withKey, keyedPost, 2_000)).status).toBe(200);
+    expect((await callForAnswer(withKey, keyedPost, 2_000)).status).toBe(200);
+    expect(keyed.requests()).toBe(3);
+  });
+
+  it('drops an idle kept-alive socket before the service would close it', async () => {
+    expect(UPSTREAM_IDLE_SOCKET_MS).toBeLessThan(SERVER_KEEP_ALIVE_MS);
+    const closedByClient: boolean[] = [];
+    const service = await fakeService((req, res) => {
+      req.socket.once('end', () => closedByClient.push(true));
+      res.end('ok');
+    });
+    const upstream = httpUpstream(service.url);
+    expect((await callForAnswer(upstream, { method: 'GET', path: '/', headers: {} }, 2_000)).status).toBe(
+      200,
+    );
+    // Node's server would close it only after 5 s: before that, only the pool's idle timeout ends it.
+    await new Promise((resolve) => setTimeout(resolve, UPSTREAM_IDLE_SOCKET_MS + 500));
+    expect(closedByClient).toEqual([true]);
+  }, 10_000);
 
   it('has a deadline of its own: a call to a service that never answers is aborted after timeoutMs', async () => {
     const service = await fakeService(() => {
