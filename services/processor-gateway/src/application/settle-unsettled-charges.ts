@@ -107,6 +107,10 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
  * the first request did arrive, the second cannot charge; if it did not, the second is the charge. Only
  * once no call of ours can still be on its way (`callDeadlineMs` after the first, and each re-send is
  * awaited before the row is looked at again), a bounded number of times, with a card still usable.
+ *
+ * PROCESSOR_B's order left unpaid is sent again too: our process died (or lost `pagar`'s answer) between
+ * opening the order and paying it, and otherwise the charge would wait until B cancels the order. The
+ * re-send pays that order under the same reference, and B refuses it while an earlier `pagar` is in work.
  */
 async function methodToSendAgain(
   store: GatewayStore,
@@ -115,13 +119,24 @@ async function methodToSendAgain(
   now: Date,
   deps: ChargeDeps,
 ): Promise<PaymentMethod | undefined> {
-  if (status.status !== 'not-found' || charge.kind !== 'stored-card' || !charge.paymentMethodId)
-    return undefined;
+  const nothingTaken =
+    status.status === 'not-found' || (status.status === 'pending' && mayBeUnpaid(charge, status));
+  if (!nothingTaken || charge.kind !== 'stored-card' || !charge.paymentMethodId) return undefined;
   if (charge.processorCalls < 1 || charge.processorCalls >= MAX_PROCESSOR_CALLS) return undefined;
   if (now.getTime() - charge.createdAt.getTime() < deps.timings.callDeadlineMs) return undefined;
   const method = await store.findPaymentMethod(charge.merchantId, charge.paymentMethodId);
   if (!method || method.removedAt || isBlocked(method.blockedUntil, now)) return undefined;
   return method;
+}
+
+/**
+ * Whether B's undecided order may be one no `pagar` of ours reached. The row written before the call names
+ * no order; a `pending` row naming one had its `pagar` accepted (the only `pending` answer that carries the
+ * hash) or was already looked at and not sent again: B is left to decide. An `unknown` row may be either.
+ */
+function mayBeUnpaid(charge: Charge, status: Extract<ProcessorStatus, { status: 'pending' }>): boolean {
+  if (status.unpaidOrder !== true) return false;
+  return charge.status === 'unknown' || charge.processorReference === null;
 }
 
 async function sendAgain(deps: ChargeDeps, charge: Charge, method: PaymentMethod): Promise<boolean> {

@@ -130,7 +130,17 @@ export type ProcessorStatus =
       processorReference?: string;
     }
   | ({ status: 'declined'; processorReference?: string } & Decline)
-  | { status: 'pending'; processorReference?: string }
+  | {
+      status: 'pending';
+      processorReference?: string;
+      /**
+       * PROCESSOR_B: the order under our reference exists and shows no payment decided. That is what a
+       * stored-card charge stopped between `iniciar-transaccion` and `pagar` leaves, and also what B shows
+       * while it decides a `pagar`; B refuses a second `pagar` meanwhile ("pago en proceso"), so sending
+       * the charge again under the same reference pays the order at most once.
+       */
+      unpaidOrder?: true;
+    }
   /** Paid and then rolled back or reversed. */
   | { status: 'reversed'; processorReference?: string }
   /** The processor has no payment under this reference: it was never charged (A's `BuyNotFoundError`/`PaymentNotFoundError`). */

@@ -482,7 +482,8 @@ function refusalOf(reply: Answered): Decline {
 
 /**
  * What an order says now. Paid only while `pagado` holds and no reversal date is set; a charge that B has
- * accepted but not decided shows `pagado: false` with no response code yet.
+ * accepted but not decided shows `pagado: false` with no response code yet, exactly as an order nothing has
+ * paid does (`unpaidOrder`).
  */
 function statusOfOrder(order: JsonObject): ProcessorStatus {
   const processorReference = textOf(order['hash_pedido']);
@@ -508,7 +509,7 @@ function statusOfOrder(order: JsonObject): ProcessorStatus {
     };
   // An unpaid order past its deadline can never be paid: nothing was charged under it.
   if (order['cancelado'] === true) return { status: 'not-found' };
-  return { status: 'pending', ...withReference };
+  return { status: 'pending', ...withReference, unpaidOrder: true };
 }
 
 function resultFromStatus(status: ProcessorStatus, hash: string): ChargeResult {
