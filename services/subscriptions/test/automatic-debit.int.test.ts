@@ -34,6 +34,7 @@ import {
   activeSubscription,
   createSubscription,
   eventsOfType,
+  installmentSets,
   installmentsOfSubscription,
   type PaidWithCard,
   publishAndWait,
@@ -759,6 +760,125 @@ describe('cancel against charge', () => {
     expect(cancelledCount).toBeLessThan(200);
   }, 120_000);
 });
+
+describe.each(['merchant', 'dunning'] as const)(
+  'a subscription cancelled (%s) while an installment’s charge is in flight',
+  (how) => {
+    /**
+     * A subscription of 5 with one installment `processing` (its charge.requested is with processor-gateway)
+     * when it is cancelled: by cancel-all while installment 2 is charged, or by the dunning rule (N = 1) when
+     * installment 2, declined hard, is given up while installment 3 is charged. The charge cannot be recalled.
+     */
+    async function cancelledWhileCharging() {
+      const merchant = aMerchant();
+      const card = aCard();
+      const { subscription, installments } = await subscribedWithCard(merchant, card, 5);
+      const row = (number: number) => installments[number - 1] as (typeof installments)[number];
+      const charged = async (number: number) => {
+        await publishAndWait(svc, chargeDue(merchant, row(number)));
+        const [charge] = await requested(row(number).id);
+        if (!charge) throw new Error(`installment ${number} not charged`);
+        return charge;
+      };
+      let inFlight: (typeof installments)[number];
+      let charge: EventEnvelope<'charge.requested'>;
+      if (how === 'merchant') {
+        inFlight = row(2);
+        charge = await charged(2);
+        const response = await svc.request('POST', '/api/subscriptions/cancel-all', {
+          merchant,
+          body: { customIdentifier: 'CI-1' },
+        });
+        expect(response.status).toBe(200);
+      } else {
+        await publishAndWait(svc, paymentFailed(await charged(2), card, '14', 'hard'));
+        inFlight = row(3);
+        charge = await charged(3);
+        await publishAndWait(svc, dunningExhausted(merchant, row(2), 1, 'hard-decline', 1));
+      }
+      expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('cancelled');
+      expect((await installment(subscription.id, inFlight.number)).status).toBe('processing');
+      return { merchant, card, subscription, inFlight, charge };
+    }
+
+    const statusOf = async (row: { subscriptionId: number; number: number }) =>
+      (await installment(row.subscriptionId, row.number)).status;
+
+    it('payment.succeeded after the cancel: the installment paid (installment.paid goes out), charged once, the subscription still cancelled', async () => {
+      const { merchant, card, subscription, inFlight, charge } = await cancelledWhileCharging();
+      await publishAndWait(svc, paymentSucceeded(charge, card));
+
+      expect(await statusOf(inFlight)).toBe('paid');
+      expect((await attemptRows(svc, inFlight.id)).map((a) => [a.attempt, a.status])).toEqual([
+        [1, 'succeeded'],
+      ]);
+      const paid = await eventsAbout(svc, 'installment.paid', inFlight.id);
+      expect(paid.map((event) => event.data)).toEqual([
+        expect.objectContaining({ status: 'paid', method: 'CARD', paidCount: 2, paidTotal: '350000.00' }),
+      ]);
+      expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('cancelled');
+      expect(await eventsFor('subscription.cancelled', subscription.id)).toEqual([
+        expect.objectContaining({ status: 'cancelled', reason: how }),
+      ]);
+      // Activated once (the first payment), neither active again nor completed by the late payment.
+      expect(await eventsFor('subscription.activated', subscription.id)).toHaveLength(1);
+      expect(await eventsFor('subscription.completed', subscription.id)).toEqual([]);
+      // A stale run's charge-due for it charges nothing more.
+      await publishAndWait(svc, chargeDue(merchant, inFlight, 2));
+      expect(await requested(inFlight.id)).toHaveLength(1);
+    });
+
+    it('payment.failed after the cancel: the installment cancelled (not processing, not pending again), its decline kept, never retried', async () => {
+      const { merchant, card, subscription, inFlight, charge } = await cancelledWhileCharging();
+      await publishAndWait(svc, paymentFailed(charge, card, '51', 'soft'));
+
+      expect(await statusOf(inFlight)).toBe('cancelled');
+      expect(
+        (await attemptRows(svc, inFlight.id)).map((a) => [a.attempt, a.status, a.declineCode, a.category]),
+      ).toEqual([[1, 'failed', '51', 'soft']]);
+      // Announced as the cancel's other installments were: installments.cancelled, with it alone.
+      const sets = await installmentSets(svc, 'installments.cancelled', subscription.id);
+      expect(sets.at(-1)).toEqual([
+        expect.objectContaining({ installmentId: inFlight.id, status: 'cancelled' }),
+      ]);
+
+      // billing-scheduler's dunning answers the soft decline with a retry: moot, nothing is charged again.
+      await publishAndWait(svc, retryScheduled(merchant, inFlight, 1, '2026-02-11'));
+      expect((await installment(subscription.id, inFlight.number)).nextAttemptOn).toBeNull();
+      await publishAndWait(svc, chargeDue(merchant, inFlight, 2));
+      expect(await requested(inFlight.id)).toHaveLength(1);
+      expect(await skipReasons(inFlight.id)).toEqual([['not-pending', null]]);
+      await publishAndWait(svc, dunningExhausted(merchant, inFlight, 2, 'attempts-exhausted', 1));
+      expect(await statusOf(inFlight)).toBe('cancelled');
+      expect(await eventsAbout(svc, 'installment.failed', inFlight.id)).toEqual([]);
+      expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('cancelled');
+      expect(await eventsFor('subscription.cancelled', subscription.id)).toHaveLength(1);
+    });
+
+    it('a retry scheduled before the decline reaches subscriptions: moot, the installment cancelled all the same', async () => {
+      const soft = await cancelledWhileCharging();
+      await publishAndWait(svc, retryScheduled(soft.merchant, soft.inFlight, 1, '2026-02-11'));
+      await publishAndWait(svc, paymentFailed(soft.charge, soft.card, '51', 'soft'));
+      expect(await statusOf(soft.inFlight)).toBe('cancelled');
+      expect((await installment(soft.subscription.id, soft.inFlight.number)).nextAttemptOn).toBeNull();
+      expect((await attemptRows(svc, soft.inFlight.id)).map((a) => [a.status, a.nextAttemptOn])).toEqual([
+        ['failed', null],
+      ]);
+    });
+
+    it('dunning given up (a hard decline) before the decline reaches subscriptions: cancelled, not failed', async () => {
+      const hard = await cancelledWhileCharging();
+      await publishAndWait(svc, dunningExhausted(hard.merchant, hard.inFlight, 1, 'hard-decline', 1));
+      expect(await statusOf(hard.inFlight)).toBe('cancelled');
+      expect(await eventsAbout(svc, 'installment.failed', hard.inFlight.id)).toEqual([]);
+      await publishAndWait(svc, paymentFailed(hard.charge, hard.card, '14', 'hard'));
+      expect(await statusOf(hard.inFlight)).toBe('cancelled');
+      expect((await attemptRows(svc, hard.inFlight.id)).map((a) => [a.status, a.declineCode])).toEqual([
+        ['failed', '14'],
+      ]);
+    });
+  },
+);
 
 describe('the audit: GET /api/subscriptions/installments/{id}/attempts and the v2 list', () => {
   it('shows every attempt (time, amount, processor, outcome, code, category, next retry); the list shows the last one and the next day', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assembleBulkResult, type BulkOperation, planBulk } from '../src/domain/bulk';
 import { SubscriptionError } from '../src/domain/errors';
 import { criteriaOf, singleMatch } from '../src/domain/identifiers';
-import { canMoveTo, type Installment } from '../src/domain/installment';
+import { canMoveTo, cancelAfterDecline, type Installment } from '../src/domain/installment';
 import {
   planAdditions,
   planCancelAll,
@@ -88,6 +88,17 @@ describe('state machines', () => {
     for (const final of ['paid', 'cancelled'] as const) {
       for (const to of ['pending', 'processing', 'paid', 'failed', 'cancelled'] as const)
         expect(canMoveTo(final, to)).toBe(false);
+    }
+  });
+
+  it('a charge declined after its subscription was cancelled: processing → pending → cancelled (never straight), nothing out of paid, failed or cancelled', () => {
+    const declined = cancelAfterDecline(anInstallment(2, { status: 'processing' }));
+    expect(declined).toEqual(anInstallment(2, { status: 'cancelled' }));
+    expect(cancelAfterDecline(anInstallment(3)).status).toBe('cancelled');
+    for (const final of ['paid', 'failed', 'cancelled'] as const) {
+      expect(codeOf(() => cancelAfterDecline(anInstallment(2, { status: final })))).toBe(
+        'INVALID_STATE_TRANSITION',
+      );
     }
   });
 

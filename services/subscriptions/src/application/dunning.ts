@@ -1,6 +1,6 @@
 import type { EventData } from '@payrail/contracts';
 import { cancelsAfterDunning } from '../domain/dunning';
-import { failAfterDunning } from '../domain/installment';
+import { cancelAfterDecline, failAfterDunning } from '../domain/installment';
 import { planCancelAll } from '../domain/operations';
 import { cancelSubscription, isCollecting, markPastDue } from '../domain/subscription';
 import { applyChanges } from './apply-changes';
@@ -18,8 +18,10 @@ export async function recordScheduledRetry(
   return deps.store.transaction(async (store) => {
     const found = await store.findInstallment(retry.merchantId, retry.installmentId);
     if (!found) return false;
-    // A retry scheduled for an installment meanwhile paid, cancelled or failed is moot.
+    // A retry scheduled for an installment meanwhile paid, cancelled or failed is moot, and so is one for
+    // the in-flight charge of a subscription cancelled meanwhile (nothing more is charged on it).
     if (found.installment.status !== 'pending' && found.installment.status !== 'processing') return false;
+    if (!isCollecting(found.subscription)) return false;
     await store.setNextAttempt(retry.installmentId, retry.failedAttempt, retry.nextAttemptOn);
     return true;
   });
@@ -32,7 +34,9 @@ export async function recordScheduledRetry(
  * after N failed installments (`cancelAfterFailedInstallments`, carried by the event) and this one makes N
  * in a row, the subscription is cancelled instead, as cancel-all would cancel it: its pending installments
  * cancelled (`installments.cancelled`), `subscription.cancelled` with reason `dunning`. An installment paid
- * or cancelled meanwhile stays as it is.
+ * or cancelled meanwhile stays as it is. On a subscription cancelled while its charge was in flight there is
+ * nothing to give up on: the installment is cancelled (`cancelAfterDecline`), as when `payment.failed`
+ * reaches us first, not `failed`.
  */
 export async function failInstallmentAfterDunning(
   deps: UseCaseDeps,
@@ -44,8 +48,18 @@ export async function failInstallmentAfterDunning(
     if (!found) return false;
     const { subscription, installment } = found;
     if (installment.status !== 'pending' && installment.status !== 'processing') return false;
-    const failed = failAfterDunning(installment);
     const installments = await store.installmentsOf(subscription.id);
+    if (subscription.status === 'cancelled') {
+      await applyChanges(store, {
+        subscription,
+        installments,
+        changed: [cancelAfterDecline(installment)],
+        at,
+      });
+      await store.setNextAttempt(installment.id, null, null);
+      return true;
+    }
+    const failed = failAfterDunning(installment);
     const attempts = await store.attemptsOf(installment.id);
     const last = attempts.at(-1);
     // Announced before what it leads to (past due, or the cancellation).

@@ -1,6 +1,6 @@
 import type { EventData } from '@payrail/contracts';
 import { parseChargeKey } from '../domain/debit';
-import { chargeDeclined, markPaid } from '../domain/installment';
+import { cancelAfterDecline, chargeDeclined, markPaid } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import type { InMessageContext } from '../ports/subscription-store';
 import { applyChanges } from './apply-changes';
@@ -14,12 +14,16 @@ export type ChargeOutcomeResult =
   | { kind: 'paid'; subscription: Subscription }
   /** The charge succeeded but the installment was already paid or cancelled: money to give back. */
   | { kind: 'paid-twice'; installmentStatus: string }
-  | { kind: 'declined'; backToPending: boolean };
+  | { kind: 'declined'; backToPending: boolean }
+  /** Declined after its subscription was cancelled: the installment is cancelled, never tried again. */
+  | { kind: 'cancelled' };
 
 /**
  * Automatic debit, step 4 (`payment.succeeded`): the attempt is recorded as succeeded and the installment
  * `paid` (`installment.paid` with the subscription's paid count and total); the last one completes a STATIC
- * subscription, and a past-due subscription is active again once its failed installment is paid.
+ * subscription, and a past-due subscription is active again once its failed installment is paid. A charge
+ * in flight when the subscription was cancelled could not be recalled: its money was taken, so the
+ * installment is paid and announced all the same, and the subscription stays cancelled.
  */
 export async function recordChargeSucceeded(
   deps: UseCaseDeps,
@@ -60,7 +64,9 @@ export async function recordChargeSucceeded(
  * Automatic debit, step 4 (`payment.failed`): the attempt's outcome (code, category) is recorded and the
  * installment is pending again, awaiting billing-scheduler's dunning decision (`installment.retry-scheduled`
  * or `installment.dunning-exhausted`). Only the installment's latest attempt moves it back: an older
- * attempt's late answer changes nothing but its own record.
+ * attempt's late answer changes nothing but its own record. On a subscription cancelled while the charge
+ * was in flight there is no dunning: the installment is cancelled (`cancelAfterDecline`,
+ * `installments.cancelled`).
  */
 export async function recordChargeFailed(
   deps: UseCaseDeps,
@@ -81,10 +87,20 @@ export async function recordChargeFailed(
       category: payment.category,
     });
     if (!settled) return { kind: 'duplicate' };
-    const { installment } = found;
+    const { subscription, installment } = found;
     const latest = await store.latestAttemptNumber(installment.id);
     if (installment.status !== 'processing' || latest !== key.attempt) {
       return { kind: 'declined', backToPending: false };
+    }
+    if (subscription.status === 'cancelled') {
+      await applyChanges(store, {
+        subscription,
+        installments: await store.installmentsOf(subscription.id),
+        changed: [cancelAfterDecline(installment)],
+        at,
+      });
+      await store.setNextAttempt(installment.id, null, null);
+      return { kind: 'cancelled' };
     }
     await store.saveInstallments([{ before: installment, after: chargeDeclined(installment) }], at);
     return { kind: 'declined', backToPending: true };

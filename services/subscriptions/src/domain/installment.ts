@@ -18,7 +18,8 @@ export interface Installment {
 
 /**
  * `pending → processing → paid`; a declined charge goes back `processing → pending` while dunning decides,
- * and dunning that gives up makes it `pending → failed`. `pending → cancelled`; `pending → paid` when the
+ * and dunning that gives up makes it `pending → failed`. `pending → cancelled` (a charge declined after
+ * its subscription was cancelled goes `processing → pending → cancelled`); `pending → paid` when the
  * money came without a charge of ours (installment 1 by the link payment, later a bank transfer), and
  * `failed → paid` when a failed installment is paid later after all (a bank transfer, a late success).
  */
@@ -120,6 +121,19 @@ export function startCharge(installment: Installment): Installment {
 /** The charge was declined: pending again while dunning decides whether and when to try again. */
 export function chargeDeclined(installment: Installment): Installment {
   return moveTo(installment, 'pending');
+}
+
+/**
+ * Its subscription was cancelled while its charge was in flight (a sent charge cannot be recalled, so the
+ * cancel left it `processing`), and the charge was declined: `cancelled`, as it would be had the decline
+ * come before the cancel (declined back to `pending`, then cancelled with the subscription), so the order
+ * of the two does not change the outcome. Not `failed`: nothing is owed on a cancelled subscription, and no
+ * dunning follows. The decline stays on its attempt. (The spec is silent on this case.)
+ */
+export function cancelAfterDecline(installment: Installment): Installment {
+  return cancelWithSubscription(
+    installment.status === 'processing' ? chargeDeclined(installment) : installment,
+  );
 }
 
 /** Dunning gave up on it (hard decline, or the last retry failed). */
