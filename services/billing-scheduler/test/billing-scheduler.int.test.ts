@@ -505,6 +505,83 @@ describe('reclaim of a claim whose outcome never came', () => {
     expect(await chargeDueOf(real, lost)).toHaveLength(3);
     expect((await chargeDueOf(real, settled)).map((event) => event.data.runId)).toEqual([first.id]);
   });
+
+  it('settles a reclaimed attempt subscriptions had already decided by what its skip says', async () => {
+    const claimedAt = new Date('2027-03-10T15:00:00Z');
+    clock.set(claimedAt);
+    const subscription = await activeSubscription({
+      dates: ['2027-03-10', '2027-03-10', '2027-03-10', '2027-03-10'],
+    });
+    const merchantId = subscription.merchantId;
+    const paid = idOf(subscription, 2);
+    const declined = idOf(subscription, 3);
+    const cancelled = idOf(subscription, 4);
+    const inFlight = idOf(subscription, 5);
+    const first = await runToEnd(real, { asOf: '2027-03-10', merchantId });
+    expect(first.due).toBe(4);
+    clock.set(new Date(claimedAt.getTime() + RECLAIM_AFTER_MS));
+    const reclaim = await runToEnd(real, { asOf: '2027-03-10', merchantId });
+    expect(reclaim.due).toBe(4);
+
+    // subscriptions' answers to the repeats: each attempt was decided, its answer to us lost.
+    const answer = async (
+      installmentId: number,
+      reason: 'not-pending' | 'attempt-already-requested',
+      state: Parameters<typeof chargeSkipped>[4],
+    ) =>
+      publishAndWait(
+        [real, simulated],
+        bus,
+        chargeSkipped(subscription, { runId: reclaim.id, installmentId, attempt: 1 }, reason, null, state),
+      );
+    await answer(paid, 'attempt-already-requested', {
+      installmentStatus: 'paid',
+      attemptStatus: 'succeeded',
+    });
+    await answer(declined, 'attempt-already-requested', {
+      installmentStatus: 'pending',
+      attemptStatus: 'failed',
+      declineCategory: 'soft',
+    });
+    await answer(cancelled, 'not-pending', { installmentStatus: 'cancelled' });
+    await answer(inFlight, 'attempt-already-requested', {
+      installmentStatus: 'processing',
+      attemptStatus: 'requested',
+    });
+
+    expect((await projected(real, paid))?.state).toBe('paid');
+    expect(await projected(real, declined)).toMatchObject({
+      state: 'scheduled',
+      attempt: 2,
+      dueOn: '2027-03-11',
+    });
+    const [retry] = (await outboxEvents(real, 'installment.retry-scheduled')).filter(
+      (event) => event.data.installmentId === declined,
+    );
+    expect(retry?.data).toMatchObject({ failedAttempt: 1, nextAttempt: 2, nextAttemptOn: '2027-03-11' });
+    expect((await projected(real, cancelled))?.state).toBe('cancelled');
+    // Still in flight: its outcome (or the next reclaim) settles it.
+    expect(await projected(real, inFlight)).toMatchObject({ state: 'claimed', attempt: 1 });
+
+    const progress = async (id: string) =>
+      (await asOperator(real, 'GET', `/admin/billing/runs/${id}`)).json();
+    expect(await progress(first.id)).toMatchObject({
+      due: 4,
+      succeeded: 1,
+      failed: 1,
+      skipped: 1,
+      status: 'charging',
+    });
+    expect(await progress(reclaim.id)).toMatchObject({ due: 4, skipped: 4, status: 'completed' });
+
+    // Only the one in flight is asked again at the next reclaim time.
+    clock.set(new Date(claimedAt.getTime() + 2 * RECLAIM_AFTER_MS));
+    expect((await runToEnd(real, { asOf: '2027-03-10', merchantId })).due).toBe(1);
+    const asked = async (installmentId: number) => (await chargeDueOf(real, installmentId)).length;
+    expect([await asked(paid), await asked(declined), await asked(cancelled), await asked(inFlight)]).toEqual(
+      [2, 2, 2, 3],
+    );
+  });
 });
 
 function addDay(date: string, days: number): string {
