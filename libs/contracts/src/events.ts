@@ -299,6 +299,16 @@ export const eventSchemas = {
         'not-due',
       ]),
       retryOn: isoDate.nullable(),
+      /**
+       * For `not-pending` and `attempt-already-requested`, what subscriptions knows now, so that a charge-due
+       * asked again after its answer was lost (billing-scheduler's reclaim) settles the claim: the
+       * installment's status (null: not this merchant's and subscription's), the asked attempt's status
+       * (`requested` while its charge is in flight; null: never requested) and, when it failed, its decline
+       * category. Null in older messages.
+       */
+      installmentStatus: z.enum(INSTALLMENT_STATUSES).nullable().default(null),
+      attemptStatus: z.enum(['requested', 'succeeded', 'failed']).nullable().default(null),
+      declineCategory: z.enum(DECLINE_CATEGORIES).nullable().default(null),
     }),
   },
   /** Dunning (billing-scheduler's policy per merchant): after a failed attempt, the next one is on `nextAttemptOn`. */

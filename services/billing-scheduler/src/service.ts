@@ -29,6 +29,11 @@ export const billingSchedulerEnvSchema = z
     BILLING_RUN_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     /** Installments claimed per transaction. */
     BILLING_CLAIM_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+    /**
+     * A claimed installment with no outcome this long after its claim is claimed again by a later run, for
+     * the same attempt (default four hours: far beyond a slow processor's answer and the janitors' settling).
+     */
+    BILLING_RECLAIM_AFTER_MS: z.coerce.number().int().min(60_000).default(14_400_000),
     SIMULATED_TIME: envRules.boolean(false),
   })
   .superRefine((config, ctx) => {
@@ -61,6 +66,8 @@ export const billingSchedulerService: ServiceDefinition = {
       simulatedTime: settings.SIMULATED_TIME,
       batchSize: settings.BILLING_CLAIM_BATCH,
       lockWaitMs: 5_000,
+      reclaimAfterMs: settings.BILLING_RECLAIM_AFTER_MS,
+      logger,
     };
     const inFlight = new Set<Promise<unknown>>();
     const track = (work: Promise<unknown>, what: string) => {

@@ -43,11 +43,17 @@ const exchange = uniqueName('billing_test');
 const queuePrefix = `${uniqueName('billing_test')}.`;
 const simulatedPrefix = `${uniqueName('billing_sim')}.`;
 let simulatedBus: MessageBus;
+/** `real` reclaims a claim with no outcome after three hours (the default is four). */
+const RECLAIM_AFTER_MS = 3 * 60 * 60 * 1000;
 
 beforeAll(async () => {
   bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
   simulatedBus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix: simulatedPrefix });
-  real = await startService(billingSchedulerService, { bus, clock, env: { BILLING_RUN_INTERVAL_MS: '0' } });
+  real = await startService(billingSchedulerService, {
+    bus,
+    clock,
+    env: { BILLING_RUN_INTERVAL_MS: '0', BILLING_RECLAIM_AFTER_MS: String(RECLAIM_AFTER_MS) },
+  });
   simulated = await startService(billingSchedulerService, {
     bus: simulatedBus,
     clock,
@@ -432,6 +438,149 @@ describe('dunning', () => {
       attempt: 2,
       dueOn: '2027-01-11',
     });
+  });
+});
+
+describe('reclaim of a claim whose outcome never came', () => {
+  const later = (from: Date, ms: number) => new Date(from.getTime() + ms);
+
+  it('sends charge-due again for the same attempt once per BILLING_RECLAIM_AFTER_MS, never for a settled one', async () => {
+    const claimedAt = new Date('2027-02-10T15:00:00Z');
+    clock.set(claimedAt);
+    const subscription = await activeSubscription({ dates: ['2027-02-10', '2027-02-10'] });
+    const merchantId = subscription.merchantId;
+    const lost = idOf(subscription, 2);
+    const settled = idOf(subscription, 3);
+    const run = async (at: Date) => {
+      clock.set(at);
+      return runToEnd(real, { asOf: '2027-02-10', merchantId });
+    };
+
+    const first = await run(claimedAt);
+    expect(first.due).toBe(2);
+    // Installment 3's outcome comes back; installment 2's never does (dead-lettered, lost).
+    await publishAndWait([real, simulated], bus, chargeRequested(subscription, settled, 1));
+    await publishAndWait([real, simulated], bus, paymentSucceeded(subscription, settled, 1));
+
+    // A minute short of the reclaim time: still waiting.
+    expect((await run(later(claimedAt, RECLAIM_AFTER_MS - 60_000))).due).toBe(0);
+    expect(await chargeDueOf(real, lost)).toHaveLength(1);
+
+    // At the reclaim time a later run claims it again: the same attempt and as-of day, under its own run.
+    const reclaim = await run(later(claimedAt, RECLAIM_AFTER_MS));
+    expect(reclaim.due).toBe(1);
+    const dues = await chargeDueOf(real, lost);
+    expect(dues.map((event) => [event.data.runId, event.data.attempt, event.data.asOf])).toEqual([
+      [first.id, 1, '2027-02-10'],
+      [reclaim.id, 1, '2027-02-10'],
+    ]);
+    expect(await projected(real, lost)).toMatchObject({
+      state: 'claimed',
+      attempt: 1,
+      lastRunId: reclaim.id,
+    });
+
+    // Once per reclaim: the reclaimed claim waits its own full time before the next.
+    expect((await run(later(claimedAt, RECLAIM_AFTER_MS + 60_000))).due).toBe(0);
+    expect((await run(later(claimedAt, 2 * RECLAIM_AFTER_MS - 60_000))).due).toBe(0);
+    expect(await chargeDueOf(real, lost)).toHaveLength(2);
+    const again = await run(later(claimedAt, 2 * RECLAIM_AFTER_MS));
+    expect(again.due).toBe(1);
+    expect((await chargeDueOf(real, lost)).map((event) => [event.data.runId, event.data.attempt])).toEqual([
+      [first.id, 1],
+      [reclaim.id, 1],
+      [again.id, 1],
+    ]);
+
+    // The attempt's outcome, when it finally comes, settles the row and every run that claimed it.
+    await publishAndWait([real, simulated], bus, paymentSucceeded(subscription, lost, 1));
+    expect((await projected(real, lost))?.state).toBe('paid');
+    for (const each of [first, reclaim, again]) {
+      const progress = await (await asOperator(real, 'GET', `/admin/billing/runs/${each.id}`)).json();
+      expect(progress, `run ${each.id}`).toMatchObject({ status: 'completed', failed: 0, skipped: 0 });
+    }
+
+    // Settled rows are never sent again, however late.
+    expect((await run(later(claimedAt, 10 * RECLAIM_AFTER_MS))).due).toBe(0);
+    expect(await chargeDueOf(real, lost)).toHaveLength(3);
+    expect((await chargeDueOf(real, settled)).map((event) => event.data.runId)).toEqual([first.id]);
+  });
+
+  it('settles a reclaimed attempt subscriptions had already decided by what its skip says', async () => {
+    const claimedAt = new Date('2027-03-10T15:00:00Z');
+    clock.set(claimedAt);
+    const subscription = await activeSubscription({
+      dates: ['2027-03-10', '2027-03-10', '2027-03-10', '2027-03-10'],
+    });
+    const merchantId = subscription.merchantId;
+    const paid = idOf(subscription, 2);
+    const declined = idOf(subscription, 3);
+    const cancelled = idOf(subscription, 4);
+    const inFlight = idOf(subscription, 5);
+    const first = await runToEnd(real, { asOf: '2027-03-10', merchantId });
+    expect(first.due).toBe(4);
+    clock.set(new Date(claimedAt.getTime() + RECLAIM_AFTER_MS));
+    const reclaim = await runToEnd(real, { asOf: '2027-03-10', merchantId });
+    expect(reclaim.due).toBe(4);
+
+    // subscriptions' answers to the repeats: each attempt was decided, its answer to us lost.
+    const answer = async (
+      installmentId: number,
+      reason: 'not-pending' | 'attempt-already-requested',
+      state: Parameters<typeof chargeSkipped>[4],
+    ) =>
+      publishAndWait(
+        [real, simulated],
+        bus,
+        chargeSkipped(subscription, { runId: reclaim.id, installmentId, attempt: 1 }, reason, null, state),
+      );
+    await answer(paid, 'attempt-already-requested', {
+      installmentStatus: 'paid',
+      attemptStatus: 'succeeded',
+    });
+    await answer(declined, 'attempt-already-requested', {
+      installmentStatus: 'pending',
+      attemptStatus: 'failed',
+      declineCategory: 'soft',
+    });
+    await answer(cancelled, 'not-pending', { installmentStatus: 'cancelled' });
+    await answer(inFlight, 'attempt-already-requested', {
+      installmentStatus: 'processing',
+      attemptStatus: 'requested',
+    });
+
+    expect((await projected(real, paid))?.state).toBe('paid');
+    expect(await projected(real, declined)).toMatchObject({
+      state: 'scheduled',
+      attempt: 2,
+      dueOn: '2027-03-11',
+    });
+    const [retry] = (await outboxEvents(real, 'installment.retry-scheduled')).filter(
+      (event) => event.data.installmentId === declined,
+    );
+    expect(retry?.data).toMatchObject({ failedAttempt: 1, nextAttempt: 2, nextAttemptOn: '2027-03-11' });
+    expect((await projected(real, cancelled))?.state).toBe('cancelled');
+    // Still in flight: its outcome (or the next reclaim) settles it.
+    expect(await projected(real, inFlight)).toMatchObject({ state: 'claimed', attempt: 1 });
+
+    const progress = async (id: string) =>
+      (await asOperator(real, 'GET', `/admin/billing/runs/${id}`)).json();
+    expect(await progress(first.id)).toMatchObject({
+      due: 4,
+      succeeded: 1,
+      failed: 1,
+      skipped: 1,
+      status: 'charging',
+    });
+    expect(await progress(reclaim.id)).toMatchObject({ due: 4, skipped: 4, status: 'completed' });
+
+    // Only the one in flight is asked again at the next reclaim time.
+    clock.set(new Date(claimedAt.getTime() + 2 * RECLAIM_AFTER_MS));
+    expect((await runToEnd(real, { asOf: '2027-03-10', merchantId })).due).toBe(1);
+    const asked = async (installmentId: number) => (await chargeDueOf(real, installmentId)).length;
+    expect([await asked(paid), await asked(declined), await asked(cancelled), await asked(inFlight)]).toEqual(
+      [2, 2, 2, 3],
+    );
   });
 });
 

@@ -193,6 +193,9 @@ export function chargeSkipped(
   charge: { runId: string; installmentId: number; attempt: number },
   reason: EventData<'installment.charge-skipped'>['reason'],
   retryOn: string | null = null,
+  state: Partial<
+    Pick<EventData<'installment.charge-skipped'>, 'installmentStatus' | 'attemptStatus' | 'declineCategory'>
+  > = {},
 ) {
   return createEvent(
     'installment.charge-skipped',
@@ -202,6 +205,10 @@ export function chargeSkipped(
       subscriptionId: subscription.subscriptionId,
       reason,
       retryOn,
+      installmentStatus: null,
+      attemptStatus: null,
+      declineCategory: null,
+      ...state,
     },
     at,
   );

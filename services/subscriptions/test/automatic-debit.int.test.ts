@@ -246,6 +246,43 @@ describe('installment.charge-due', () => {
     expect(await requested(pendingSecond.id)).toEqual([]);
   });
 
+  it('a charge-due asked again (billing-scheduler’s reclaim after a lost answer) says how the installment and the attempt stand', async () => {
+    const merchant = aMerchant();
+    const card = aCard();
+    const { installments } = await subscribedWithCard(merchant, card);
+    const [, second, third, fourth] = installments as Array<(typeof installments)[number]>;
+    if (!second || !third || !fourth) throw new Error('schedule');
+    const lastSkip = async (installmentId: number) => {
+      const last = (await eventsAbout(svc, 'installment.charge-skipped', installmentId)).at(-1)?.data;
+      return last && [last.reason, last.installmentStatus, last.attemptStatus, last.declineCategory];
+    };
+
+    await publishAndWait(svc, chargeDue(merchant, second));
+    await publishAndWait(svc, chargeDue(merchant, second));
+    expect(await lastSkip(second.id)).toEqual(['attempt-already-requested', 'processing', 'requested', null]);
+    const [charged] = await requested(second.id);
+    await publishAndWait(svc, paymentSucceeded(charged as EventEnvelope<'charge.requested'>, card));
+    await publishAndWait(svc, chargeDue(merchant, second));
+    expect(await lastSkip(second.id)).toEqual(['attempt-already-requested', 'paid', 'succeeded', null]);
+
+    await publishAndWait(svc, chargeDue(merchant, third));
+    const [declined] = await requested(third.id);
+    await publishAndWait(
+      svc,
+      paymentFailed(declined as EventEnvelope<'charge.requested'>, card, '51', 'soft'),
+    );
+    await publishAndWait(svc, chargeDue(merchant, third));
+    expect(await lastSkip(third.id)).toEqual(['attempt-already-requested', 'pending', 'failed', 'soft']);
+
+    expect(
+      (await svc.request('POST', `/api/subscriptions/installments/${fourth.id}/cancel`, { merchant })).status,
+    ).toBe(200);
+    await publishAndWait(svc, chargeDue(merchant, fourth));
+    expect(await lastSkip(fourth.id)).toEqual(['not-pending', 'cancelled', null, null]);
+    // Nothing charged twice.
+    expect([(await requested(second.id)).length, (await requested(third.id)).length]).toEqual([1, 1]);
+  });
+
   it('another merchant’s charge-due for an installment charges nothing', async () => {
     const merchant = aMerchant();
     const { installments } = await subscribedWithCard(merchant, aCard());

@@ -1,4 +1,4 @@
-import { createEvent, type EventType, parseEvent } from '@payrail/contracts';
+import { createEvent, type EventData, type EventType, parseEvent } from '@payrail/contracts';
 import { addDays, type Clock, type IsoDate, localDate } from '@payrail/time';
 import { installmentAttemptOfKey } from '../domain/billing-run';
 import { afterFailedAttempt } from '../domain/dunning-policy';
@@ -29,14 +29,16 @@ async function attemptDay(store: ProjectionStore, row: ProjectedInstallment, clo
   return row.lastAttemptOn ?? localDate(clock.now(), await timezoneOf(store, row));
 }
 
+/** What dunning needs of a declined attempt. */
+type Decline = Pick<EventData<'payment.failed'>, 'category' | 'retryable' | 'blockedUntil'>;
+
 async function onPaymentFailed(
   store: ProjectionStore,
   clock: Clock,
-  body: string,
+  data: Decline,
   installmentId: number,
   attempt: number,
 ): Promise<void> {
-  const { data } = parseEvent('payment.failed', body);
   await store.markOutcome(installmentId, attempt, 'failed');
   const row = openAttempt(await store.installmentForUpdate(installmentId), attempt);
   if (!row) return;
@@ -118,8 +120,45 @@ async function onChargeSkipped(store: ProjectionStore, clock: Clock, body: strin
       return;
     case 'not-pending':
     case 'attempt-already-requested':
-      // Paid, cancelled or in flight: subscriptions' events or the charge's outcome settle the row.
+      await settleFromSkip(store, clock, row, data);
       return;
+  }
+}
+
+/**
+ * Not pending, or the attempt already requested: usually a charge-due asked again (a reclaim) after the
+ * answer that settles the row was lost. How subscriptions says things stand settles it now, and the runs
+ * still waiting for the attempt count how it ended. An installment or attempt still in flight waits for its
+ * outcome (or the next reclaim); so does a skip that says nothing (an older subscriptions).
+ */
+async function settleFromSkip(
+  store: ProjectionStore,
+  clock: Clock,
+  row: ProjectedInstallment,
+  skip: EventData<'installment.charge-skipped'>,
+): Promise<void> {
+  const { installmentStatus, attemptStatus } = skip;
+  if (installmentStatus === 'paid' || installmentStatus === 'cancelled' || installmentStatus === 'failed') {
+    // A charge still in flight (paid by a transfer meanwhile) is counted by its own outcome.
+    if (attemptStatus !== 'requested') {
+      const counted = attemptStatus === 'succeeded' || attemptStatus === 'failed' ? attemptStatus : 'skipped';
+      await store.markOutcome(row.installmentId, row.attempt, counted);
+    }
+    await store.saveInstallment({ ...row, state: installmentStatus });
+    return;
+  }
+  if (installmentStatus === 'pending' && attemptStatus === 'failed' && skip.declineCategory) {
+    // The decline reached subscriptions but not us: dunning decides as it would have (the processors
+    // retry soft declines and outages only; a block's end, unknown now, means the next day).
+    const category = skip.declineCategory;
+    const retryable = category === 'soft' || category === 'processor-down';
+    await onPaymentFailed(
+      store,
+      clock,
+      { category, retryable, blockedUntil: null },
+      row.installmentId,
+      row.attempt,
+    );
   }
 }
 
@@ -148,7 +187,7 @@ export async function recordChargeOutcome(
       const { data } = parseEvent('payment.failed', message.body);
       const key = installmentAttemptOfKey(data.idempotencyKey);
       if (!key) return;
-      await onPaymentFailed(store, clock, message.body, key.installmentId, key.attempt);
+      await onPaymentFailed(store, clock, data, key.installmentId, key.attempt);
       return;
     }
     case 'installment.charge-skipped':

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type EventEnvelope } from '@payrail/contracts';
+import type { Logger } from '@payrail/observability';
 import type { Clock, IsoDate } from '@payrail/time';
 import { claimUpTo, latestToday } from '../domain/as-of';
 import type { BillingRun, RunTrigger } from '../domain/billing-run';
@@ -15,6 +16,12 @@ export interface RunDeps {
   batchSize: number;
   /** How long a run waits for due rows another transaction holds before leaving them to the next run. */
   lockWaitMs: number;
+  /**
+   * `BILLING_RECLAIM_AFTER_MS`: a claim with no outcome this long after it was made is claimed again by a
+   * later run, and its `installment.charge-due` sent again for the same attempt.
+   */
+  reclaimAfterMs: number;
+  logger: Pick<Logger, 'warn'>;
 }
 
 function chargeDueEvents(run: { id: string; asOf: IsoDate | null }, at: Date) {
@@ -34,6 +41,23 @@ function chargeDueEvents(run: { id: string; asOf: IsoDate | null }, at: Date) {
         at,
       ),
     );
+}
+
+/** A reclaim means an outcome was lost somewhere (a dead letter, a charge-due never decided): said loudly. */
+function logReclaimed(deps: RunDeps, runId: string, claimed: ClaimedInstallment[]): void {
+  for (const row of claimed) {
+    if (!row.previouslyClaimedAt) continue;
+    deps.logger.warn(
+      {
+        runId,
+        installmentId: row.installmentId,
+        attempt: row.attempt,
+        claimedBy: row.reclaimedFrom,
+        claimedAt: row.previouslyClaimedAt.toISOString(),
+      },
+      'claimed installment had no outcome in time: reclaimed, charge-due sent again for the same attempt',
+    );
+  }
 }
 
 /**
@@ -59,11 +83,14 @@ export async function claimRun(
       upTo,
       limit: deps.batchSize,
       startedAt: run.startedAt,
+      reclaimClaimedBefore: new Date(now.getTime() - deps.reclaimAfterMs),
     };
     const claimAll = async () => {
       for (;;) {
-        const claimed = await deps.runs.claimBatch(request, chargeDueEvents(run, deps.clock.now()));
+        const at = deps.clock.now();
+        const claimed = await deps.runs.claimBatch(request, at, chargeDueEvents(run, at));
         total += claimed.length;
+        logReclaimed(deps, run.id, claimed);
         if (claimed.length < deps.batchSize) return;
       }
     };

@@ -36,7 +36,10 @@ export interface ProjectionStore {
   saveInstallment(installment: ProjectedInstallment): Promise<void>;
   /** A charge of this attempt was requested: the run that claimed it counts it. */
   markRequested(installmentId: number, attempt: number): Promise<void>;
-  /** The attempt ended: the run that claimed it (the given one, else the latest open one) counts it. */
+  /**
+   * The attempt ended: the given run counts it, else every run that claimed it and still waits for it (a
+   * reclaimed attempt was claimed by more than one).
+   */
   markOutcome(installmentId: number, attempt: number, outcome: RunItemOutcome, runId?: string): Promise<void>;
   policyOf(merchantId: string): Promise<DunningPolicy>;
   enqueue(events: EventEnvelope[]): Promise<void>;
@@ -51,6 +54,12 @@ export interface ClaimRequest {
   upTo: Record<string, IsoDate>;
   limit: number;
   startedAt: Date;
+  /**
+   * Claims made before this instant that still have no outcome are claimed again, for the same attempt
+   * (the outcome was lost, or the charge-due never decided): subscriptions' idempotency makes the repeat
+   * harmless.
+   */
+  reclaimClaimedBefore: Date;
 }
 
 export interface ClaimedInstallment {
@@ -60,6 +69,10 @@ export interface ClaimedInstallment {
   attempt: number;
   dueOn: IsoDate;
   attemptOn: IsoDate;
+  /** Reclaimed: the run whose claim of this attempt had no outcome in time (else null). */
+  reclaimedFrom: string | null;
+  /** When that claim was made (null when not reclaimed). */
+  previouslyClaimedAt: Date | null;
 }
 
 export interface StoredDunningPolicy extends DunningPolicy {
@@ -74,11 +87,13 @@ export interface RunStore {
     run: Omit<BillingRun, 'due' | 'requested' | 'succeeded' | 'failed' | 'skipped' | 'claimedAt'>,
   ): Promise<void>;
   /**
-   * Claims up to `limit` due installments (FOR UPDATE SKIP LOCKED: replicas share), records them as the
-   * run's, and writes the `installment.charge-due` events that `toEvents` builds, all in one transaction.
+   * Claims up to `limit` due installments (FOR UPDATE SKIP LOCKED: replicas share), and the claims of other
+   * runs older than `reclaimClaimedBefore` still without an outcome, records them as the run's (claimed at
+   * `at`), and writes the `installment.charge-due` events that `toEvents` builds, all in one transaction.
    */
   claimBatch(
     request: ClaimRequest,
+    at: Date,
     toEvents: (claimed: ClaimedInstallment[]) => EventEnvelope[],
   ): Promise<ClaimedInstallment[]>;
   /**

@@ -245,12 +245,29 @@ export function installmentsChanged(
   return events;
 }
 
-/** subscriptions declined to charge what billing-scheduler said was due. */
+/** What a skip for `not-pending` or `attempt-already-requested` says of the installment and the attempt. */
+export type SkipState = Pick<
+  EventData<'installment.charge-skipped'>,
+  'installmentStatus' | 'attemptStatus' | 'declineCategory'
+>;
+
+export const NOTHING_KNOWN: SkipState = {
+  installmentStatus: null,
+  attemptStatus: null,
+  declineCategory: null,
+};
+
+/**
+ * subscriptions declined to charge what billing-scheduler said was due. A skip because it is no longer
+ * pending or already requested says how things stand, so that a charge-due asked again after a lost answer
+ * settles billing-scheduler's claim.
+ */
 export function chargeSkipped(
   due: EventData<'installment.charge-due'>,
   reason: EventData<'installment.charge-skipped'>['reason'],
   retryOn: string | null,
   at: Date,
+  state: SkipState = NOTHING_KNOWN,
 ): EventEnvelope {
   return createEvent(
     'installment.charge-skipped',
@@ -262,6 +279,7 @@ export function chargeSkipped(
       attempt: due.attempt,
       reason,
       retryOn,
+      ...state,
     },
     at,
   );

@@ -6,12 +6,31 @@ import {
   type ChargeDecision,
   chargeKey,
   decideCharge,
+  type SkipReason,
 } from '../domain/debit';
 import { type Installment, startCharge } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import type { InMessageContext } from '../ports/subscription-store';
 import type { UseCaseDeps } from './deps';
-import { chargeRequested, chargeSkipped } from './events';
+import { chargeRequested, chargeSkipped, NOTHING_KNOWN, type SkipState } from './events';
+
+/**
+ * How the installment and the asked attempt stand, for a skip that leaves billing-scheduler waiting (not
+ * pending, already requested): a charge-due asked again after its answer was lost then settles the claim.
+ * An attempt requested but not read (asked earlier in the same batch) is in flight.
+ */
+function skipState(
+  reason: SkipReason,
+  installment: Installment,
+  attempt: ChargeAttempt | undefined,
+): SkipState {
+  if (reason !== 'not-pending' && reason !== 'attempt-already-requested') return NOTHING_KNOWN;
+  return {
+    installmentStatus: installment.status,
+    attemptStatus: attempt?.status ?? (reason === 'attempt-already-requested' ? 'requested' : null),
+    declineCategory: attempt?.status === 'failed' ? attempt.category : null,
+  };
+}
 
 /** The attempt a charge decision records: requested at `attemptAt`, not settled yet. */
 function requestedAttempt(
@@ -73,17 +92,19 @@ export async function requestInstallmentCharge(
         new Date(attemptAt.getTime() - CARD_CAP_WINDOW_MS),
       );
     }
+    const askedBefore = await store.findAttempt(installment.id, due.attempt);
     const decision = decideCharge({
       subscription,
       installment,
       attempt: due.attempt,
       asOf: due.asOf,
-      attemptAlreadyRequested: (await store.findAttempt(installment.id, due.attempt)) !== undefined,
+      attemptAlreadyRequested: askedBefore !== undefined,
       cardAttemptsInWindow,
       now: attemptAt,
     });
     if (decision.kind === 'skip') {
-      await store.publish([chargeSkipped(due, decision.reason, decision.retryOn, at)]);
+      const state = skipState(decision.reason, installment, askedBefore);
+      await store.publish([chargeSkipped(due, decision.reason, decision.retryOn, at, state)]);
       return decision;
     }
     const key = chargeKey(installment.id, due.attempt);
@@ -138,6 +159,14 @@ export async function requestInstallmentCharges(
     const earliest = Math.min(...facts.map((fact) => fact?.attemptAt.getTime() ?? at.getTime()));
     const cardAttempts = await store.cardsAttemptsSince(cards, new Date(earliest - CARD_CAP_WINDOW_MS));
     const requested = await store.attemptNumbersOf(dues.map(({ due }) => due.installmentId));
+    // A charge-due of an attempt already requested (a reclaim) is answered with how that attempt ended:
+    // read for those only, which are rare.
+    const askedBefore = new Map<number, ChargeAttempt>();
+    for (const [index, { due }] of dues.entries()) {
+      if (!facts[index] || !requested.get(due.installmentId)?.has(due.attempt)) continue;
+      const attempt = await store.findAttempt(due.installmentId, due.attempt);
+      if (attempt) askedBefore.set(index, attempt);
+    }
 
     // As they are now, and as the batch changes them.
     const current = new Map<number, Installment>();
@@ -168,7 +197,8 @@ export async function requestInstallmentCharges(
       });
       decisions.push(decision);
       if (decision.kind === 'skip') {
-        events.push({ event: chargeSkipped(due, decision.reason, decision.retryOn, at), within });
+        const state = skipState(decision.reason, installment, askedBefore.get(index));
+        events.push({ event: chargeSkipped(due, decision.reason, decision.retryOn, at, state), within });
         return;
       }
       const key = chargeKey(installment.id, due.attempt);

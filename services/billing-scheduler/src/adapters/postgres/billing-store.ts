@@ -133,13 +133,12 @@ export function postgresProjectionStore(tx: Executor): ProjectionStore {
                     order by id desc limit 1)`);
     },
     async markOutcome(installmentId, attempt, outcome: RunItemOutcome, runId) {
-      const which = runId
-        ? sql`run_id = ${runId} and installment_id = ${installmentId} and attempt = ${attempt}`
-        : sql`installment_id = ${installmentId} and attempt = ${attempt} and outcome is null`;
+      // Without a run (a payment's outcome), every run still waiting for the attempt counts it: a reclaimed
+      // attempt belongs to the run that first claimed it and to the one that claimed it again.
+      const which = runId ? sql`and run_id = ${runId}` : sql``;
       await tx.execute(sql`
         update ${runItems} set outcome = ${outcome}, settled_at = now()
-        where id = (select id from ${runItems} where ${which} order by id desc limit 1)
-          and outcome is null`);
+        where installment_id = ${installmentId} and attempt = ${attempt} ${which} and outcome is null`);
     },
     async policyOf(merchantId) {
       const [row] = await tx.select().from(dunningPolicies).where(eq(dunningPolicies.merchantId, merchantId));
@@ -197,7 +196,11 @@ const RUN_WITH_COUNTS = sql`
          count(*) filter (where i.outcome = 'skipped') as skipped
   from ${runs} r left join ${runItems} i on i.run_id = r.id`;
 
-/** What a run claims: scheduled installments from the 2nd on, of a collected subscription, due by then in its zone. */
+/**
+ * What a run claims: scheduled installments from the 2nd on, of a collected subscription, due by then in its
+ * zone; and, for the same attempt, those another run claimed before `reclaimClaimedBefore` whose outcome
+ * never came back.
+ */
 function claimFilter(request: ClaimRequest) {
   const zones = Object.entries(request.upTo);
   const upTo = sql.join(
@@ -208,7 +211,10 @@ function claimFilter(request: ClaimRequest) {
   const dueRows = sql`
     from ${installments} i
     join ${subscriptions} s on s.subscription_id = i.subscription_id
-    where i.state = 'scheduled' and s.status in ('active', 'past_due') and i.number > 1
+    where (i.state = 'scheduled'
+           or (i.state = 'claimed' and i.claimed_at <= ${request.reclaimClaimedBefore.toISOString()}::timestamptz
+               and i.last_run_id is distinct from ${request.runId}))
+      and s.status in ('active', 'past_due') and i.number > 1
       and i.due_on <= ${upTo} ${merchantFilter}`;
   return { upTo, dueRows };
 }
@@ -235,12 +241,17 @@ export function postgresRunStore(db: Database): RunStore {
       const result = await db.execute(sql`select 1 as found ${dueRows} limit 1`);
       return rowsOf(result).length > 0;
     },
-    async claimBatch(request, toEvents) {
+    async claimBatch(request, at, toEvents) {
       const { upTo, dueRows } = claimFilter(request);
       return db.transaction(async (tx) => {
+        // A reclaimed attempt keeps its as-of day: it is the same attempt, asked for again.
         const result = await tx.execute(sql`
           with due as (
-            select i.installment_id, ${upTo} as attempt_on
+            select i.installment_id,
+                   case when i.state = 'claimed' then coalesce(i.last_attempt_on, ${upTo}) else ${upTo} end
+                     as attempt_on,
+                   case when i.state = 'claimed' then i.last_run_id end as reclaimed_from,
+                   case when i.state = 'claimed' then i.claimed_at end as previously_claimed_at
             ${dueRows}
             order by i.due_on, i.installment_id
             limit ${request.limit}
@@ -248,10 +259,11 @@ export function postgresRunStore(db: Database): RunStore {
           )
           update ${installments} i
           set state = 'claimed', last_run_id = ${request.runId}, last_attempt_on = due.attempt_on,
-              first_attempt_on = coalesce(i.first_attempt_on, due.attempt_on), updated_at = now()
+              first_attempt_on = coalesce(i.first_attempt_on, due.attempt_on),
+              claimed_at = ${at.toISOString()}::timestamptz, updated_at = now()
           from due where i.installment_id = due.installment_id
           returning i.installment_id, i.subscription_id, i.merchant_id, i.attempt, i.due_on::text as due_on,
-                    due.attempt_on::text as attempt_on`);
+                    due.attempt_on::text as attempt_on, due.reclaimed_from, due.previously_claimed_at`);
         const claimed = rowsOf<{
           installment_id: number | string;
           subscription_id: number | string;
@@ -259,6 +271,8 @@ export function postgresRunStore(db: Database): RunStore {
           attempt: number;
           due_on: string;
           attempt_on: string;
+          reclaimed_from: string | null;
+          previously_claimed_at: Date | string | null;
         }>(result).map(
           (row): ClaimedInstallment => ({
             installmentId: Number(row.installment_id),
@@ -267,6 +281,9 @@ export function postgresRunStore(db: Database): RunStore {
             attempt: Number(row.attempt),
             dueOn: row.due_on,
             attemptOn: row.attempt_on,
+            reclaimedFrom: row.reclaimed_from,
+            previouslyClaimedAt:
+              row.previously_claimed_at === null ? null : new Date(row.previously_claimed_at),
           }),
         );
         if (claimed.length === 0) return claimed;

@@ -53,11 +53,15 @@ export const installments = billingSchedulerSchema.table(
     /** The run that last claimed the row, and that run's as-of day for the row. */
     lastRunId: uuid('last_run_id'),
     lastAttemptOn: date('last_attempt_on', { mode: 'string' }),
+    /** When a run last claimed the row (the clock's time): a claim with no outcome for long is claimed again. */
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
     // The claim: scheduled rows by day, read with FOR UPDATE SKIP LOCKED.
     index('installments_scheduled_due_idx').on(table.dueOn).where(sql`state = 'scheduled'`),
+    // The reclaim: claims whose outcome never came, oldest first.
+    index('installments_claimed_at_idx').on(table.claimedAt).where(sql`state = 'claimed'`),
     index('installments_subscription_idx').on(table.subscriptionId),
     check('installments_attempt_positive', sql`${table.attempt} >= 1`),
   ],
