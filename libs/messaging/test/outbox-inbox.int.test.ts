@@ -94,6 +94,23 @@ afterAll(async () => {
   await telemetry.shutdown();
 });
 
+/** A relay on a one-minute poll, asleep after its first (empty) batch, and what `consumer` receives. */
+async function relayAsleep(consumer: string) {
+  const received: DeliveredMessage[] = [];
+  await bus.subscribe({ consumer, eventTypes: ['link.paid'], handler: async (m) => void received.push(m) });
+  const relay = createOutboxRelay({
+    database,
+    outbox,
+    schemaName: 'outbox_test',
+    bus,
+    logger,
+    pollIntervalMs: 60_000,
+  });
+  await relay.start();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return { received, relay };
+}
+
 describe('transactional outbox', () => {
   it('publishes nothing for a rolled-back transaction, and the committed event once', async () => {
     const received: DeliveredMessage[] = [];
@@ -156,23 +173,7 @@ describe('transactional outbox', () => {
   });
 
   it('is woken by NOTIFY at commit rather than waiting for the poll', async () => {
-    const received: DeliveredMessage[] = [];
-    await bus.subscribe({
-      consumer: 'outbox-notify',
-      eventTypes: ['link.paid'],
-      handler: async (m) => void received.push(m),
-    });
-    const relay = createOutboxRelay({
-      database,
-      outbox,
-      schemaName: 'outbox_test',
-      bus,
-      logger,
-      pollIntervalMs: 60_000,
-    });
-    await relay.start();
-    // Let the first (empty) batch finish so the relay is asleep on its long poll.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { received, relay } = await relayAsleep('outbox-notify');
     const event = linkPaid(3);
     await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
     await waitFor(() => received.some((m) => m.id === event.id), {
@@ -183,22 +184,7 @@ describe('transactional outbox', () => {
   });
 
   it('is woken in-process for a row committed without a NOTIFY, and only by that', async () => {
-    const received: DeliveredMessage[] = [];
-    await bus.subscribe({
-      consumer: 'outbox-wake',
-      eventTypes: ['link.paid'],
-      handler: async (m) => void received.push(m),
-    });
-    const relay = createOutboxRelay({
-      database,
-      outbox,
-      schemaName: 'outbox_test',
-      bus,
-      logger,
-      pollIntervalMs: 60_000,
-    });
-    await relay.start();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { received, relay } = await relayAsleep('outbox-wake');
     // A row written as the links service writes a new link's event: committed, no NOTIFY.
     const event = linkPaid(4);
     await database.db.execute(sql`insert into outbox_test.outbox (id, type, body, headers)
@@ -215,8 +201,6 @@ describe('transactional outbox', () => {
       what: 'an in-process woken publish',
     });
     await relay.stop();
-    // A stopped relay is no longer among the ones woken.
-    expect(() => wakeOutboxRelay('outbox_test')).not.toThrow();
   });
 
   it('keeps a row whose publish failed and retries it with backoff', async () => {

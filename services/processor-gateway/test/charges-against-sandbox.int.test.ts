@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createLogger } from '@payrail/observability';
 import { aMerchant, type ServiceUnderTest, startService, waitFor } from '@payrail/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import type { ChargeJanitor } from '../src/application/charge-janitor';
 import type { PaymentMethod } from '../src/domain/payment-method';
 import type { ProcessorId } from '../src/ports/card-processor';
 import { createProcessorGatewayService } from '../src/service';
-import { chargeByKey, chargeRequested, paymentObserver, publish, TEST_ENV } from './support';
+import { chargeByKey, chargeRequested, paymentObserver, publish, saveCard, TEST_ENV } from './support';
 import { type ContractSandbox, KEYS, startContractSandbox } from './contract-sandbox';
 
 /**
@@ -86,23 +85,11 @@ async function savedCard(processor: ProcessorId, cardNumber: string): Promise<Pa
   await sandbox.complete(target, cardNumber);
   const [card] = await adapter.completeCardRegistration({ customerRef, registrationRef: '0' });
   if (!card) throw new Error('card not registered');
-  const { method } = await store.saveNewPaymentMethod({
-    id: randomUUID(),
-    merchantId: merchant.merchantId,
-    customerId: nextCustomerId,
-    processor,
-    customerRef,
-    cardRef: card.cardRef,
-    maskedNumber: card.maskedNumber,
-    last4: card.last4,
-    brand: card.brand,
-    expiryMonth: card.expiryMonth,
-    expiryYear: card.expiryYear,
-    blockedUntil: null,
-    createdAt: new Date(),
-    removedAt: null,
-  });
-  return method;
+  return saveCard(
+    store,
+    { merchantId: merchant.merchantId, customerId: nextCustomerId, processor, customerRef },
+    card,
+  );
 }
 
 async function chargeInState(key: string, status: string) {

@@ -25,7 +25,15 @@ import { processorGatewayConfig } from '../src/config';
 import type { PaymentMethod } from '../src/domain/payment-method';
 import { createProcessorGatewayService, type ProcessorGatewayOptions } from '../src/service';
 import { type ContractSandbox, KEYS, startContractSandbox } from './contract-sandbox';
-import { chargeByKey, chargeRequested, existingCharge, paymentObserver, publish, TEST_ENV } from './support';
+import {
+  chargeByKey,
+  chargeRequested,
+  existingCharge,
+  paymentObserver,
+  publish,
+  saveCard,
+  TEST_ENV,
+} from './support';
 
 /**
  * PROCESSOR_B charges a stored card in two steps: `iniciar-transaccion` opens the order, `pagar` pays it.
@@ -175,23 +183,7 @@ async function savedCardAtB(
   await sandbox.complete({ hash: opened.form.hash }, cardNumber);
   const [card] = await processorB.completeCardRegistration({ customerRef, registrationRef: '0' });
   if (!card) throw new Error('card not registered');
-  const { method } = await store.saveNewPaymentMethod({
-    id: randomUUID(),
-    merchantId,
-    customerId,
-    processor: 'PARAGUAY.PROCESSOR_B',
-    customerRef,
-    cardRef: card.cardRef,
-    maskedNumber: card.maskedNumber,
-    last4: card.last4,
-    brand: card.brand,
-    expiryMonth: card.expiryMonth,
-    expiryYear: card.expiryYear,
-    blockedUntil: null,
-    createdAt: new Date(),
-    removedAt: null,
-  });
-  return method;
+  return saveCard(store, { merchantId, customerId, processor: 'PARAGUAY.PROCESSOR_B', customerRef }, card);
 }
 
 /** B's notifications go to this process's webhook route. */

@@ -7,6 +7,8 @@ import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
 import { charges } from '../src/adapters/postgres/schema';
 import type { ChargeJanitor } from '../src/application/charge-janitor';
 import type { PaymentMethod } from '../src/domain/payment-method';
+import type { ProcessorId, StoredCard } from '../src/ports/card-processor';
+import type { GatewayStore } from '../src/ports/gateway-store';
 import { createProcessorGatewayService } from '../src/service';
 import type { FakeCardProcessor } from './fake-card-processor';
 
@@ -51,6 +53,28 @@ export function serviceWithFakes(fakes: { a: FakeCardProcessor; b?: FakeCardProc
   };
 }
 
+/** The customer's card, as the processor listed it, saved as a payment method usable now. */
+export async function saveCard(
+  store: GatewayStore,
+  owner: { merchantId: string; customerId: number; processor: ProcessorId; customerRef: string },
+  card: StoredCard,
+): Promise<PaymentMethod> {
+  const { method } = await store.saveNewPaymentMethod({
+    id: randomUUID(),
+    ...owner,
+    cardRef: card.cardRef,
+    maskedNumber: card.maskedNumber,
+    last4: card.last4,
+    brand: card.brand,
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+    blockedUntil: null,
+    createdAt: new Date(),
+    removedAt: null,
+  });
+  return method;
+}
+
 /** Puts a card in the vault as a completed registration would (the customer exists at the fake). */
 export async function vaultCard(
   svc: ServiceUnderTest,
@@ -64,23 +88,7 @@ export async function vaultCard(
   const cardRef = fake.addCard(customerRef, number);
   const [card] = (await fake.listCards(customerRef)).filter((c) => c.cardRef === cardRef);
   if (!card) throw new Error('card not at the fake');
-  const { method } = await store.saveNewPaymentMethod({
-    id: randomUUID(),
-    merchantId,
-    customerId,
-    processor: fake.id,
-    customerRef,
-    cardRef,
-    maskedNumber: card.maskedNumber,
-    last4: card.last4,
-    brand: card.brand,
-    expiryMonth: card.expiryMonth,
-    expiryYear: card.expiryYear,
-    blockedUntil: null,
-    createdAt: new Date(),
-    removedAt: null,
-  });
-  return method;
+  return saveCard(store, { merchantId, customerId, processor: fake.id, customerRef }, card);
 }
 
 export function chargeRequested(
