@@ -66,14 +66,6 @@ interface NodeAnswer {
 }
 
 /**
- * An upstream over HTTP at `baseUrl`: the request's path and query against that base, through Node's
- * `http.request` and a keep-alive agent (consecutive calls reuse a socket instead of paying a TCP
- * handshake each; `fetch` cost about eight times the CPU per internal call). The whole answer is read,
- * a compressed one decoded; redirects are handed back, never followed. Every call has a deadline,
- * `timeoutMs` (default `DEFAULT_UPSTREAM_TIMEOUT_MS`), besides whatever signal the request carries: a
- * caller that forgot `callWithDeadline` still does not wait for ever on a hung service.
- */
-/**
  * How long a kept-alive socket to a service may stay idle in the pool: under the 5 s after which the
  * services' servers close an idle connection (`SERVER_KEEP_ALIVE_MS`).
  */
@@ -87,6 +79,14 @@ function safeToSendTwice(method: string, headers: Record<string, string>): boole
   return false;
 }
 
+/**
+ * An upstream over HTTP at `baseUrl`: the request's path and query against that base, through Node's
+ * `http.request` and a keep-alive agent (consecutive calls reuse a socket instead of paying a TCP
+ * handshake each; `fetch` cost about eight times the CPU per internal call). The whole answer is read,
+ * a compressed one decoded; redirects are handed back, never followed. Every call has a deadline,
+ * `timeoutMs` (default `DEFAULT_UPSTREAM_TIMEOUT_MS`), besides whatever signal the request carries: a
+ * caller that forgot `callWithDeadline` still does not wait for ever on a hung service.
+ */
 export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS): Upstream {
   const base = new URL(baseUrl);
   const transport = base.protocol === 'https:' ? https : http;
