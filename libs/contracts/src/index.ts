@@ -144,7 +144,7 @@ export {
   settleLinkByTransferRequest,
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
-export { RECURRENT_LINK_CREATED, routingKeyOf } from './routing';
+export { LINK_PAYMENT_FAILED, LINK_PAYMENT_SUCCEEDED, RECURRENT_LINK_CREATED, routingKeyOf } from './routing';
 export {
   adminWebhookApi,
   type CreateWebhookEndpointRequest,

@@ -14,8 +14,20 @@ const ONE_OFF_LINK_CREATED = 'link.created.one-off';
  */
 const NO_RECURRENCE = '"recurrence":null';
 
+/**
+ * `payment.succeeded` / `payment.failed` of a pay page charge (key `link:<id>:payment:<n>`): the links
+ * service settles its link from these only; an installment's charges (`installment:<id>:attempt:<n>`, most
+ * of them) go out as `payment.<outcome>.installment`. A consumer bound to the type still gets both.
+ */
+export const LINK_PAYMENT_SUCCEEDED = 'payment.succeeded.link';
+export const LINK_PAYMENT_FAILED = 'payment.failed.link';
+
+/** The kinds of charge an idempotency key names, by its first word. */
+const CHARGE_KINDS = ['link', 'installment'] as const;
+
 /** The routing key an event is published under; `body` is the serialised envelope. */
 export function routingKeyOf(type: string, body: string): string {
+  if (type === 'payment.succeeded' || type === 'payment.failed') return paymentRoutingKey(type, body);
   if (type !== 'link.created') return type;
   // The relay publishes every link: most are one-off, known without parsing the whole body.
   if (body.includes(NO_RECURRENCE)) return ONE_OFF_LINK_CREATED;
@@ -25,4 +37,13 @@ export function routingKeyOf(type: string, body: string): string {
   } catch {
     return type;
   }
+}
+
+/**
+ * A payment's key by the kind of charge. The envelope's only `idempotencyKey` is the charge's; as with
+ * `NO_RECURRENCE`, an unescaped `"idempotencyKey":"` can only be that key, never text inside a value.
+ */
+function paymentRoutingKey(type: string, body: string): string {
+  for (const kind of CHARGE_KINDS) if (body.includes(`"idempotencyKey":"${kind}:`)) return `${type}.${kind}`;
+  return type;
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RECURRENT_LINK_CREATED, routingKeyOf } from '../src/index';
+import {
+  LINK_PAYMENT_FAILED,
+  LINK_PAYMENT_SUCCEEDED,
+  RECURRENT_LINK_CREATED,
+  routingKeyOf,
+} from '../src/index';
 
 describe('routingKeyOf', () => {
   const linkCreated = (recurrence: unknown) => JSON.stringify({ type: 'link.created', data: { recurrence } });
@@ -16,6 +21,31 @@ describe('routingKeyOf', () => {
     });
     expect(body).toContain('recurrence');
     expect(routingKeyOf('link.created', body)).toBe(RECURRENT_LINK_CREATED);
+  });
+
+  it("puts a pay page charge's payment apart from an installment's", () => {
+    const payment = (type: string, idempotencyKey: string, label = 'Yoga') =>
+      JSON.stringify({ id: 'e-1', type, v: 1, data: { idempotencyKey, label, chargeId: 'c-1' } });
+    expect(routingKeyOf('payment.succeeded', payment('payment.succeeded', 'link:7:payment:1'))).toBe(
+      LINK_PAYMENT_SUCCEEDED,
+    );
+    expect(routingKeyOf('payment.failed', payment('payment.failed', 'link:7:payment:2'))).toBe(
+      LINK_PAYMENT_FAILED,
+    );
+    expect(routingKeyOf('payment.succeeded', payment('payment.succeeded', 'installment:9:attempt:1'))).toBe(
+      'payment.succeeded.installment',
+    );
+    // Text that spells out a link's key inside a value is escaped: it never passes for the key itself.
+    const spoofed = payment(
+      'payment.failed',
+      'installment:9:attempt:2',
+      '"idempotencyKey":"link:1:payment:1"',
+    );
+    expect(spoofed).toContain('idempotencyKey');
+    expect(routingKeyOf('payment.failed', spoofed)).toBe('payment.failed.installment');
+    expect(routingKeyOf('payment.succeeded', payment('payment.succeeded', 'another:1'))).toBe(
+      'payment.succeeded',
+    );
   });
 
   it('keeps the type of every other event, and of a body it cannot read', () => {

@@ -1,4 +1,4 @@
-import { parseEvent } from '@payrail/contracts';
+import { LINK_PAYMENT_FAILED, LINK_PAYMENT_SUCCEEDED, parseEvent } from '@payrail/contracts';
 import type { Database } from '@payrail/db';
 import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
@@ -15,7 +15,9 @@ export const SETTLE_LINK_CONSUMER = 'links.settle-link-on-payment';
 export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Clock): Subscription {
   return {
     consumer: SETTLE_LINK_CONSUMER,
-    eventTypes: ['payment.succeeded', 'payment.failed'],
+    // A pay page charge's outcomes only, not an installment's (libs/contracts routing): the key check
+    // below still leaves out anything else that comes (a queue bound to the whole type before).
+    eventTypes: [LINK_PAYMENT_SUCCEEDED, LINK_PAYMENT_FAILED],
     handler: idempotentConsumer({
       db,
       inbox,
