@@ -1,3 +1,4 @@
+import { onUnobservedRejection } from './connection-loss';
 import { commonEnvSchema, env, loadConfigOrExit, refuseDevelopmentSecret } from '@payrail/config';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
 import {
@@ -61,6 +62,7 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
     otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
   const logger = createLogger(definition.name, config.LOG_LEVEL);
+  process.on('unhandledRejection', onUnobservedRejection(logger));
 
   let database: DatabaseHandle | undefined;
   let bus: MessageBus;
