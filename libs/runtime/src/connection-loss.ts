@@ -28,7 +28,7 @@ export function isConnectionLoss(reason: unknown): boolean {
  * cut; CHAOS_SEED=2576462034 reproduces it on earlier code too). Nothing waits for such a promise, every
  * write is transactional and every message is redelivered, so the service logs it and goes on rather
  * than turning a database blip into a restart. Any other reason is a bug: it ends the process, as Node
- * would have.
+ * would have. Installed once the service is ready: a start that fails still ends the process.
  */
 export function onUnobservedRejection(logger: Pick<Logger, 'error'>): (reason: unknown) => void {
   return (reason) => {

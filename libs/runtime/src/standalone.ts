@@ -62,7 +62,6 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
     otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
   const logger = createLogger(definition.name, config.LOG_LEVEL);
-  process.on('unhandledRejection', onUnobservedRejection(logger));
 
   let database: DatabaseHandle | undefined;
   let bus: MessageBus;
@@ -105,6 +104,8 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
   }
   logger.info({ port: server.port }, `${definition.name} ready`);
   signalReady();
+  // Only once it runs: a start that fails (an unreachable database included) still ends the process.
+  process.on('unhandledRejection', onUnobservedRejection(logger));
 
   const shutdown = createShutdown(
     {
