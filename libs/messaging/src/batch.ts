@@ -95,3 +95,62 @@ export function batchingHandler(options: BatchingOptions): MessageHandler {
 export function batchPrefetch(maxBatch: number): number {
   return 2 * maxBatch;
 }
+
+export interface GatheredCallsOptions<T, R> {
+  /** Most calls answered by one `run`. */
+  maxBatch: number;
+  /** How long the first call of a batch waits for more. */
+  gatherMs: number;
+  /** Answers a batch: one result per item, in the items' order. */
+  run: (items: T[]) => Promise<R[]>;
+}
+
+/**
+ * Group commit for calls that arrive one by one (each message's handler, each processor answer): a call
+ * waits up to `gatherMs` for others, and one `run` answers them all, e.g. one statement instead of one per
+ * call. Each call gets its own result; when `run` fails, every call of its batch is rejected with that
+ * error, and the caller decides what to do alone (see processor-gateway's stored-card charges).
+ */
+export function gatherCalls<T, R>(options: GatheredCallsOptions<T, R>): (item: T) => Promise<R> {
+  const { maxBatch, gatherMs } = options;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error('maxBatch must be an integer >= 1');
+  if (!Number.isFinite(gatherMs) || gatherMs < 0) throw new Error('gatherMs must be >= 0');
+  let gathering: Array<{ item: T; resolve: (result: R) => void; reject: (error: unknown) => void }> = [];
+  let timer: NodeJS.Timeout | null = null;
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = gathering;
+    gathering = [];
+    if (batch.length === 0) return;
+    let answered: Promise<R[]>;
+    try {
+      answered = options.run(batch.map((call) => call.item));
+    } catch (error) {
+      answered = Promise.reject(error);
+    }
+    answered.then(
+      (results) => {
+        if (results.length !== batch.length) {
+          const error = new Error(`a batch of ${batch.length} calls got ${results.length} results`);
+          for (const call of batch) call.reject(error);
+          return;
+        }
+        batch.forEach((call, index) => {
+          call.resolve(results[index] as R);
+        });
+      },
+      (error: unknown) => {
+        for (const call of batch) call.reject(error);
+      },
+    );
+  }
+
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      gathering.push({ item, resolve, reject });
+      if (gathering.length >= maxBatch) flush();
+      else if (!timer) timer = setTimeout(flush, gatherMs);
+    });
+}

@@ -19,16 +19,24 @@ export {
 export {
   createOutboxRelay,
   enqueueEvent,
+  enqueueEvents,
   type OutboxRelay,
   type OutboxRelayOptions,
   type OutboxTable,
+  type QueuedEvent,
   outboxChannel,
   outboxNames,
   outboxTable,
   outboxTraceHeaders,
   wakeOutboxRelay,
 } from './outbox';
-export { type BatchingOptions, batchingHandler, batchPrefetch } from './batch';
+export {
+  type BatchingOptions,
+  batchingHandler,
+  batchPrefetch,
+  type GatheredCallsOptions,
+  gatherCalls,
+} from './batch';
 export {
   BATCH_DEFAULTS,
   type BatchItem,

@@ -110,6 +110,47 @@ export async function enqueueEvent(tx: Executor, outbox: OutboxTable, event: Eve
   ]);
 }
 
+const enqueueManyStatements = new WeakMap<OutboxTable, string>();
+
+/** One event of `enqueueEvents`, with the trace headers (`outboxTraceHeaders()`) of the work it announces. */
+export interface QueuedEvent {
+  event: EventEnvelope;
+  headers: string;
+}
+
+/**
+ * As `enqueueEvent`, for the events of several pieces of work done in one transaction (a batch), each
+ * with its own trace context: one statement whatever their number, the events as one JSON array (each
+ * row's body the text of its element, `JSON.stringify(event)`), and one NOTIFY, delivered on commit.
+ */
+export async function enqueueEvents(tx: Executor, outbox: OutboxTable, events: QueuedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  let statement = enqueueManyStatements.get(outbox);
+  if (!statement) {
+    const { table, channel } = outboxNames(outbox);
+    statement = `with queued as (
+      insert into ${table} (id, type, body, headers)
+      select (e.body ->> 'id')::uuid, e.body ->> 'type', e.body::text, h.headers
+      from json_array_elements($1::json) with ordinality as e(body, n)
+      join jsonb_array_elements($2::jsonb) with ordinality as h(headers, n) using (n)
+      returning 1)
+    select pg_notify('${channel.replace(/'/g, "''")}', '') from (select 1 from queued limit 1) as any_queued`;
+    enqueueManyStatements.set(outbox, statement);
+  }
+  let bodies = '[';
+  let headers = '[';
+  for (let index = 0; index < events.length; index += 1) {
+    const queued = events[index] as QueuedEvent;
+    if (index > 0) {
+      bodies += ',';
+      headers += ',';
+    }
+    bodies += JSON.stringify(queued.event);
+    headers += queued.headers;
+  }
+  await executePrepared(tx, 'outbox_enqueue_many', statement, [`${bodies}]`, `${headers}]`]);
+}
+
 /** The relays of this process, by schema: woken in-process, without a NOTIFY (see `wakeOutboxRelay`). */
 const localRelays = new Map<string, Set<() => void>>();
 

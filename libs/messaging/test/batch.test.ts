@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { batchingHandler } from '../src/batch';
+import { batchingHandler, gatherCalls } from '../src/batch';
 import type { DeliveredMessage } from '../src/bus';
 
 const message = (index: number): DeliveredMessage => ({
@@ -98,5 +98,51 @@ describe('batchingHandler, ordered', () => {
     });
     await Promise.all(Array.from({ length: 20 }, (_, index) => handler(message(index))));
     expect(state.most).toBeGreaterThan(1);
+  });
+});
+
+describe('gatherCalls', () => {
+  it('answers the calls of one gathering with one run, each with its own result, and starts again after', async () => {
+    const runs: number[][] = [];
+    const double = gatherCalls<number, number>({
+      maxBatch: 3,
+      gatherMs: 20,
+      run: async (items) => {
+        runs.push(items);
+        return items.map((item) => item * 2);
+      },
+    });
+    // Three reach maxBatch at once; the other two wait for the timer.
+    const results = await Promise.all([1, 2, 3, 4, 5].map((item) => double(item)));
+    expect(results).toEqual([2, 4, 6, 8, 10]);
+    expect(runs).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+    expect(await double(7)).toBe(14);
+    expect(runs).toHaveLength(3);
+  });
+
+  it('rejects every call of a failed run, whether it threw or returned the wrong number of results', async () => {
+    let mode: 'throw' | 'reject' | 'short' = 'throw';
+    const call = gatherCalls<number, number>({
+      maxBatch: 10,
+      gatherMs: 5,
+      run: (items) => {
+        if (mode === 'throw') throw new Error('thrown');
+        if (mode === 'reject') return Promise.reject(new Error('rejected'));
+        return Promise.resolve(items.slice(1));
+      },
+    });
+    for (const [next, message] of [
+      ['throw', 'thrown'],
+      ['reject', 'rejected'],
+      ['short', 'a batch of 2 calls got 1 results'],
+    ] as const) {
+      mode = next;
+      const outcomes = await Promise.allSettled([call(1), call(2)]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect((outcomes[0] as PromiseRejectedResult).reason.message).toBe(message);
+    }
   });
 });
