@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { normalizeAmount } from '@payrail/money';
 import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
-import type { Charge } from '../domain/charge';
+import type { Charge, Settlement, StoredCardDraft } from '../domain/charge';
 import type { PaymentMethod } from '../domain/payment-method';
 import { settlementOfCharge } from './settlements';
 import { NotFound } from '../domain/errors';
@@ -27,6 +27,43 @@ export type StoredCardChargeOutcome =
   /** The key was charged before (a redelivery, another replica): nothing was done. */
   | { kind: 'duplicate'; charge: Charge };
 
+/** A stored-card charge row as it is first committed, `pending`, before the processor hears of it. */
+export function newStoredCardCharge(
+  request: StoredCardChargeRequest,
+  on: { paymentMethodId: string; processorCalls: number; now: Date; timings: ChargeDeps['timings'] },
+): StoredCardDraft {
+  const { now } = on;
+  return {
+    id: randomUUID(),
+    idempotencyKey: request.idempotencyKey,
+    merchantId: request.merchantId,
+    kind: 'stored-card',
+    installmentId: request.installmentId ?? null,
+    attempt: request.attempt ?? null,
+    linkId: request.linkId ?? null,
+    paymentMethodId: on.paymentMethodId,
+    reference: newProcessorReference(),
+    processorReference: null,
+    amount: normalizeAmount(request.amount),
+    currency: request.currency,
+    status: 'pending',
+    declineCode: null,
+    declineCategory: null,
+    retryable: null,
+    authorizationCode: null,
+    hostedForm: null,
+    processorCalls: on.processorCalls,
+    statusChecks: 0,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+    // Past the call's deadline a row still `pending` has no live call of ours behind it (a crash between
+    // this commit and the answer): the janitor asks the processor then, and sends it again if unknown there.
+    nextCheckAt: new Date(now.getTime() + on.timings.callDeadlineMs),
+    settledAt: null,
+  };
+}
+
 /**
  * Charges a saved card exactly once per idempotency key. The row is committed `pending` before the
  * processor hears of it, so that a crash, a lost reply or a second replica never leads to a second charge:
@@ -36,7 +73,6 @@ export async function chargeStoredCard(
   deps: ChargeDeps,
   request: StoredCardChargeRequest,
 ): Promise<StoredCardChargeOutcome> {
-  const amount = normalizeAmount(request.amount);
   const opened = await deps.store.transaction(async (store) => {
     const existing = await store.findChargeByKey(request.idempotencyKey);
     if (existing) return { kind: 'duplicate' as const, charge: existing };
@@ -45,34 +81,13 @@ export async function chargeStoredCard(
     const now = deps.clock.now();
     const blocked = isBlocked(method.blockedUntil, now);
     const charge: Charge = {
-      id: randomUUID(),
-      idempotencyKey: request.idempotencyKey,
-      merchantId: request.merchantId,
-      kind: 'stored-card',
-      installmentId: request.installmentId ?? null,
-      attempt: request.attempt ?? null,
-      linkId: request.linkId ?? null,
-      paymentMethodId: method.id,
+      ...newStoredCardCharge(request, {
+        paymentMethodId: method.id,
+        processorCalls: blocked || method.removedAt ? 0 : 1,
+        now,
+        timings: deps.timings,
+      }),
       processor: method.processor,
-      reference: newProcessorReference(),
-      processorReference: null,
-      amount,
-      currency: request.currency,
-      status: 'pending',
-      declineCode: null,
-      declineCategory: null,
-      retryable: null,
-      authorizationCode: null,
-      hostedForm: null,
-      processorCalls: blocked || method.removedAt ? 0 : 1,
-      statusChecks: 0,
-      lastError: null,
-      createdAt: now,
-      updatedAt: now,
-      // Past the call's deadline a row still `pending` has no live call of ours behind it (a crash between
-      // this commit and the answer): the janitor asks the processor then, and sends it again if unknown there.
-      nextCheckAt: new Date(now.getTime() + deps.timings.callDeadlineMs),
-      settledAt: null,
     };
     if (!(await store.insertCharge(charge))) {
       const winner = await store.findChargeByKey(request.idempotencyKey);
@@ -130,6 +145,17 @@ export async function sendStoredCardCharge(
   method: Pick<PaymentMethod, 'customerRef' | 'cardRef'>,
   description: string,
 ): Promise<Charge> {
+  const settlement = await askProcessorToCharge(deps, charge, method, description);
+  return settleStoredCardCharge(deps, charge.id, settlement);
+}
+
+/** The processor's answer to a committed stored-card charge, as what it means for the charge row. */
+export async function askProcessorToCharge(
+  deps: ChargeDeps,
+  charge: Charge,
+  method: Pick<PaymentMethod, 'customerRef' | 'cardRef'>,
+  description: string,
+): Promise<Settlement> {
   let result: ChargeResult;
   try {
     result = await deps.processors(charge.processor).chargeStoredCard({
@@ -144,10 +170,18 @@ export async function sendStoredCardCharge(
     // A bug or an unexpected answer after the request may have left: the janitor asks the processor.
     result = { kind: 'unknown', reason: `adapter error: ${(error as Error).message}` };
   }
-  const settlement = settlementOfCharge(result);
+  return settlementOfCharge(result);
+}
+
+/** Applies a processor's answer to one charge, in a transaction of its own with the row locked. */
+export function settleStoredCardCharge(
+  deps: ChargeDeps,
+  chargeId: string,
+  settlement: Settlement,
+): Promise<Charge> {
   return deps.store.transaction(async (store) => {
-    const locked = await store.lockCharge(charge.id);
-    if (!locked) throw new Error(`charge ${charge.id} vanished`);
+    const locked = await store.lockCharge(chargeId);
+    if (!locked) throw new Error(`charge ${chargeId} vanished`);
     return applySettlement(store, locked, settlement, deps.clock.now(), deps.timings);
   });
 }

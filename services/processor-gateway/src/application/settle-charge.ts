@@ -45,18 +45,15 @@ export interface ChargeDeps {
 }
 
 /**
- * Applies what we learnt about an unsettled charge, inside the caller's transaction with the charge row
- * locked. A settled charge never changes again: whoever settles first (the charging call, the webhook or the
- * janitor) wins, and only the winner announces it.
+ * The charge row once `settlement` is applied to an unsettled one (nothing written): `applySettlement`'s
+ * rule, also used by the batches of stored-card charges for the common case, an approval.
  */
-export async function applySettlement(
-  store: GatewayStore,
+export function chargeAfter(
   locked: Charge,
   settlement: Settlement,
   now: Date,
   timings: ChargeTimings,
-): Promise<Charge> {
-  if (isSettled(locked.status)) return locked;
+): Charge {
   let next: Charge;
   switch (settlement.status) {
     case 'succeeded':
@@ -98,6 +95,23 @@ export async function applySettlement(
       break;
   }
   next.updatedAt = now;
+  return next;
+}
+
+/**
+ * Applies what we learnt about an unsettled charge, inside the caller's transaction with the charge row
+ * locked. A settled charge never changes again: whoever settles first (the charging call, the webhook or the
+ * janitor) wins, and only the winner announces it.
+ */
+export async function applySettlement(
+  store: GatewayStore,
+  locked: Charge,
+  settlement: Settlement,
+  now: Date,
+  timings: ChargeTimings,
+): Promise<Charge> {
+  if (isSettled(locked.status)) return locked;
+  const next = chargeAfter(locked, settlement, now, timings);
   await store.saveCharge(next);
   if (isSettled(next.status)) {
     const blockedUntil = next.status === 'failed' ? await applyCardLock(store, next, now) : null;

@@ -36,6 +36,9 @@ export interface Charge {
   settledAt: Date | null;
 }
 
+/** A stored-card charge row as it is first committed, `pending`, but for its processor (the card's). */
+export type StoredCardDraft = Omit<Charge, 'processor'>;
+
 /** A settled outcome, or what to do while the processor has not decided. */
 export type Settlement =
   | { status: 'succeeded'; authorizationCode: string | null; processorReference: string | null }

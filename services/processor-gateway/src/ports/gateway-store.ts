@@ -1,7 +1,18 @@
 import type { EventEnvelope } from '@payrail/contracts';
-import type { Charge } from '../domain/charge';
+import type { Charge, StoredCardDraft } from '../domain/charge';
 import type { PaymentMethod } from '../domain/payment-method';
 import type { ProcessorId } from './card-processor';
+
+/** Runs `work` in the trace context of the piece of work an event announces. */
+export type InContext = <T>(work: () => T) => T;
+
+/** A stored-card charge `insertStoredCardCharges` committed, and the card to charge. */
+export interface OpenedStoredCardCharge {
+  id: string;
+  processor: ProcessorId;
+  customerRef: string;
+  cardRef: string;
+}
 
 export interface CardRegistration {
   id: string;
@@ -41,6 +52,16 @@ export interface GatewayStore {
   ): Promise<Charge | undefined>;
   saveCharge(charge: Charge): Promise<void>;
   /**
+   * Commits new stored-card charges in one statement: each whose key is new and whose payment method
+   * belongs to its merchant, is not removed and is not blocked at `now` (the row's processor is the card's).
+   * Returns those inserted, with the card to charge; the others are left out, for the caller to decide alone.
+   */
+  insertStoredCardCharges(drafts: StoredCardDraft[], now: Date): Promise<OpenedStoredCardCharge[]>;
+  /** Locks charges, in id order (two transactions locking some of the same rows wait, never deadlock). */
+  lockCharges(chargeIds: string[]): Promise<Charge[]>;
+  /** `saveCharge` for several rows, in one statement. */
+  saveCharges(charges: Charge[]): Promise<void>;
+  /**
    * Unsettled charges whose next check is due, oldest first. Each is leased until `leaseUntil` (its next
    * check moves there) so that another janitor replica skips it meanwhile.
    */
@@ -70,4 +91,6 @@ export interface GatewayStore {
 
   /** Outbox, in the current transaction. */
   publish(events: EventEnvelope[]): Promise<void>;
+  /** Several pieces of work's events in one statement, each with its own trace context (`within`). */
+  publishEach(events: Array<{ event: EventEnvelope; within: InContext }>): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { parseEvent } from '@payrail/contracts';
 import type { Subscription } from '@payrail/messaging';
 import { contextFromHeaders, inSpan, type Logger, SpanKind } from '@payrail/observability';
-import { chargeStoredCard } from '../../application/charge-stored-card';
+import { storedCardChargeBatches } from '../../application/stored-card-charge-batches';
 import type { ChargeDeps } from '../../application/settle-charge';
 
 export const CHARGE_CONSUMER = 'processor-gateway.charge-on-charge-requested';
@@ -10,8 +10,12 @@ export const CHARGE_CONSUMER = 'processor-gateway.charge-on-charge-requested';
  * Automatic debit. Not wrapped in the inbox transaction on purpose: the charge row must be committed
  * before the processor is called, and the call must not hold a transaction open. The idempotency key's
  * unique constraint is what makes a redelivery or a second replica a no-op.
+ *
+ * The charges in flight are opened and settled in batches (`storedCardChargeBatches`); each message is
+ * still handled, acknowledged and traced on its own.
  */
 export function chargeOnChargeRequested(deps: ChargeDeps, logger: Logger): Subscription {
+  const chargeStoredCard = storedCardChargeBatches(deps);
   return {
     consumer: CHARGE_CONSUMER,
     eventTypes: ['charge.requested'],
@@ -40,7 +44,7 @@ export function chargeOnChargeRequested(deps: ChargeDeps, logger: Logger): Subsc
 
   async function charge(body: string): Promise<void> {
     const { data } = parseEvent('charge.requested', body);
-    const outcome = await chargeStoredCard(deps, {
+    const outcome = await chargeStoredCard({
       idempotencyKey: data.idempotencyKey,
       merchantId: data.merchantId,
       paymentMethodId: data.paymentMethodId,
