@@ -237,7 +237,12 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
         select pid from pg_stat_activity where datname = current_database()`;
       return new Map(backends.map((row) => [row.pid, cpuSeconds(row.pid)]));
     };
-    const phase = async (replicas: number, days: string[]): Promise<PhaseResult> => {
+    const paidInstallments = async () => {
+      const [row] = await sql<Array<{ count: number }>>`
+        select count(*)::int as count from subscriptions.installments where number >= 2 and status = 'paid'`;
+      return row?.count ?? 0;
+    };
+    const phase = async (replicas: number, days: string[], paidAtEnd: number): Promise<PhaseResult> => {
       const running = system as ProcessSystem;
       const cpuBefore = new Map(processes(running).map(([name, pid]) => [name, cpuSeconds(pid)]));
       const postgresBefore = await postgresCpu();
@@ -277,10 +282,23 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
           runIds.push(run.body.id);
           while ((await status(run.body.id)).status === 'claiming') await sleep(100);
         }
+        // Done when the runs have every outcome (billing-scheduler's view) and subscriptions has marked
+        // every installment charged so far paid: a charge counts once it is paid end to end.
+        let paid = -1;
+        let paidMovedAt = Date.now();
         for (;;) {
           runs = await Promise.all(runIds.map(status));
           succeeded = runs.reduce((sum, run) => sum + run.succeeded, 0);
-          if (runs.every((run) => run.status === 'completed')) break;
+          if (runs.every((run) => run.status === 'completed')) {
+            const now = await paidInstallments();
+            if (now >= paidAtEnd) break;
+            if (now !== paid) [paid, paidMovedAt] = [now, Date.now()];
+            // Nothing paid for a minute after the runs completed: the ledger check says what is missing.
+            if (Date.now() - paidMovedAt > 60_000) {
+              log(`  ${paidAtEnd - now} installments charged but not paid after a minute`);
+              break;
+            }
+          }
           await sleep(200);
         }
       } finally {
@@ -311,11 +329,11 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
 
     const phases: PhaseResult[] = [];
     log(`charging months 1-${options.months} with one process each`);
-    phases.push(await phase(1, dates.slice(0, options.months)));
+    phases.push(await phase(1, dates.slice(0, options.months), options.subscriptions * options.months));
     for (const name of ['billing-scheduler', 'subscriptions', 'processor-gateway'] as const)
       await system.addReplica(name);
     log(`charging months ${options.months + 1}-${2 * options.months} with two processes each`);
-    phases.push(await phase(2, dates.slice(options.months)));
+    phases.push(await phase(2, dates.slice(options.months), options.subscriptions * 2 * options.months));
 
     const ledger = await checkLedger(sql, sandboxUrl, options.subscriptions * 2 * options.months);
     const [one, two] = phases as [PhaseResult, PhaseResult];
