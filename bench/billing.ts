@@ -14,6 +14,7 @@ import {
   cpuSeconds,
   demoToken,
   freshInfrastructure,
+  pidsNamed,
   ROOT,
   servicePortsEnv,
 } from './support';
@@ -246,6 +247,9 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
       const running = system as ProcessSystem;
       const cpuBefore = new Map(processes(running).map(([name, pid]) => [name, cpuSeconds(pid)]));
       const postgresBefore = await postgresCpu();
+      // The broker's CPU (the whole RabbitMQ node: this machine's other users of it count too).
+      const brokerCpu = () => pidsNamed('beam.smp').reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+      const brokerBefore = brokerCpu();
       const started = Date.now();
       const runIds: string[] = [];
       const status = async (id: string) =>
@@ -313,6 +317,7 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
       for (const [pid, seconds] of await postgresCpu())
         postgresSeconds += seconds - (postgresBefore.get(pid) ?? 0);
       cpu.push({ process: 'postgres (this database)', cpuSeconds: postgresSeconds });
+      cpu.push({ process: 'rabbitmq (whole broker)', cpuSeconds: brokerCpu() - brokerBefore });
       const stages = await stageMedians(sql, runIds);
       const failed = runs.reduce((sum, run) => sum + run.failed + run.skipped, 0);
       if (failed > 0) log(`  ${failed} installments failed or skipped`);

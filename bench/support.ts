@@ -1,7 +1,7 @@
 /** What the system benchmarks share: a throw-away database and broker names, free ports, RSS, figures. */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import amqp from 'amqplib';
@@ -164,6 +164,20 @@ export function cpuSeconds(pid: number | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** The pids of processes whose command is `name` (e.g. RabbitMQ's `beam.smp`), from /proc. */
+export function pidsNamed(name: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
 
 /**
