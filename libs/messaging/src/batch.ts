@@ -27,65 +27,51 @@ export interface BatchingOptions {
   ordered?: boolean;
 }
 
-interface Waiting {
-  message: DeliveredMessage;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+/** What became of one message of a batch: handled, or the error its bus should retry it for. */
+type Outcome = { ok: true } | { ok: false; error: unknown };
+
+const handled: Outcome = { ok: true };
 
 export function batchingHandler(options: BatchingOptions): MessageHandler {
-  const { maxBatch, gatherMs } = options;
-  if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error('maxBatch must be an integer >= 1');
-  if (!Number.isFinite(gatherMs) || gatherMs < 0) throw new Error('gatherMs must be >= 0');
-  let gathering: Waiting[] = [];
-  let timer: NodeJS.Timeout | null = null;
   /** The batch being handled (ordered only): the next one waits for it. */
-  let previous: Promise<void> = Promise.resolve();
+  let previous: Promise<unknown> = Promise.resolve();
+  const one = (message: DeliveredMessage): Promise<Outcome> =>
+    options.handleOne(message).then(
+      () => handled,
+      (error: unknown) => ({ ok: false, error }),
+    );
 
-  function flush(): void {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const batch = gathering;
-    gathering = [];
-    if (batch.length === 0) return;
-    if (!options.ordered) {
-      void run(batch);
-      return;
-    }
-    // run() never rejects: each message's outcome goes to its own promise.
-    previous = previous.then(() => run(batch));
-  }
-
-  async function run(batch: Waiting[]): Promise<void> {
-    if (batch.length === 1) {
-      const [only] = batch as [Waiting];
-      await options.handleOne(only.message).then(only.resolve, only.reject);
-      return;
-    }
+  // Never rejects: each message's outcome is its own.
+  async function handle(batch: DeliveredMessage[]): Promise<Outcome[]> {
+    if (batch.length === 1) return [await one(batch[0] as DeliveredMessage)];
     try {
-      await options.handleBatch(batch.map((waiting) => waiting.message));
-      for (const waiting of batch) waiting.resolve();
+      await options.handleBatch(batch);
+      return batch.map(() => handled);
     } catch {
       // Nothing of the batch was kept (one transaction): each message on its own, so only a failing
       // one is retried (and in the end dead-lettered) by the bus.
-      if (options.ordered) {
-        for (const waiting of batch) {
-          await options.handleOne(waiting.message).then(waiting.resolve, waiting.reject);
-        }
-        return;
-      }
-      await Promise.all(
-        batch.map((waiting) => options.handleOne(waiting.message).then(waiting.resolve, waiting.reject)),
-      );
+      if (!options.ordered) return Promise.all(batch.map(one));
+      const outcomes: Outcome[] = [];
+      for (const message of batch) outcomes.push(await one(message));
+      return outcomes;
     }
   }
 
-  return (message) =>
-    new Promise<void>((resolve, reject) => {
-      gathering.push({ message, resolve, reject });
-      if (gathering.length >= maxBatch) flush();
-      else if (!timer) timer = setTimeout(flush, gatherMs);
-    });
+  const gathered = gatherCalls<DeliveredMessage, Outcome>({
+    maxBatch: options.maxBatch,
+    gatherMs: options.gatherMs,
+    run: (batch) => {
+      if (!options.ordered) return handle(batch);
+      const done = previous.then(() => handle(batch));
+      previous = done;
+      return done;
+    },
+  });
+
+  return async (message) => {
+    const outcome = await gathered(message);
+    if (!outcome.ok) throw outcome.error;
+  };
 }
 
 /**
