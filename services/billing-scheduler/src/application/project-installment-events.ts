@@ -83,10 +83,9 @@ async function recordInstallments(
   reported: Reported[],
 ): Promise<void> {
   const known = new Map(
-    (await store.installmentsForUpdate(reported.map((item) => item.installmentId))).map((row) => [
-      row.installmentId,
-      row,
-    ]),
+    (await store.installmentsForUpdate(reported.map((item) => item.installmentId).sort((a, b) => a - b))).map(
+      (row) => [row.installmentId, row],
+    ),
   );
   for (const item of reported) {
     await store.saveInstallment(afterReport(known.get(item.installmentId), item, owner));
