@@ -38,6 +38,8 @@ export interface DatabaseOptions {
   url: string;
   /** Pool size for postgres.js. */
   max?: number;
+  /** Told the text of every statement sent, BEGIN and COMMIT included (tests counting round trips). */
+  onQuery?: (text: string) => void;
 }
 
 /**
@@ -72,7 +74,12 @@ export async function createDatabaseIfMissing(url: string): Promise<boolean> {
 
 /** A service's database on PostgreSQL (`@payrail/db/pglite` has the embedded one). */
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
-  const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {} });
+  const { onQuery } = options;
+  const client = postgres(options.url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    ...(onQuery ? { debug: (_connection: number, text: string) => onQuery(text) } : {}),
+  });
   const db = drizzlePostgres(preparingClient(client)) as unknown as Database;
   return {
     db,

@@ -3,6 +3,7 @@ import type { IsoDate } from '@payrail/time';
 import { type InstallmentState, stateAfterReport } from '../domain/due-installment';
 import { nextSubscriptionStatus, type SubscriptionStatus } from '../domain/subscription-status';
 import type { ProjectedInstallment, ProjectionStore } from '../ports/billing-store';
+import type { BatchedMessage } from '../ports/unit-of-work';
 
 /** subscriptions' events that shape the projection of chargeable installments. */
 export const PROJECTED_EVENTS = [
@@ -77,20 +78,57 @@ function afterReport(
   };
 }
 
-async function recordInstallments(
-  store: ProjectionStore,
-  owner: { subscriptionId: number; merchantId: string },
+type Owner = { subscriptionId: number; merchantId: string };
+
+/** The ids a report locks, in the order it locks them. */
+function idsOf(reported: Reported[]): number[] {
+  return reported.map((item) => item.installmentId).sort((a, b) => a - b);
+}
+
+/** What one report saves, each item against the rows as they were before the report. */
+function afterReports(
+  known: ReadonlyMap<number, ProjectedInstallment>,
+  owner: Owner,
   reported: Reported[],
-): Promise<void> {
+): ProjectedInstallment[] {
+  return reported.map((item) => afterReport(known.get(item.installmentId), item, owner));
+}
+
+async function recordInstallments(store: ProjectionStore, owner: Owner, reported: Reported[]): Promise<void> {
   const known = new Map(
-    (await store.installmentsForUpdate(reported.map((item) => item.installmentId))).map((row) => [
-      row.installmentId,
-      row,
-    ]),
+    (await store.installmentsForUpdate(idsOf(reported))).map((row) => [row.installmentId, row] as const),
   );
-  for (const item of reported) {
-    await store.saveInstallment(afterReport(known.get(item.installmentId), item, owner));
+  for (const installment of afterReports(known, owner, reported)) await store.saveInstallment(installment);
+}
+
+/**
+ * `recordInstallments` for each report, one after the other, in two statements: every row they name read
+ * (locked report by report, in the order they come) and every row they save written at once.
+ */
+async function recordManyInstallments(
+  store: ProjectionStore,
+  reports: Array<{ owner: Owner; reported: Reported[] }>,
+): Promise<void> {
+  if (reports.length === 0) return;
+  const known = new Map(
+    (await store.installmentsForUpdate(reports.flatMap((report) => idsOf(report.reported)))).map(
+      (row) => [row.installmentId, row] as const,
+    ),
+  );
+  const saved: ProjectedInstallment[] = [];
+  for (const { owner, reported } of reports) {
+    const rows = afterReports(known, owner, reported);
+    for (const row of rows) known.set(row.installmentId, row);
+    saved.push(...rows);
   }
+  await store.saveInstallments(saved);
+}
+
+/** A paid or failed installment: what a batch records together. Every other event goes alone. */
+function installmentReport(message: { type: string; body: string }) {
+  if (message.type !== 'installment.paid' && message.type !== 'installment.failed') return undefined;
+  const { data } = parseEvent(message.type, message.body);
+  return { owner: data, reported: [data] };
 }
 
 /** Applies one of subscriptions' events to the projection (inside the consumer's transaction). */
@@ -127,11 +165,34 @@ export async function projectInstallmentEvent(
     }
     case 'installment.paid':
     case 'installment.failed': {
-      const { data } = parseEvent(message.type, message.body);
-      await recordInstallments(store, data, [data]);
+      const report = installmentReport(message);
+      if (report) await recordInstallments(store, report.owner, report.reported);
       return;
     }
     default:
       throw new Error(`billing-scheduler does not project ${message.type}`);
   }
+}
+
+/**
+ * Applies a batch of subscriptions' events in the order given, as `projectInstallmentEvent` one after the
+ * other would: each stretch of paid and failed installments together (`recordManyInstallments`), any other
+ * event alone, in its own context, where it comes.
+ */
+export async function projectInstallmentEventBatch(
+  store: ProjectionStore,
+  messages: BatchedMessage[],
+): Promise<void> {
+  let stretch: Array<{ owner: Owner; reported: Reported[] }> = [];
+  for (const item of messages) {
+    const report = installmentReport(item.message);
+    if (report) {
+      stretch.push(report);
+      continue;
+    }
+    await recordManyInstallments(store, stretch);
+    stretch = [];
+    await item.run(() => projectInstallmentEvent(store, item.message));
+  }
+  await recordManyInstallments(store, stretch);
 }

@@ -2,7 +2,8 @@ import { createEvent, type EventData, type EventType, parseEvent } from '@payrai
 import { addDays, type Clock, type IsoDate, localDate } from '@payrail/time';
 import { installmentAttemptOfKey } from '../domain/billing-run';
 import { afterFailedAttempt } from '../domain/dunning-policy';
-import type { ProjectedInstallment, ProjectionStore } from '../ports/billing-store';
+import type { ProjectedInstallment, ProjectionStore, RunItemMark } from '../ports/billing-store';
+import type { BatchedMessage } from '../ports/unit-of-work';
 
 /** What happened to the charges billing-scheduler asked for: run progress, and dunning after a decline. */
 export const CHARGE_OUTCOME_EVENTS = [
@@ -162,27 +163,98 @@ async function settleFromSkip(
   }
 }
 
+/**
+ * The outcomes of every charge, requested then paid: what a batch applies together. Another kind of
+ * message (a decline, a skip) goes alone.
+ */
+type CommonOutcome =
+  | { kind: 'requested'; installmentId: number; attempt: number }
+  | { kind: 'succeeded'; installmentId: number; attempt: number }
+  /** A payment of a link's charge: not ours. */
+  | { kind: 'none' };
+
+function commonOutcome(message: { type: string; body: string }): CommonOutcome | undefined {
+  switch (message.type) {
+    case 'charge.requested': {
+      const { data } = parseEvent('charge.requested', message.body);
+      return { kind: 'requested', installmentId: data.installmentId, attempt: data.attempt };
+    }
+    case 'payment.succeeded': {
+      const { data } = parseEvent('payment.succeeded', message.body);
+      const key = installmentAttemptOfKey(data.idempotencyKey);
+      return key ? { kind: 'succeeded', ...key } : { kind: 'none' };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The row once its charge succeeded, or undefined when nothing changes. */
+function paidAfterSuccess(row: ProjectedInstallment | undefined): ProjectedInstallment | undefined {
+  return row && row.state !== 'paid' ? { ...row, state: 'paid' } : undefined;
+}
+
+async function recordCommonOutcome(store: ProjectionStore, outcome: CommonOutcome): Promise<void> {
+  switch (outcome.kind) {
+    case 'requested':
+      await store.markRequested(outcome.installmentId, outcome.attempt);
+      return;
+    case 'succeeded': {
+      await store.markOutcome(outcome.installmentId, outcome.attempt, 'succeeded');
+      const paid = paidAfterSuccess(await store.installmentForUpdate(outcome.installmentId));
+      if (paid) await store.saveInstallment(paid);
+      return;
+    }
+    case 'none':
+      return;
+  }
+}
+
+/**
+ * `recordCommonOutcome` for each, one after the other, in three statements: every run item marked, then
+ * the installments paid read (locked in the order given) and written at once. The same as one by one: a
+ * mark touches only run items, and whether an installment is paid depends on nothing but the installment.
+ */
+async function recordCommonOutcomes(store: ProjectionStore, outcomes: CommonOutcome[]): Promise<void> {
+  const marks: RunItemMark[] = [];
+  const paidIds: number[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'none') continue;
+    const { installmentId, attempt } = outcome;
+    if (outcome.kind === 'requested') {
+      marks.push({ installmentId, attempt, requested: true });
+    } else {
+      marks.push({ installmentId, attempt, outcome: 'succeeded' });
+      paidIds.push(installmentId);
+    }
+  }
+  await store.markRunItems(marks);
+  if (paidIds.length === 0) return;
+  const rows = new Map(
+    (await store.installmentsForUpdate(paidIds)).map((row) => [row.installmentId, row] as const),
+  );
+  const saved: ProjectedInstallment[] = [];
+  for (const installmentId of paidIds) {
+    const paid = paidAfterSuccess(rows.get(installmentId));
+    if (!paid) continue;
+    rows.set(installmentId, paid);
+    saved.push(paid);
+  }
+  await store.saveInstallments(saved);
+}
+
 /** Applies one outcome event (inside the consumer's transaction). Charges of links are not ours: ignored. */
 export async function recordChargeOutcome(
   store: ProjectionStore,
   clock: Clock,
   message: { type: string; body: string },
 ): Promise<void> {
+  const common = commonOutcome(message);
+  if (common) {
+    await recordCommonOutcome(store, common);
+    return;
+  }
   switch (message.type) {
-    case 'charge.requested': {
-      const { data } = parseEvent('charge.requested', message.body);
-      await store.markRequested(data.installmentId, data.attempt);
-      return;
-    }
-    case 'payment.succeeded': {
-      const { data } = parseEvent('payment.succeeded', message.body);
-      const key = installmentAttemptOfKey(data.idempotencyKey);
-      if (!key) return;
-      await store.markOutcome(key.installmentId, key.attempt, 'succeeded');
-      const row = await store.installmentForUpdate(key.installmentId);
-      if (row && row.state !== 'paid') await store.saveInstallment({ ...row, state: 'paid' });
-      return;
-    }
     case 'payment.failed': {
       const { data } = parseEvent('payment.failed', message.body);
       const key = installmentAttemptOfKey(data.idempotencyKey);
@@ -196,4 +268,28 @@ export async function recordChargeOutcome(
     default:
       throw new Error(`billing-scheduler does not record ${message.type}`);
   }
+}
+
+/**
+ * Applies a batch's outcome events in the order given, as `recordChargeOutcome` one after the other would:
+ * each stretch of requests and successes together (`recordCommonOutcomes`), any other message alone, in
+ * its own context, where it comes.
+ */
+export async function recordChargeOutcomeBatch(
+  store: ProjectionStore,
+  clock: Clock,
+  messages: BatchedMessage[],
+): Promise<void> {
+  let stretch: CommonOutcome[] = [];
+  for (const item of messages) {
+    const common = commonOutcome(item.message);
+    if (common) {
+      stretch.push(common);
+      continue;
+    }
+    await recordCommonOutcomes(store, stretch);
+    stretch = [];
+    await item.run(() => recordChargeOutcome(store, clock, item.message));
+  }
+  await recordCommonOutcomes(store, stretch);
 }

@@ -26,14 +26,26 @@ export interface ProjectedInstallment {
   lastAttemptOn: IsoDate | null;
 }
 
+/** `markRequested` (requested) or `markOutcome` (an outcome, and the run that counts it if only one). */
+export interface RunItemMark {
+  installmentId: number;
+  attempt: number;
+  requested?: boolean;
+  outcome?: RunItemOutcome;
+  runId?: string;
+}
+
 /** The projection and the run bookkeeping, bound to one transaction (a consumer's, with its inbox row). */
 export interface ProjectionStore {
   subscription(subscriptionId: number): Promise<ProjectedSubscription | undefined>;
   saveSubscription(subscription: ProjectedSubscription): Promise<void>;
   /** The installment, locked until the transaction ends. */
   installmentForUpdate(installmentId: number): Promise<ProjectedInstallment | undefined>;
+  /** The installments there are of these, locked in the order given, until the transaction ends. */
   installmentsForUpdate(installmentIds: number[]): Promise<ProjectedInstallment[]>;
   saveInstallment(installment: ProjectedInstallment): Promise<void>;
+  /** As `saveInstallment` for each, in one go; an installment given twice ends as its last copy. */
+  saveInstallments(installments: ProjectedInstallment[]): Promise<void>;
   /** A charge of this attempt was requested: the run that claimed it counts it. */
   markRequested(installmentId: number, attempt: number): Promise<void>;
   /**
@@ -41,6 +53,8 @@ export interface ProjectionStore {
    * reclaimed attempt was claimed by more than one).
    */
   markOutcome(installmentId: number, attempt: number, outcome: RunItemOutcome, runId?: string): Promise<void>;
+  /** As `markRequested` and `markOutcome` one after the other, in the order given, in one go. */
+  markRunItems(marks: RunItemMark[]): Promise<void>;
   policyOf(merchantId: string): Promise<DunningPolicy>;
   enqueue(events: EventEnvelope[]): Promise<void>;
 }

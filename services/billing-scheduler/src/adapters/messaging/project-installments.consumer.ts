@@ -1,5 +1,5 @@
 import { batchPrefetch, type Subscription } from '@payrail/messaging';
-import { PROJECTED_EVENTS, projectInstallmentEvent } from '../../application/project-installment-events';
+import { PROJECTED_EVENTS, projectInstallmentEventBatch } from '../../application/project-installment-events';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 import { numberInData } from './lock-order';
 
@@ -16,7 +16,7 @@ export function projectInstallments(unitOfWork: ConsumerUnitOfWork): Subscriptio
     handler: unitOfWork.batchHandlerFor(
       PROJECTION_CONSUMER,
       { maxBatch: PROJECTION_BATCH, lockOrder: (message) => numberInData(message.body, 'subscriptionId') },
-      (store, message) => projectInstallmentEvent(store, message),
+      (store, messages) => projectInstallmentEventBatch(store, messages),
     ),
   };
 }

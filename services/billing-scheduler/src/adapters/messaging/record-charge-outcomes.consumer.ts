@@ -1,6 +1,6 @@
 import { batchPrefetch, type Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
-import { CHARGE_OUTCOME_EVENTS, recordChargeOutcome } from '../../application/record-charge-outcome';
+import { CHARGE_OUTCOME_EVENTS, recordChargeOutcomeBatch } from '../../application/record-charge-outcome';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 import { installmentOf } from './lock-order';
 
@@ -17,7 +17,7 @@ export function recordChargeOutcomes(unitOfWork: ConsumerUnitOfWork, clock: Cloc
     handler: unitOfWork.batchHandlerFor(
       OUTCOMES_CONSUMER,
       { maxBatch: OUTCOMES_BATCH, lockOrder: (message) => installmentOf(message.body) },
-      (store, message) => recordChargeOutcome(store, clock, message),
+      (store, messages) => recordChargeOutcomeBatch(store, clock, messages),
     ),
   };
 }

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@payrail/contracts';
-import type { Database, Executor } from '@payrail/db';
-import { outboxChannel } from '@payrail/messaging';
+import { type Database, type Executor, executePrepared } from '@payrail/db';
+import { enqueueEvents, outboxTraceHeaders } from '@payrail/messaging';
 import { context, currentTraceHeaders, SpanKind, trace, tracer } from '@payrail/observability';
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { BillingRun, RunItemOutcome } from '../../domain/billing-run';
@@ -16,47 +16,27 @@ import type {
 } from '../../ports/billing-store';
 import { dunningPolicies, installments, outbox, runItems, runs, subscriptions } from './schema';
 
-const SCHEMA = 'billing_scheduler';
-
-function toInstallment(row: typeof installments.$inferSelect): ProjectedInstallment {
-  return {
-    installmentId: row.installmentId,
-    subscriptionId: row.subscriptionId,
-    merchantId: row.merchantId,
-    number: row.number,
-    paymentDate: row.paymentDate,
-    dueOn: row.dueOn,
-    attempt: row.attempt,
-    state: row.state,
-    firstAttemptOn: row.firstAttemptOn,
-    lastRunId: row.lastRunId,
-    lastAttemptOn: row.lastAttemptOn,
-  };
-}
-
-/** Outbox rows for events, written in the caller's transaction; one NOTIFY wakes the relay at commit. */
-async function writeOutbox(
+/**
+ * Outbox rows for events, written in the caller's transaction by one statement that also wakes the relay
+ * at commit; each row keeps the trace headers `headersOf` gives its event.
+ */
+function writeOutbox(
   tx: Executor,
   events: EventEnvelope[],
-  headersOf: (event: EventEnvelope) => Record<string, string> = () => currentTraceHeaders(),
+  headersOf: (event: EventEnvelope) => string = () => outboxTraceHeaders(),
 ): Promise<void> {
-  if (events.length === 0) return;
-  await tx.insert(outbox).values(
-    events.map((event) => ({
-      id: event.id,
-      type: event.type,
-      body: JSON.stringify(event),
-      headers: headersOf(event),
-    })),
+  return enqueueEvents(
+    tx,
+    outbox,
+    events.map((event) => ({ event, headers: headersOf(event) })),
   );
-  await tx.execute(sql`select pg_notify(${outboxChannel(SCHEMA)}, '')`);
 }
 
 /**
  * Each installment charge is a trace of its own (billing-scheduler → subscriptions → processor-gateway →
  * processor → back), not a child of the run that claimed it among thousands.
  */
-function ownTraceHeaders(event: EventEnvelope): Record<string, string> {
+function ownTraceHeaders(event: EventEnvelope): string {
   const span = tracer('billing-scheduler').startSpan(
     `${event.type} claim`,
     {
@@ -72,11 +52,129 @@ function ownTraceHeaders(event: EventEnvelope): Record<string, string> {
   );
   const headers = currentTraceHeaders(trace.setSpan(context.active(), span));
   span.end();
-  return headers;
+  return JSON.stringify(headers);
+}
+
+/**
+ * The projection's busiest statements, written by hand: their text is the same whatever the number of rows
+ * (one parameter: an array or a JSON document), so each is prepared once per connection and no query is
+ * built per call. The single-row methods of the store run them with one row.
+ */
+
+/** Installments locked in the order their ids are given (a duplicate id is asked once). */
+const INSTALLMENTS_FOR_UPDATE = `
+  select i.installment_id, i.subscription_id, i.merchant_id, i.number, i.payment_date::text as payment_date,
+         i.due_on::text as due_on, i.attempt, i.state, i.first_attempt_on::text as first_attempt_on,
+         i.last_run_id, i.last_attempt_on::text as last_attempt_on
+  from unnest($1::bigint[]) with ordinality as wanted(installment_id, n)
+  join billing_scheduler.installments i on i.installment_id = wanted.installment_id
+  order by wanted.n
+  for update of i`;
+
+interface InstallmentRow {
+  installment_id: number | string;
+  subscription_id: number | string;
+  merchant_id: string;
+  number: number;
+  payment_date: string;
+  due_on: string;
+  attempt: number;
+  state: ProjectedInstallment['state'];
+  first_attempt_on: string | null;
+  last_run_id: string | null;
+  last_attempt_on: string | null;
+}
+
+function fromInstallmentRow(row: InstallmentRow): ProjectedInstallment {
+  return {
+    installmentId: Number(row.installment_id),
+    subscriptionId: Number(row.subscription_id),
+    merchantId: row.merchant_id,
+    number: Number(row.number),
+    paymentDate: row.payment_date,
+    dueOn: row.due_on,
+    attempt: Number(row.attempt),
+    state: row.state,
+    firstAttemptOn: row.first_attempt_on,
+    lastRunId: row.last_run_id,
+    lastAttemptOn: row.last_attempt_on,
+  };
+}
+
+/** Each installment as given, inserted or replaced whole (its claim time kept): at most one row per id. */
+const SAVE_INSTALLMENTS = `
+  insert into billing_scheduler.installments (installment_id, subscription_id, merchant_id, number,
+    payment_date, due_on, attempt, state, first_attempt_on, last_run_id, last_attempt_on, updated_at)
+  select r.installment_id, r.subscription_id, r.merchant_id, r.number, r.payment_date, r.due_on, r.attempt,
+    r.state, r.first_attempt_on, r.last_run_id, r.last_attempt_on, now()
+  from json_to_recordset($1::json) as r(installment_id bigint, subscription_id bigint, merchant_id uuid,
+    number integer, payment_date date, due_on date, attempt integer, state text, first_attempt_on date,
+    last_run_id uuid, last_attempt_on date)
+  on conflict (installment_id) do update set
+    subscription_id = excluded.subscription_id, merchant_id = excluded.merchant_id, number = excluded.number,
+    payment_date = excluded.payment_date, due_on = excluded.due_on, attempt = excluded.attempt,
+    state = excluded.state, first_attempt_on = excluded.first_attempt_on, last_run_id = excluded.last_run_id,
+    last_attempt_on = excluded.last_attempt_on, updated_at = now()`;
+
+function installmentRecord(installment: ProjectedInstallment) {
+  return {
+    installment_id: installment.installmentId,
+    subscription_id: installment.subscriptionId,
+    merchant_id: installment.merchantId,
+    number: installment.number,
+    payment_date: installment.paymentDate,
+    due_on: installment.dueOn,
+    attempt: installment.attempt,
+    state: installment.state,
+    first_attempt_on: installment.firstAttemptOn,
+    last_run_id: installment.lastRunId,
+    last_attempt_on: installment.lastAttemptOn,
+  };
+}
+
+/**
+ * The marks of `markRunItems`, in the order given. A request counts for the attempt's latest claim; an
+ * outcome for the given run's claim of the attempt, else for every claim of it still waiting, and the first
+ * outcome a run item gets stays. The run items are locked in (installment, id) order.
+ */
+const MARK_RUN_ITEMS = `
+  with mark as (
+    select (e ->> 'installmentId')::bigint as installment_id, (e ->> 'attempt')::integer as attempt,
+           coalesce((e ->> 'requested')::boolean, false) as requested, e ->> 'outcome' as outcome,
+           (e ->> 'runId')::uuid as run_id, n
+    from json_array_elements($1::json) with ordinality as m(e, n)
+  ), latest as (
+    select (select r.id from billing_scheduler.run_items r
+            where r.installment_id = m.installment_id and r.attempt = m.attempt
+            order by r.id desc limit 1) as id
+    from mark m where m.requested
+  ), settle as (
+    select distinct on (r.id) r.id, m.outcome
+    from mark m
+    join billing_scheduler.run_items r on r.installment_id = m.installment_id and r.attempt = m.attempt
+      and (m.run_id is null or r.run_id = m.run_id)
+    where m.outcome is not null and r.outcome is null
+    order by r.id, m.n
+  ), target as (
+    select r.id, exists (select 1 from latest l where l.id = r.id) as requested, s.outcome
+    from billing_scheduler.run_items r
+    join (select id from latest union select id from settle) touched on touched.id = r.id
+    left join settle s on s.id = r.id
+    order by r.installment_id, r.id
+    for update of r
+  )
+  update billing_scheduler.run_items r set
+    requested_at = case when t.requested then coalesce(r.requested_at, now()) else r.requested_at end,
+    outcome = coalesce(r.outcome, t.outcome),
+    settled_at = case when r.outcome is null and t.outcome is not null then now() else r.settled_at end
+  from target t where r.id = t.id`;
+
+function idArray(ids: readonly number[]): string {
+  return `{${ids.join(',')}}`;
 }
 
 export function postgresProjectionStore(tx: Executor): ProjectionStore {
-  return {
+  const store: ProjectionStore = {
     async subscription(subscriptionId) {
       const [row] = await tx
         .select()
@@ -101,44 +199,36 @@ export function postgresProjectionStore(tx: Executor): ProjectionStore {
         });
     },
     async installmentForUpdate(installmentId) {
-      const [row] = await tx
-        .select()
-        .from(installments)
-        .where(eq(installments.installmentId, installmentId))
-        .for('update');
-      return row && toInstallment(row);
+      const [row] = await store.installmentsForUpdate([installmentId]);
+      return row;
     },
     async installmentsForUpdate(installmentIds) {
       if (installmentIds.length === 0) return [];
-      const rows = await tx
-        .select()
-        .from(installments)
-        .where(inArray(installments.installmentId, installmentIds))
-        .orderBy(installments.installmentId)
-        .for('update');
-      return rows.map(toInstallment);
+      const rows = await executePrepared<InstallmentRow>(
+        tx,
+        'billing_installments_for_update',
+        INSTALLMENTS_FOR_UPDATE,
+        [idArray([...new Set(installmentIds)])],
+      );
+      return rows.map(fromInstallmentRow);
     },
-    async saveInstallment(installment) {
-      const { installmentId: _key, ...rest } = installment;
-      await tx
-        .insert(installments)
-        .values({ ...installment, updatedAt: sql`now()` })
-        .onConflictDoUpdate({ target: installments.installmentId, set: { ...rest, updatedAt: sql`now()` } });
+    saveInstallment: (installment) => store.saveInstallments([installment]),
+    async saveInstallments(rows) {
+      if (rows.length === 0) return;
+      // One row per id (an upsert may not touch a row twice): the last one given.
+      const last = new Map<number, ProjectedInstallment>();
+      for (const row of rows) last.set(row.installmentId, row);
+      await executePrepared(tx, 'billing_save_installments', SAVE_INSTALLMENTS, [
+        JSON.stringify([...last.values()].map(installmentRecord)),
+      ]);
     },
-    async markRequested(installmentId, attempt) {
-      await tx.execute(sql`
-        update ${runItems} set requested_at = coalesce(requested_at, now())
-        where id = (select id from ${runItems}
-                    where installment_id = ${installmentId} and attempt = ${attempt}
-                    order by id desc limit 1)`);
-    },
-    async markOutcome(installmentId, attempt, outcome: RunItemOutcome, runId) {
-      // Without a run (a payment's outcome), every run still waiting for the attempt counts it: a reclaimed
-      // attempt belongs to the run that first claimed it and to the one that claimed it again.
-      const which = runId ? sql`and run_id = ${runId}` : sql``;
-      await tx.execute(sql`
-        update ${runItems} set outcome = ${outcome}, settled_at = now()
-        where installment_id = ${installmentId} and attempt = ${attempt} ${which} and outcome is null`);
+    markRequested: (installmentId, attempt) =>
+      store.markRunItems([{ installmentId, attempt, requested: true }]),
+    markOutcome: (installmentId, attempt, outcome: RunItemOutcome, runId) =>
+      store.markRunItems([{ installmentId, attempt, outcome, runId }]),
+    async markRunItems(marks) {
+      if (marks.length === 0) return;
+      await executePrepared(tx, 'billing_mark_run_items', MARK_RUN_ITEMS, [JSON.stringify(marks)]);
     },
     async policyOf(merchantId) {
       const [row] = await tx.select().from(dunningPolicies).where(eq(dunningPolicies.merchantId, merchantId));
@@ -151,6 +241,7 @@ export function postgresProjectionStore(tx: Executor): ProjectionStore {
     },
     enqueue: (events) => writeOutbox(tx, events),
   };
+  return store;
 }
 
 interface RunRow {
@@ -256,14 +347,20 @@ export function postgresRunStore(db: Database): RunStore {
             order by i.due_on, i.installment_id
             limit ${request.limit}
             for update of i skip locked
-          )
+          ), claimed as (
           update ${installments} i
           set state = 'claimed', last_run_id = ${request.runId}, last_attempt_on = due.attempt_on,
               first_attempt_on = coalesce(i.first_attempt_on, due.attempt_on),
               claimed_at = ${at.toISOString()}::timestamptz, updated_at = now()
           from due where i.installment_id = due.installment_id
           returning i.installment_id, i.subscription_id, i.merchant_id, i.attempt, i.due_on::text as due_on,
-                    due.attempt_on::text as attempt_on, due.reclaimed_from, due.previously_claimed_at`);
+                    due.attempt_on::text as attempt_on, due.reclaimed_from, due.previously_claimed_at
+          ), items as (
+            -- The run's items, in the same statement: no multi-row insert built per claimed row.
+            insert into ${runItems} (run_id, installment_id, attempt)
+            select ${request.runId}::uuid, installment_id, attempt from claimed
+          )
+          select * from claimed`);
         const claimed = rowsOf<{
           installment_id: number | string;
           subscription_id: number | string;
@@ -299,13 +396,6 @@ export function postgresRunStore(db: Database): RunStore {
             })
             .onConflictDoNothing();
         }
-        await tx.insert(runItems).values(
-          claimed.map((row) => ({
-            runId: request.runId,
-            installmentId: row.installmentId,
-            attempt: row.attempt,
-          })),
-        );
         await writeOutbox(tx, toEvents(claimed), ownTraceHeaders);
         return claimed;
       });

@@ -25,7 +25,10 @@ export function postgresConsumerUnitOfWork(db: Database, inbox: InboxTable): Con
           const ordered = items
             .map((item, index) => ({ item, index, key: lockOrder(item.message) }))
             .sort((a, b) => a.key - b.key || a.index - b.index);
-          for (const { item } of ordered) await item.run(() => work(store, item.message));
+          await work(
+            store,
+            ordered.map(({ item }) => item),
+          );
         },
       });
     },
