@@ -662,10 +662,11 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
 
     async clearNextAttempts(installmentIds) {
       if (installmentIds.length === 0) return;
+      // One array parameter whatever the count: one statement text, prepared once.
       await executor
         .update(installments)
         .set({ nextAttemptOn: null })
-        .where(inArray(installments.id, [...new Set(installmentIds)]));
+        .where(sql`${installments.id} = any(${arrayLiteral([...new Set(installmentIds)])}::int[])`);
     },
 
     async cardAttemptsSince(paymentMethodId, since) {
