@@ -28,16 +28,22 @@ export interface ChangeSet {
   cancelReason?: CancelReason;
 }
 
+/** What a change set comes to, before anything is stored. */
+export interface PlannedChanges {
+  /** The installments that really change (a change to the value it already had is no change). */
+  real: Array<{ before: Installment; after: Installment }>;
+  /** The subscription after the completion and past-due rules; the one given when they change nothing. */
+  subscription: Subscription;
+  /** Every change announced. */
+  events: EventEnvelope[];
+}
+
 /**
- * Stores changed installments and the subscription in one go, with the events announcing every change,
- * makes a past-due subscription active again once no installment of it is failed, and completes a STATIC
- * subscription left with nothing to collect. Returns the installments that really
- * changed (a change to the value it already had is no change) and the subscription as stored.
+ * The rules `applyChanges` stores, without a store: makes a past-due subscription active again once no
+ * installment of it is failed, completes a STATIC subscription left with nothing to collect, and builds the
+ * events announcing every change. Batches decide with it in memory and write many change sets at once.
  */
-export async function applyChanges(
-  store: SubscriptionStore,
-  changes: ChangeSet,
-): Promise<{ changed: Installment[]; subscription: Subscription }> {
+export function planChanges(changes: ChangeSet): PlannedChanges {
   const { subscription, installments, at } = changes;
   const byId = new Map(installments.map((installment) => [installment.id, installment]));
   const real = changes.changed
@@ -48,13 +54,25 @@ export async function applyChanges(
   const afterAll = installments.map((installment) => updated.get(installment.id) ?? installment);
   const restored = restoreIfSettled(changes.nextSubscription ?? subscription, afterAll);
   const next = completeIfFinished(restored, afterAll, at);
-
-  await store.saveInstallments(real, at);
-  if (next !== subscription) await store.saveSubscription(next);
   const events: EventEnvelope[] = [
     ...installmentsChanged(next, real, at, changes.payment, paidTally(afterAll)),
     ...subscriptionStatusChanged(subscription, next, at, changes.cancelReason),
   ];
+  return { real, subscription: next, events };
+}
+
+/**
+ * Stores changed installments and the subscription in one go, with the events announcing every change
+ * (`planChanges`: past due back to active, a finished STATIC subscription completed). Returns the
+ * installments that really changed and the subscription as stored.
+ */
+export async function applyChanges(
+  store: SubscriptionStore,
+  changes: ChangeSet,
+): Promise<{ changed: Installment[]; subscription: Subscription }> {
+  const { real, subscription: next, events } = planChanges(changes);
+  await store.saveInstallments(real, changes.at);
+  if (next !== changes.subscription) await store.saveSubscription(next);
   await store.publish(events);
   return { changed: real.map(({ after }) => after), subscription: next };
 }

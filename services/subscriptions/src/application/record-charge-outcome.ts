@@ -1,9 +1,9 @@
-import type { EventData } from '@payrail/contracts';
-import { parseChargeKey } from '../domain/debit';
-import { cancelAfterDecline, chargeDeclined, markPaid } from '../domain/installment';
+import type { EventData, EventEnvelope } from '@payrail/contracts';
+import { type AttemptOutcome, chargeKey, parseChargeKey } from '../domain/debit';
+import { cancelAfterDecline, chargeDeclined, type Installment, markPaid } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import type { InMessageContext } from '../ports/subscription-store';
-import { applyChanges } from './apply-changes';
+import { applyChanges, planChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
 
 export type ChargeOutcomeResult =
@@ -35,14 +35,7 @@ export async function recordChargeSucceeded(
     const at = deps.clock.now();
     const found = await store.findInstallment(payment.merchantId, key.installmentId);
     if (!found) return { kind: 'not-ours' };
-    const settled = await store.settleAttempt(key.installmentId, key.attempt, {
-      status: 'succeeded',
-      chargeId: payment.chargeId,
-      processor: payment.processor,
-      settledAt: new Date(payment.paidAt),
-      declineCode: null,
-      category: null,
-    });
+    const settled = await store.settleAttempt(key.installmentId, key.attempt, succeeded(payment));
     if (!settled) return { kind: 'duplicate' };
     const { subscription, installment } = found;
     if (installment.status === 'paid' || installment.status === 'cancelled') {
@@ -114,15 +107,117 @@ export interface OfBatch<T> {
 }
 
 /**
- * `recordChargeSucceeded` for a batch, in one transaction: the subscriptions of the batch's installments
- * locked first, in one statement and in id order (two batches never wait on each other in a cycle), then
- * each payment recorded in delivery order in its own context. Results in the order of `payments`.
+ * `recordChargeSucceeded` for a batch, in one transaction with a few statements whatever its size: the
+ * subscriptions of the batch's installments locked in one statement and in id order (two batches never wait
+ * on each other in a cycle), all their installments and the batch's attempts read at once; then each
+ * payment decided in memory in delivery order, as if one after the other (a payment sees what the ones
+ * before it decided: the paid count, a duplicate, an installment paid by an earlier attempt), with the rules
+ * of `applyChanges` (`planChanges`); and every change written in one statement each, each event in the
+ * context (trace) of the payment it answers. Results in the order of `payments`.
  */
-export function recordChargesSucceeded(
+export async function recordChargesSucceeded(
   deps: UseCaseDeps,
   payments: Array<OfBatch<EventData<'payment.succeeded'>>>,
 ): Promise<ChargeOutcomeResult[]> {
-  return inBatch(deps, payments, recordChargeSucceeded);
+  return deps.store.transaction(async (store) => {
+    const at = deps.clock.now();
+    const keys = payments.map(({ data }) =>
+      data.installmentId === null ? undefined : parseChargeKey(data.idempotencyKey),
+    );
+    const asked = payments.flatMap(({ data }, index) => {
+      const key = keys[index];
+      return key ? [{ merchantId: data.merchantId, installmentId: key.installmentId }] : [];
+    });
+    const locked = await store.lockSubscriptionsOfInstallments(asked);
+
+    // As they are now, and as the batch changes them.
+    const subscriptionOf = new Map(locked.map(({ subscription }) => [subscription.id, subscription]));
+    const installmentsOf = new Map(
+      locked.map(({ subscription, installments }) => [subscription.id, installments]),
+    );
+    const installmentById = new Map(
+      locked.flatMap(({ installments }) => installments.map((row) => [row.id, row] as const)),
+    );
+    const ours = (index: number) => {
+      const key = keys[index];
+      const installment = key && installmentById.get(key.installmentId);
+      const subscription = installment && subscriptionOf.get(installment.subscriptionId);
+      return key && subscription?.merchantId === payments[index]?.data.merchantId ? key : undefined;
+    };
+    const attemptStatus = await store.attemptStatuses(
+      payments.flatMap((_, index) => {
+        const key = ours(index);
+        return key ? [key] : [];
+      }),
+    );
+
+    const firstInstallment = new Map<number, Installment>();
+    const firstSubscription = new Map<number, Subscription>();
+    const settlements: Array<{ installmentId: number; attempt: number; outcome: AttemptOutcome }> = [];
+    const events: Array<{ event: EventEnvelope; within: InMessageContext }> = [];
+    const results = payments.map(({ data, within }, index): ChargeOutcomeResult => {
+      const key = ours(index);
+      if (!key) return { kind: 'not-ours' };
+      const attempt = chargeKey(key.installmentId, key.attempt);
+      if (attemptStatus.get(attempt) !== 'requested') return { kind: 'duplicate' };
+      attemptStatus.set(attempt, 'succeeded');
+      settlements.push({ ...key, outcome: succeeded(data) });
+      const installment = installmentById.get(key.installmentId) as Installment;
+      if (installment.status === 'paid' || installment.status === 'cancelled') {
+        return { kind: 'paid-twice', installmentStatus: installment.status };
+      }
+      const subscription = subscriptionOf.get(installment.subscriptionId) as Subscription;
+      const installments = installmentsOf.get(subscription.id) as Installment[];
+      const plan = planChanges({
+        subscription,
+        installments,
+        changed: [markPaid(installment, new Date(data.paidAt))],
+        at,
+      });
+      for (const { before, after } of plan.real) {
+        if (!firstInstallment.has(after.id)) firstInstallment.set(after.id, before);
+        installmentById.set(after.id, after);
+      }
+      const updated = new Map(plan.real.map(({ after }) => [after.id, after]));
+      installmentsOf.set(
+        subscription.id,
+        installments.map((row) => updated.get(row.id) ?? row),
+      );
+      if (plan.subscription !== subscription && !firstSubscription.has(subscription.id)) {
+        firstSubscription.set(subscription.id, subscription);
+      }
+      subscriptionOf.set(subscription.id, plan.subscription);
+      for (const event of plan.events) events.push({ event, within });
+      return { kind: 'paid', subscription: plan.subscription };
+    });
+
+    await store.settleAttempts(settlements);
+    await store.saveInstallments(
+      [...firstInstallment].map(([id, before]) => ({
+        before,
+        after: installmentById.get(id) as Installment,
+      })),
+      at,
+    );
+    await store.saveSubscriptions(
+      [...firstSubscription.keys()].map((id) => subscriptionOf.get(id) as Subscription),
+    );
+    await store.clearNextAttempts([...firstInstallment.keys()]);
+    await store.publishEach(events);
+    return results;
+  });
+}
+
+/** What processor-gateway reported of an approved charge, as its attempt keeps it. */
+function succeeded(payment: EventData<'payment.succeeded'>): AttemptOutcome {
+  return {
+    status: 'succeeded',
+    chargeId: payment.chargeId,
+    processor: payment.processor,
+    settledAt: new Date(payment.paidAt),
+    declineCode: null,
+    category: null,
+  };
 }
 
 /** `recordChargeFailed` for a batch, as `recordChargesSucceeded`. */

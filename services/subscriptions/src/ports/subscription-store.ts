@@ -1,6 +1,6 @@
 import type { EventEnvelope, PaymentMethodKind } from '@payrail/contracts';
 import type { AmountUpdate, DateMatch } from '../domain/bulk';
-import type { AttemptOutcome, ChargeAttempt } from '../domain/debit';
+import type { AttemptOutcome, AttemptStatus, ChargeAttempt } from '../domain/debit';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import type { SubscriptionStatus } from '../domain/status';
@@ -52,6 +52,8 @@ export interface SubscriptionStore {
   /** Undefined when the link already has its subscription (a redelivered `link.created`). */
   insertSubscription(subscription: NewSubscription): Promise<Subscription | undefined>;
   saveSubscription(subscription: Subscription): Promise<void>;
+  /** Batch: `saveSubscription` for each, in one statement. */
+  saveSubscriptions(subscriptions: Subscription[]): Promise<void>;
   /** Locks the row. */
   findByLink(merchantId: string, linkId: number): Promise<Subscription | undefined>;
   /** The merchant's pending and active subscriptions matching the criteria; locked when `lock`. */
@@ -82,6 +84,16 @@ export interface SubscriptionStore {
   findInstallmentsForUpdate(
     refs: Array<{ merchantId: string; installmentId: number }>,
   ): Promise<Map<number, { subscription: Subscription; installment: Installment }>>;
+
+  /**
+   * Batch, for charge outcomes: the subscriptions of the installments (each only when its subscription is
+   * that merchant's) locked in one statement, in id order, as `findInstallmentsForUpdate`, then every
+   * installment of those subscriptions in one more (by number). A subscription locked for one merchant's
+   * installment may hold an installment another ref names with another merchant: the caller checks.
+   */
+  lockSubscriptionsOfInstallments(
+    refs: Array<{ merchantId: string; installmentId: number }>,
+  ): Promise<Array<{ subscription: Subscription; installments: Installment[] }>>;
 
   /** As `findInstallment`, without the lock (for reading). */
   readInstallment(
@@ -148,6 +160,17 @@ export interface SubscriptionStore {
   /** The highest attempt number requested for the installment (0 when none). */
   latestAttemptNumber(installmentId: number): Promise<number>;
   recordAttempt(attempt: ChargeAttempt): Promise<void>;
+  /** Batch: the status of each asked attempt that exists, by `chargeKey(installmentId, attempt)`. */
+  attemptStatuses(
+    attempts: Array<{ installmentId: number; attempt: number }>,
+  ): Promise<Map<string, AttemptStatus>>;
+  /**
+   * Batch: `settleAttempt` in one statement; each attempt must still be `requested`, else
+   * `CONCURRENT_MODIFICATION` and nothing is settled.
+   */
+  settleAttempts(
+    settlements: Array<{ installmentId: number; attempt: number; outcome: AttemptOutcome }>,
+  ): Promise<void>;
   /** Settles a `requested` attempt; false when it was settled already (nothing changed). */
   settleAttempt(installmentId: number, attempt: number, outcome: AttemptOutcome): Promise<boolean>;
   /**

@@ -4,7 +4,7 @@ import { outboxChannel } from '@payrail/messaging';
 import { currentTraceHeaders } from '@payrail/observability';
 import { and, asc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { DateMatch } from '../../domain/bulk';
-import type { ChargeAttempt } from '../../domain/debit';
+import { type AttemptStatus, type ChargeAttempt, chargeKey } from '../../domain/debit';
 import { SubscriptionError } from '../../domain/errors';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
@@ -131,6 +131,31 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
 }
 
 export function postgresSubscriptionStore(executor: Executor): SubscriptionStore {
+  /**
+   * Locks the subscriptions of the installments (each only when its subscription is that merchant's) in one
+   * statement, in id order (so batches never deadlock each other); the rows as locked.
+   */
+  const lockOwners = async (refs: Array<{ merchantId: string; installmentId: number }>) => {
+    const asked = json(
+      refs.map((ref) => ({ merchant_id: ref.merchantId, installment_id: ref.installmentId })),
+    );
+    return executor
+      .select()
+      .from(subscriptions)
+      .where(
+        inArray(
+          subscriptions.id,
+          sql`(
+            select i.subscription_id
+            from ${installments} as i
+            join json_to_recordset(${asked}::json) as x(merchant_id uuid, installment_id bigint)
+              on x.installment_id = i.id
+            join ${subscriptions} as owner on owner.id = i.subscription_id and owner.merchant_id = x.merchant_id)`,
+        ),
+      )
+      .orderBy(asc(subscriptions.id))
+      .for('update');
+  };
   const store: SubscriptionStore = {
     transaction(work) {
       // Inside a transaction already (a consumer's inbox transaction), this is a savepoint.
@@ -162,6 +187,34 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
           updatedAt: sql`now()`,
         })
         .where(eq(subscriptions.id, subscription.id));
+    },
+
+    async saveSubscriptions(list) {
+      if (list.length === 0) return;
+      const rows = list.map((subscription) => ({
+        id: subscription.id,
+        status: subscription.status,
+        installment_amount: subscription.installmentAmount,
+        total_periods: subscription.totalPeriods,
+        day_of_month: subscription.dayOfMonth,
+        activated_at: subscription.activatedAt?.toISOString() ?? null,
+        ended_at: subscription.endedAt?.toISOString() ?? null,
+        payment_method_id: subscription.paymentMethodId,
+        processor: subscription.processor,
+        customer_id: subscription.customerId,
+      }));
+      // The columns saveSubscription sets, for every subscription at once.
+      await executor.execute(sql`
+        update ${subscriptions} as s
+        set status = x.status, installment_amount = x.installment_amount, total_periods = x.total_periods,
+            day_of_month = x.day_of_month, activated_at = x.activated_at, ended_at = x.ended_at,
+            payment_method_id = x.payment_method_id, processor = x.processor, customer_id = x.customer_id,
+            updated_at = now()
+        from json_to_recordset(${json(rows)}::json)
+          as x(id bigint, status text, installment_amount numeric, total_periods int, day_of_month int,
+               activated_at timestamptz, ended_at timestamptz, payment_method_id uuid, processor text,
+               customer_id bigint)
+        where s.id = x.id`);
     },
 
     async findByLink(merchantId, linkId) {
@@ -239,27 +292,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     async findInstallmentsForUpdate(refs) {
       const found = new Map<number, { subscription: Subscription; installment: Installment }>();
       if (refs.length === 0) return found;
-      const asked = json(
-        refs.map((ref) => ({ merchant_id: ref.merchantId, installment_id: ref.installmentId })),
-      );
-      // Lock the subscriptions first (in id order, one statement), then read the installments: what is read
-      // is what the locks protect, as in findInstallment.
-      const lockedRows = await executor
-        .select()
-        .from(subscriptions)
-        .where(
-          inArray(
-            subscriptions.id,
-            sql`(
-              select i.subscription_id
-              from ${installments} as i
-              join json_to_recordset(${asked}::json) as x(merchant_id uuid, installment_id bigint)
-                on x.installment_id = i.id
-              join ${subscriptions} as owner on owner.id = i.subscription_id and owner.merchant_id = x.merchant_id)`,
-          ),
-        )
-        .orderBy(asc(subscriptions.id))
-        .for('update');
+      const lockedRows = await lockOwners(refs);
       if (lockedRows.length === 0) return found;
       const installmentRows = await executor
         .select()
@@ -283,6 +316,30 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         if (subscription) found.set(row.id, { subscription, installment: toInstallment(row) });
       }
       return found;
+    },
+
+    async lockSubscriptionsOfInstallments(refs) {
+      if (refs.length === 0) return [];
+      const locked = await lockOwners(refs);
+      if (locked.length === 0) return [];
+      // One array parameter whatever the count: one statement text, prepared once.
+      const rows = await executor
+        .select()
+        .from(installments)
+        .where(
+          sql`${installments.subscriptionId} = any(${arrayLiteral(locked.map((row) => row.id))}::bigint[])`,
+        )
+        .orderBy(asc(installments.subscriptionId), asc(installments.number));
+      const bySubscription = new Map<number, Installment[]>();
+      for (const row of rows) {
+        const list = bySubscription.get(row.subscriptionId) ?? [];
+        list.push(toInstallment(row));
+        bySubscription.set(row.subscriptionId, list);
+      }
+      return locked.map((row) => ({
+        subscription: toSubscription(row),
+        installments: bySubscription.get(row.id) ?? [],
+      }));
     },
 
     async readInstallment(merchantId, installmentId) {
@@ -605,10 +662,11 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
 
     async clearNextAttempts(installmentIds) {
       if (installmentIds.length === 0) return;
+      // One array parameter whatever the count: one statement text, prepared once.
       await executor
         .update(installments)
         .set({ nextAttemptOn: null })
-        .where(inArray(installments.id, [...new Set(installmentIds)]));
+        .where(sql`${installments.id} = any(${arrayLiteral([...new Set(installmentIds)])}::int[])`);
     },
 
     async cardAttemptsSince(paymentMethodId, since) {
@@ -640,6 +698,58 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
 
     async recordAttempt(attempt) {
       await executor.insert(chargeAttempts).values(attempt);
+    },
+
+    async attemptStatuses(asked) {
+      const statuses = new Map<string, AttemptStatus>();
+      if (asked.length === 0) return statuses;
+      const rows = await executor
+        .select({
+          installmentId: chargeAttempts.installmentId,
+          attempt: chargeAttempts.attempt,
+          status: chargeAttempts.status,
+        })
+        .from(chargeAttempts)
+        .where(
+          sql`(${chargeAttempts.installmentId}, ${chargeAttempts.attempt}) in (
+            select x.installment_id, x.attempt
+            from unnest(${arrayLiteral(asked.map((a) => a.installmentId))}::int[],
+                        ${arrayLiteral(asked.map((a) => a.attempt))}::int[]) as x(installment_id, attempt))`,
+        );
+      for (const row of rows) statuses.set(chargeKey(row.installmentId, row.attempt), row.status);
+      return statuses;
+    },
+
+    async settleAttempts(settlements) {
+      if (settlements.length === 0) return;
+      const rows = settlements.map(({ installmentId, attempt, outcome }) => ({
+        installment_id: installmentId,
+        attempt,
+        status: outcome.status,
+        charge_id: outcome.chargeId,
+        processor: outcome.processor,
+        settled_at: outcome.settledAt.toISOString(),
+        decline_code: outcome.declineCode,
+        category: outcome.category,
+      }));
+      const settled = rowsOf<{ id: number }>(
+        await executor.execute(sql`
+          update ${chargeAttempts} as a
+          set status = x.status, charge_id = x.charge_id, processor = x.processor, settled_at = x.settled_at,
+              decline_code = x.decline_code, category = x.category
+          from json_to_recordset(${json(rows)}::json)
+            as x(installment_id int, attempt int, status text, charge_id uuid, processor text,
+                 settled_at timestamptz, decline_code text, category text)
+          where a.installment_id = x.installment_id and a.attempt = x.attempt and a.status = 'requested'
+          returning a.id`),
+      );
+      if (settled.length !== settlements.length) {
+        // Settled by another writer since it was read: settle nothing (the transaction rolls back).
+        throw new SubscriptionError(
+          'CONCURRENT_MODIFICATION',
+          'A charge attempt changed meanwhile; try again',
+        );
+      }
     },
 
     async settleAttempt(installmentId, attempt, outcome) {
