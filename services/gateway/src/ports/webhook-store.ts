@@ -143,6 +143,15 @@ export interface ProjectionRows {
   installments: ProjectedInstallment[];
 }
 
+/** An installment as a batch of events left it, and which of its columns they changed. */
+export interface InstallmentChange {
+  installment: ProjectedInstallment;
+  /** Its subscription and number were saved (`saveInstallments`). */
+  saved: boolean;
+  /** Its transaction was set (`setInstallmentTx`). */
+  txSet: boolean;
+}
+
 /** The projection envelopes are filled from, as the event consumer reads and changes it. */
 export interface WebhookProjection {
   saveLink(link: ProjectedLink): Promise<void>;
@@ -164,8 +173,11 @@ export interface WebhookEventWriter extends WebhookProjection {
    * subscriptions and the subscriptions of the links (what an envelope is filled from).
    */
   loadProjection(keys: ProjectionKeys): Promise<ProjectionRows>;
-  /** Each installment row exactly as given (its transaction too), inserted or replaced; one statement. */
-  putInstallments(installments: ProjectedInstallment[]): Promise<void>;
+  /**
+   * Installments as a batch left them, one statement: a new one inserted as given, one already there
+   * given only the columns the batch changed (as `saveInstallments` and `setInstallmentTx` would).
+   */
+  putInstallments(changes: InstallmentChange[]): Promise<void>;
   /**
    * Appends an envelope to the merchant's log (under the merchant's lock, so the log commits in `seq`
    * order) and queues a delivery to each of the merchant's endpoints that takes its kind. Null when an

@@ -11,7 +11,8 @@ import {
   WEBHOOK_EVENTS_CONSUMER,
 } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
 import { inbox } from '../../src/adapters/postgres/schema';
-import { webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
+import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
+import { postgresWebhookStore, webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
 import { countingDatabase } from './statement-counter';
 import { createEndpoint, createMerchant, freshId, publishEveryKind, startWebhookGateway } from './support';
 
@@ -296,6 +297,47 @@ describe('the webhook-events consumer, batch path', () => {
       messages.map((message) => ({ ...message, attempt: 2 })),
     );
     expect(await snapshot()).toEqual(alone);
+  });
+
+  it('writes of an installment already there only the columns the batch changed', async () => {
+    const store = postgresWebhookStore(gateway.database.db, secretSealer('test'));
+    const [kept, paid, fresh] = [freshId(), freshId(), freshId()];
+    const subscriptionId = freshId();
+    await store.inTransaction(async (writer) => {
+      await writer.saveInstallments([
+        { installmentId: kept, subscriptionId, number: 1 },
+        { installmentId: paid, subscriptionId, number: 2 },
+      ]);
+      await writer.setInstallmentTx(kept, 'BEFORE');
+    });
+    // What another transaction may have written since the batch read them is left as it is.
+    await store.inTransaction((writer) =>
+      writer.putInstallments([
+        {
+          installment: { installmentId: kept, subscriptionId, number: 7, txId: null },
+          saved: true,
+          txSet: false,
+        },
+        {
+          installment: { installmentId: paid, subscriptionId: 1, number: 1, txId: 'AUTH' },
+          saved: false,
+          txSet: true,
+        },
+        {
+          installment: { installmentId: fresh, subscriptionId, number: 3, txId: null },
+          saved: true,
+          txSet: false,
+        },
+      ]),
+    );
+    const found = await store.inTransaction((writer) =>
+      Promise.all([kept, paid, fresh].map((id) => writer.findInstallment(id))),
+    );
+    expect(found).toEqual([
+      { installmentId: kept, subscriptionId, number: 7, txId: 'BEFORE' },
+      { installmentId: paid, subscriptionId, number: 2, txId: 'AUTH' },
+      { installmentId: fresh, subscriptionId, number: 3, txId: null },
+    ]);
   });
 
   it('runs a few statements per batch of charges, not a dozen per charge', async () => {

@@ -247,21 +247,31 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
         installments: JSON.parse(row?.installments ?? '[]'),
       };
     },
-    async putInstallments(installments) {
-      if (installments.length === 0) return;
-      const rows = installments.map((installment) => ({
+    async putInstallments(changes) {
+      if (changes.length === 0) return;
+      const rows = changes.map(({ installment, saved, txSet }) => ({
         installment_id: installment.installmentId,
         subscription_id: installment.subscriptionId,
         number: installment.number,
         tx_id: installment.txId,
+        saved,
+        tx_set: txSet,
       }));
+      // A row already there keeps what the batch did not change (another transaction may have).
       await tx.execute(sql`
-        insert into ${webhookInstallments} (installment_id, subscription_id, number, tx_id)
-        select installment_id, subscription_id, number, tx_id
-          from json_to_recordset(${JSON.stringify(rows)}::json)
-            as x(installment_id int, subscription_id int, number int, tx_id text)
+        with given as (
+          select * from json_to_recordset(${JSON.stringify(rows)}::json)
+            as x(installment_id int, subscription_id int, number int, tx_id text, saved boolean, tx_set boolean)
+        )
+        insert into ${webhookInstallments} as i (installment_id, subscription_id, number, tx_id)
+        select installment_id, subscription_id, number, tx_id from given
         on conflict (installment_id) do update set
-          subscription_id = excluded.subscription_id, number = excluded.number, tx_id = excluded.tx_id`);
+          subscription_id = case when (select g.saved from given g where g.installment_id = excluded.installment_id)
+                                 then excluded.subscription_id else i.subscription_id end,
+          number = case when (select g.saved from given g where g.installment_id = excluded.installment_id)
+                        then excluded.number else i.number end,
+          tx_id = case when (select g.tx_set from given g where g.installment_id = excluded.installment_id)
+                       then excluded.tx_id else i.tx_id end`);
     },
     async appendEvents(events) {
       if (events.length === 0) return 0;

@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import type {
+  InstallmentChange,
   ProjectedInstallment,
   ProjectedLink,
   ProjectedSubscription,
@@ -19,7 +20,8 @@ class BatchProjection implements WebhookProjection {
   private readonly links = new Map<number, ProjectedLink | null>();
   private readonly subscriptions = new Map<number, ProjectedSubscription | null>();
   private readonly installments = new Map<number, ProjectedInstallment | null>();
-  private readonly changedInstallments = new Set<number>();
+  /** The installments changed and not written yet, with what of each was changed. */
+  private readonly changedInstallments = new Map<number, { saved: boolean; txSet: boolean }>();
 
   constructor(private readonly writer: WebhookEventWriter) {}
 
@@ -40,13 +42,19 @@ class BatchProjection implements WebhookProjection {
   /** Writes the installment changes kept so far, in one statement. */
   async flush(): Promise<void> {
     if (this.changedInstallments.size === 0) return;
-    const changed: ProjectedInstallment[] = [];
-    for (const id of this.changedInstallments) {
+    const changes: InstallmentChange[] = [];
+    for (const [id, changed] of this.changedInstallments) {
       const installment = this.installments.get(id);
-      if (installment) changed.push(installment);
+      if (installment) changes.push({ installment, ...changed });
     }
     this.changedInstallments.clear();
-    await this.writer.putInstallments(changed);
+    await this.writer.putInstallments(changes);
+  }
+
+  private installmentChanged(installmentId: number, change: 'saved' | 'txSet'): void {
+    const changed = this.changedInstallments.get(installmentId) ?? { saved: false, txSet: false };
+    changed[change] = true;
+    this.changedInstallments.set(installmentId, changed);
   }
 
   async saveLink(link: ProjectedLink): Promise<void> {
@@ -100,7 +108,7 @@ class BatchProjection implements WebhookProjection {
     for (const installment of installments) {
       const known = await this.findInstallment(installment.installmentId);
       this.installments.set(installment.installmentId, { ...installment, txId: known?.txId ?? null });
-      this.changedInstallments.add(installment.installmentId);
+      this.installmentChanged(installment.installmentId, 'saved');
     }
   }
 
@@ -117,7 +125,7 @@ class BatchProjection implements WebhookProjection {
     // As the update it stands for: nothing for an installment the projection does not have.
     if (!known) return;
     this.installments.set(installmentId, { ...known, txId });
-    this.changedInstallments.add(installmentId);
+    this.installmentChanged(installmentId, 'txSet');
   }
 }
 
