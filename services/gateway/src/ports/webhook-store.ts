@@ -129,8 +129,31 @@ export interface ProjectedInstallment {
   txId: string | null;
 }
 
-/** What the event consumer writes, inside its transaction. */
-export interface WebhookEventWriter {
+/** The ids of the projection rows some events read or write (a batch's, read at once). */
+export interface ProjectionKeys {
+  linkIds: number[];
+  subscriptionIds: number[];
+  installmentIds: number[];
+}
+
+/** Projection rows read together; an id asked for and not there is absent from its list. */
+export interface ProjectionRows {
+  links: ProjectedLink[];
+  subscriptions: ProjectedSubscription[];
+  installments: ProjectedInstallment[];
+}
+
+/** An installment as a batch of events left it, and which of its columns they changed. */
+export interface InstallmentChange {
+  installment: ProjectedInstallment;
+  /** Its subscription and number were saved (`saveInstallments`). */
+  saved: boolean;
+  /** Its transaction was set (`setInstallmentTx`). */
+  txSet: boolean;
+}
+
+/** The projection envelopes are filled from, as the event consumer reads and changes it. */
+export interface WebhookProjection {
   saveLink(link: ProjectedLink): Promise<void>;
   /** Each link as `saveLink` would, in the order given; as few statements as it can (one per batch). */
   saveLinks(links: ProjectedLink[]): Promise<void>;
@@ -141,12 +164,32 @@ export interface WebhookEventWriter {
   saveInstallments(installments: Array<Omit<ProjectedInstallment, 'txId'>>): Promise<void>;
   findInstallment(installmentId: number): Promise<ProjectedInstallment | null>;
   setInstallmentTx(installmentId: number, txId: string): Promise<void>;
+}
+
+/** What the event consumer writes, inside its transaction. */
+export interface WebhookEventWriter extends WebhookProjection {
+  /**
+   * The rows of `keys` in one statement, with the subscriptions of the installments, the links of those
+   * subscriptions and the subscriptions of the links (what an envelope is filled from).
+   */
+  loadProjection(keys: ProjectionKeys): Promise<ProjectionRows>;
+  /**
+   * Installments as a batch left them, one statement: a new one inserted as given, one already there
+   * given only the columns the batch changed (as `saveInstallments` and `setInstallmentTx` would).
+   */
+  putInstallments(changes: InstallmentChange[]): Promise<void>;
   /**
    * Appends an envelope to the merchant's log (under the merchant's lock, so the log commits in `seq`
    * order) and queues a delivery to each of the merchant's endpoints that takes its kind. Null when an
    * envelope with this id is already there.
    */
   appendEvent(event: Omit<LoggedEvent, 'seq'>): Promise<LoggedEvent | null>;
+  /**
+   * As `appendEvent` for each envelope in the order given, in two statements whatever their number: each
+   * merchant's lock taken once (merchants in sorted order), then the envelopes and their deliveries.
+   * Returns how many were appended (an id already there is left out).
+   */
+  appendEvents(events: Array<Omit<LoggedEvent, 'seq'>>): Promise<number>;
 }
 
 export interface WebhookStore {

@@ -39,6 +39,16 @@ function memoryUnitOfWork() {
       appended.push(event);
       return { ...event, seq: appended.length };
     },
+    // The batch path: the links it names read at once, its envelopes appended together.
+    async loadProjection({ linkIds }: { linkIds: number[] }) {
+      const known = linkIds.flatMap((linkId) => links.get(linkId) ?? []);
+      return { links: known, subscriptions: [], installments: [] };
+    },
+    async putInstallments() {},
+    async appendEvents(events: Array<{ id: string; kind: string; body: string }>) {
+      appended.push(...events);
+      return events.length;
+    },
   } as unknown as WebhookEventWriter;
   const handled = new Set<string>();
   const unitOfWork: WebhookConsumerUnitOfWork = {

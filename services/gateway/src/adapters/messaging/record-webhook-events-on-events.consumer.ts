@@ -1,4 +1,4 @@
-import { type EventEnvelope, parseEvent } from '@payrail/contracts';
+import { type EventData, type EventEnvelope, parseEvent } from '@payrail/contracts';
 import { batchPrefetch, type DeliveredMessage, type Subscription } from '@payrail/messaging';
 import {
   projectedLinkOf,
@@ -6,6 +6,7 @@ import {
   WEBHOOK_SOURCE_EVENTS,
   type WebhookSourceEvent,
 } from '../../application/webhooks/record-webhook-events';
+import { webhookEventBatch } from '../../application/webhooks/record-webhook-event-batch';
 import type { ProjectedLink, WebhookConsumerUnitOfWork } from '../../ports/webhook-store';
 
 export const WEBHOOK_EVENTS_CONSUMER = 'gateway.record-webhook-events';
@@ -23,7 +24,8 @@ interface Appended {
  * sending is the delivery worker's. The inbox makes a redelivered event a no-op.
  *
  * The log keeps the order events were published in (each subscription's, each link's): the messages of
- * a batch are recorded one after the other in delivery order, and one batch at a time.
+ * a batch are recorded one after the other in delivery order, and one batch at a time; a batch's
+ * envelopes are appended together once all of them are made, in that order.
  */
 export function recordWebhookEventsOnEvents(
   unitOfWork: WebhookConsumerUnitOfWork,
@@ -51,25 +53,35 @@ export function recordWebhookEventsOnEvents(
       },
     },
     async (writer, items) => {
+      const parsed = items.map(({ message, run }) => ({
+        message,
+        run,
+        event: parseEvent(message.type as WebhookSourceEvent, message.body) as EventEnvelope,
+      }));
+      // The projection rows the batch names are read at once, and its envelopes appended together.
+      const recorder = await webhookEventBatch(
+        writer,
+        parsed.map(({ event }) => event),
+      );
       const batch: Appended = { count: 0, woken: false };
       // Consecutive creations go to the projection together, before the next other event.
       let created: ProjectedLink[] = [];
       const saveCreated = async () => {
         if (created.length === 0) return;
-        await writer.saveLinks(created);
+        await recorder.projection.saveLinks(created);
         created = [];
       };
-      for (const { message, run } of items) {
+      for (const { message, run, event } of parsed) {
         appendedBy.set(message, batch);
         if (message.type === 'link.created') {
-          created.push(projectedLinkOf(parseEvent('link.created', message.body).data));
+          created.push(projectedLinkOf(event.data as EventData<'link.created'>));
           continue;
         }
         await saveCreated();
-        const event = parseEvent(message.type as WebhookSourceEvent, message.body);
-        batch.count += await run(() => recordWebhookEvents(writer, event as EventEnvelope));
+        await run(() => recorder.record(event));
       }
       await saveCreated();
+      batch.count = await recorder.finish();
     },
   );
   return {

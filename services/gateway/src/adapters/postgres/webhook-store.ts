@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventKind } from '@payrail/contracts';
-import { type Database, type Executor, rowsOf } from '@payrail/db';
+import { type Database, type Executor, rowsOf, textArrayLiteral } from '@payrail/db';
 import {
   idempotentBatchConsumer,
   idempotentConsumer,
@@ -12,6 +12,7 @@ import type {
   ClaimedDelivery,
   DeliveryAttemptRecord,
   LoggedEvent,
+  ProjectionKeys,
   WebhookAuth,
   WebhookConsumerUnitOfWork,
   WebhookDeliveryRecord,
@@ -86,6 +87,41 @@ const savedLinkColumns = {
   subscriptionId: sql`coalesce(${webhookLinks.subscriptionId}, excluded.subscription_id)`,
   txId: sql`excluded.tx_id`,
 };
+
+/** Integers as one `int[]` parameter: the statement's text is the same whatever their number. */
+const intArray = (values: number[]) => `{${values.map((value) => Math.trunc(value)).join(',')}}`;
+
+/** A batch's projection rows, and those they lead to (see `loadProjection`); one row of three JSON texts. */
+const loadProjectionStatement = (keys: ProjectionKeys) => sql`
+  with i as (
+    select * from ${webhookInstallments} where installment_id = any(${intArray(keys.installmentIds)}::int[])
+  ),
+  s1 as (
+    select * from ${webhookSubscriptions}
+     where subscription_id = any(${intArray(keys.subscriptionIds)}::int[])
+        or subscription_id in (select subscription_id from i)
+  ),
+  l as (
+    select * from ${webhookLinks}
+     where link_id = any(${intArray(keys.linkIds)}::int[]) or link_id in (select link_id from s1)
+  ),
+  s as (
+    select * from s1
+    union
+    select * from ${webhookSubscriptions} where subscription_id in (select subscription_id from l)
+  )
+  select
+    (select coalesce(json_agg(json_build_object(
+       'linkId', link_id, 'merchantId', merchant_id, 'label', label, 'amount', amount, 'currency', currency,
+       'customIdentifier', custom_identifier, 'customIdentifier2', custom_identifier2, 'recurrent', recurrent,
+       'totalPeriods', total_periods, 'statusId', status_id, 'subscriptionId', subscription_id, 'txId', tx_id)),
+       '[]') from l)::text as links,
+    (select coalesce(json_agg(json_build_object(
+       'subscriptionId', subscription_id, 'merchantId', merchant_id, 'linkId', link_id,
+       'totalPeriods', total_periods)), '[]') from s)::text as subscriptions,
+    (select coalesce(json_agg(json_build_object(
+       'installmentId', installment_id, 'subscriptionId', subscription_id, 'number', number, 'txId', tx_id)),
+       '[]') from i)::text as installments`;
 
 export function webhookEventWriter(tx: Executor): WebhookEventWriter {
   return {
@@ -200,6 +236,91 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
         .update(webhookInstallments)
         .set({ txId })
         .where(eq(webhookInstallments.installmentId, installmentId));
+    },
+    async loadProjection(keys) {
+      const [row] = rowsOf<{ links: string; subscriptions: string; installments: string }>(
+        await tx.execute(loadProjectionStatement(keys)),
+      );
+      return {
+        links: JSON.parse(row?.links ?? '[]'),
+        subscriptions: JSON.parse(row?.subscriptions ?? '[]'),
+        installments: JSON.parse(row?.installments ?? '[]'),
+      };
+    },
+    async putInstallments(changes) {
+      if (changes.length === 0) return;
+      const rows = changes.map(({ installment, saved, txSet }) => ({
+        installment_id: installment.installmentId,
+        subscription_id: installment.subscriptionId,
+        number: installment.number,
+        tx_id: installment.txId,
+        saved,
+        tx_set: txSet,
+      }));
+      // A row already there keeps what the batch did not change (another transaction may have).
+      await tx.execute(sql`
+        with given as (
+          select * from json_to_recordset(${JSON.stringify(rows)}::json)
+            as x(installment_id int, subscription_id int, number int, tx_id text, saved boolean, tx_set boolean)
+        )
+        insert into ${webhookInstallments} as i (installment_id, subscription_id, number, tx_id)
+        select installment_id, subscription_id, number, tx_id from given
+        on conflict (installment_id) do update set
+          subscription_id = case when (select g.saved from given g where g.installment_id = excluded.installment_id)
+                                 then excluded.subscription_id else i.subscription_id end,
+          number = case when (select g.saved from given g where g.installment_id = excluded.installment_id)
+                        then excluded.number else i.number end,
+          tx_id = case when (select g.tx_set from given g where g.installment_id = excluded.installment_id)
+                       then excluded.tx_id else i.tx_id end`);
+    },
+    async appendEvents(events) {
+      if (events.length === 0) return 0;
+      // Each merchant's lock once, in one order for every batch (two batches never wait on each other).
+      const merchants = [...new Set(events.map((event) => event.merchantId))].sort();
+      await tx.execute(sql`
+        select count(pg_advisory_xact_lock(hashtextextended('gateway.webhook_events:' || merchant_id, 0)))
+          from (select merchant_id from unnest(${textArrayLiteral(merchants)}::text[]) as merchant_id
+                 order by merchant_id) as merchants`);
+      // The envelopes in the order given (their seq in that order), then the deliveries of those appended,
+      // envelope after envelope: what `appendEvent` one after the other leaves.
+      const rows = events.map((event, ord) => ({
+        ord,
+        id: event.id,
+        merchant_id: event.merchantId,
+        kind: event.kind,
+        ordering_key: event.orderingKey,
+        body: event.body,
+        created_at: event.createdAt.toISOString(),
+      }));
+      const [appended] = rowsOf<{ appended: number }>(
+        await tx.execute(sql`
+          with given as (
+            select * from json_to_recordset(${JSON.stringify(rows)}::json) as x(
+              ord int, id text, merchant_id uuid, kind text, ordering_key text, body text, created_at timestamptz)
+          ),
+          logged as (
+            insert into ${webhookEvents} (id, merchant_id, kind, ordering_key, body, created_at)
+            select id, merchant_id, kind, ordering_key, body, created_at from given order by ord
+            on conflict do nothing
+            returning seq, id, merchant_id, kind, ordering_key, created_at
+          ),
+          queued as (
+            insert into gateway.webhook_deliveries
+              (id, endpoint_id, merchant_id, event_seq, event_id, kind, ordering_key, origin, status,
+               next_attempt_at, created_at)
+            select gen_random_uuid(), e.id, e.merchant_id, l.seq, l.id, l.kind, l.ordering_key, 'event',
+                   'pending', l.created_at, l.created_at
+              from logged l
+              join gateway.webhook_endpoints e
+                on e.merchant_id = l.merchant_id and (e.events is null or e.events ? l.kind)
+             where l.kind <> 'WEBHOOK_TEST'
+             order by l.seq, e.id
+            on conflict do nothing
+            returning 1
+          )
+          select count(*)::int as appended from logged`),
+      );
+      return appended?.appended ?? 0;
     },
     async appendEvent(event) {
       await tx.execute(merchantLogLock(event.merchantId));

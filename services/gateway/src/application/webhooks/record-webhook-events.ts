@@ -7,7 +7,13 @@ import {
   serializeEnvelope,
   type WebhookEnvelope,
 } from '../../domain/webhooks/envelope';
-import type { ProjectedLink, WebhookEventWriter } from '../../ports/webhook-store';
+import type {
+  LoggedEvent,
+  ProjectedLink,
+  ProjectionKeys,
+  WebhookEventWriter,
+  WebhookProjection,
+} from '../../ports/webhook-store';
 import { envelopeId } from './envelope-id';
 
 /** The bus events the webhook log is made from (envelopes, or the projection envelopes are filled from). */
@@ -56,7 +62,7 @@ const emptyBase = (): EnvelopeBase => ({
 });
 
 /** What the projection knows of a link (and its subscription); one link's events share its ordering key. */
-async function linkContext(writer: WebhookEventWriter, linkId: number) {
+async function linkContext(writer: WebhookProjection, linkId: number) {
   const link = await writer.findLink(linkId);
   const subscription = link?.subscriptionId ? await writer.findSubscription(link.subscriptionId) : null;
   const base: EnvelopeBase = {
@@ -76,7 +82,7 @@ async function linkContext(writer: WebhookEventWriter, linkId: number) {
 
 /** The same for a subscription: its link's fields, keyed by its link (a subscription is one link's). */
 async function subscriptionContext(
-  writer: WebhookEventWriter,
+  writer: WebhookProjection,
   subscriptionId: number,
   known: {
     linkId?: number;
@@ -141,7 +147,7 @@ export function projectedLinkOf(data: EventData<'link.created'>): ProjectedLink 
 }
 
 /** The projection changes of one bus event, and the envelopes it makes (none for most). */
-async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promise<Draft[]> {
+async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promise<Draft[]> {
   switch (event.type as WebhookSourceEvent) {
     case 'link.created': {
       await writer.saveLink(projectedLinkOf(event.data as EventData<'link.created'>));
@@ -420,30 +426,71 @@ async function draftsOf(writer: WebhookEventWriter, event: EventEnvelope): Promi
   }
 }
 
+/** A log entry to append: one envelope of a bus event, and the merchant's log it goes to. */
+export type WebhookLogEntry = Omit<LoggedEvent, 'seq'>;
+
 /**
- * One bus event into the webhook log: the projection updated, and each envelope it makes appended (and
- * queued for the merchant's endpoints) in the consumer's transaction. Returns how many were appended.
+ * One bus event's change to the projection (made through `projection`), and the log entries it makes, in
+ * order; none appended yet.
  */
-export async function recordWebhookEvents(writer: WebhookEventWriter, event: EventEnvelope): Promise<number> {
-  const drafts = await draftsOf(writer, event);
+export async function webhookEntriesOf(
+  projection: WebhookProjection,
+  event: EventEnvelope,
+): Promise<WebhookLogEntry[]> {
+  const drafts = await draftsOf(projection, event);
   const merchantId = (event.data as { merchantId: string }).merchantId;
-  let appended = 0;
-  for (const [part, draft] of drafts.entries()) {
+  return drafts.map((draft, part) => {
     const envelope: WebhookEnvelope = {
       id: envelopeId(event.id, part),
       event: draft.kind,
       createdAt: event.occurredAt,
       data: draft.data,
     };
-    const logged = await writer.appendEvent({
+    return {
       id: envelope.id,
       merchantId,
       kind: draft.kind,
       orderingKey: draft.orderingKey,
       body: serializeEnvelope(envelope),
       createdAt: new Date(event.occurredAt),
-    });
-    if (logged) appended += 1;
+    };
+  });
+}
+
+/**
+ * The projection rows some events may touch: every link, subscription and installment id their data
+ * names (the projection's own links between them are followed by `loadProjection`).
+ */
+export function projectionKeysOf(events: EventEnvelope[]): ProjectionKeys {
+  const links = new Set<number>();
+  const subscriptions = new Set<number>();
+  const installments = new Set<number>();
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    for (const [key, field] of Object.entries(value)) {
+      if (typeof field === 'number' && Number.isInteger(field)) {
+        if (key === 'linkId') links.add(field);
+        else if (key === 'subscriptionId') subscriptions.add(field);
+        else if (key === 'installmentId') installments.add(field);
+      } else if (typeof field === 'object') visit(field);
+    }
+  };
+  for (const event of events) visit(event.data);
+  return { linkIds: [...links], subscriptionIds: [...subscriptions], installmentIds: [...installments] };
+}
+
+/**
+ * One bus event into the webhook log: the projection updated, and each envelope it makes appended (and
+ * queued for the merchant's endpoints) in the consumer's transaction. Returns how many were appended.
+ */
+export async function recordWebhookEvents(writer: WebhookEventWriter, event: EventEnvelope): Promise<number> {
+  let appended = 0;
+  for (const entry of await webhookEntriesOf(writer, event)) {
+    if (await writer.appendEvent(entry)) appended += 1;
   }
   return appended;
 }

@@ -1,0 +1,154 @@
+import type { EventEnvelope } from '@payrail/contracts';
+import type {
+  InstallmentChange,
+  ProjectedInstallment,
+  ProjectedLink,
+  ProjectedSubscription,
+  WebhookEventWriter,
+  WebhookProjection,
+} from '../../ports/webhook-store';
+import { projectionKeysOf, type WebhookLogEntry, webhookEntriesOf } from './record-webhook-events';
+
+/**
+ * The projection as a batch of events sees it: the rows the batch names read in one statement before
+ * the first event, and each event's reads answered from what the earlier ones left (a row nobody asked
+ * for is read on its own). Link and subscription changes are written at once, as one event alone would;
+ * installment changes (a charge's `payment.succeeded` and `installment.paid`) are kept, and written
+ * together by `flush`. Known rows: `null` is a row known to be absent.
+ */
+class BatchProjection implements WebhookProjection {
+  private readonly links = new Map<number, ProjectedLink | null>();
+  private readonly subscriptions = new Map<number, ProjectedSubscription | null>();
+  private readonly installments = new Map<number, ProjectedInstallment | null>();
+  /** The installments changed and not written yet, with what of each was changed. */
+  private readonly changedInstallments = new Map<number, { saved: boolean; txSet: boolean }>();
+
+  constructor(private readonly writer: WebhookEventWriter) {}
+
+  async load(events: EventEnvelope[]): Promise<void> {
+    const keys = projectionKeysOf(events);
+    if (keys.linkIds.length + keys.subscriptionIds.length + keys.installmentIds.length === 0) return;
+    const rows = await this.writer.loadProjection(keys);
+    for (const id of keys.linkIds) this.links.set(id, null);
+    for (const id of keys.subscriptionIds) this.subscriptions.set(id, null);
+    for (const id of keys.installmentIds) this.installments.set(id, null);
+    for (const link of rows.links) this.links.set(link.linkId, link);
+    for (const subscription of rows.subscriptions)
+      this.subscriptions.set(subscription.subscriptionId, subscription);
+    for (const installment of rows.installments)
+      this.installments.set(installment.installmentId, installment);
+  }
+
+  /** Writes the installment changes kept so far, in one statement. */
+  async flush(): Promise<void> {
+    if (this.changedInstallments.size === 0) return;
+    const changes: InstallmentChange[] = [];
+    for (const [id, changed] of this.changedInstallments) {
+      const installment = this.installments.get(id);
+      if (installment) changes.push({ installment, ...changed });
+    }
+    this.changedInstallments.clear();
+    await this.writer.putInstallments(changes);
+  }
+
+  private installmentChanged(installmentId: number, change: 'saved' | 'txSet'): void {
+    const changed = this.changedInstallments.get(installmentId) ?? { saved: false, txSet: false };
+    changed[change] = true;
+    this.changedInstallments.set(installmentId, changed);
+  }
+
+  async saveLink(link: ProjectedLink): Promise<void> {
+    await this.writer.saveLink(link);
+    this.linkSaved(link);
+  }
+
+  async saveLinks(links: ProjectedLink[]): Promise<void> {
+    await this.writer.saveLinks(links);
+    for (const link of links) this.linkSaved(link);
+  }
+
+  /** What `saveLink` leaves: the link as given, keeping a subscription it had already. */
+  private linkSaved(link: ProjectedLink): void {
+    const known = this.links.get(link.linkId);
+    if (known === undefined) return;
+    this.links.set(link.linkId, { ...link, subscriptionId: known?.subscriptionId ?? link.subscriptionId });
+  }
+
+  async findLink(linkId: number): Promise<ProjectedLink | null> {
+    const known = this.links.get(linkId);
+    if (known !== undefined) return known;
+    const link = await this.writer.findLink(linkId);
+    this.links.set(linkId, link);
+    return link;
+  }
+
+  async setLinkStatus(linkId: number, statusId: number, txId?: string | null): Promise<void> {
+    await this.writer.setLinkStatus(linkId, statusId, txId);
+    const known = this.links.get(linkId);
+    if (known)
+      this.links.set(linkId, txId === undefined ? { ...known, statusId } : { ...known, statusId, txId });
+  }
+
+  async saveSubscription(subscription: ProjectedSubscription): Promise<void> {
+    await this.writer.saveSubscription(subscription);
+    this.subscriptions.set(subscription.subscriptionId, { ...subscription });
+    const link = this.links.get(subscription.linkId);
+    if (link) this.links.set(link.linkId, { ...link, subscriptionId: subscription.subscriptionId });
+  }
+
+  async findSubscription(subscriptionId: number): Promise<ProjectedSubscription | null> {
+    const known = this.subscriptions.get(subscriptionId);
+    if (known !== undefined) return known;
+    const subscription = await this.writer.findSubscription(subscriptionId);
+    this.subscriptions.set(subscriptionId, subscription);
+    return subscription;
+  }
+
+  async saveInstallments(installments: Array<Omit<ProjectedInstallment, 'txId'>>): Promise<void> {
+    for (const installment of installments) {
+      const known = await this.findInstallment(installment.installmentId);
+      this.installments.set(installment.installmentId, { ...installment, txId: known?.txId ?? null });
+      this.installmentChanged(installment.installmentId, 'saved');
+    }
+  }
+
+  async findInstallment(installmentId: number): Promise<ProjectedInstallment | null> {
+    const known = this.installments.get(installmentId);
+    if (known !== undefined) return known;
+    const installment = await this.writer.findInstallment(installmentId);
+    this.installments.set(installmentId, installment);
+    return installment;
+  }
+
+  async setInstallmentTx(installmentId: number, txId: string): Promise<void> {
+    const known = await this.findInstallment(installmentId);
+    // As the update it stands for: nothing for an installment the projection does not have.
+    if (!known) return;
+    this.installments.set(installmentId, { ...known, txId });
+    this.installmentChanged(installmentId, 'txSet');
+  }
+}
+
+/**
+ * A batch of bus events into the webhook log, in one transaction (the consumer's): each event changes the
+ * projection and makes its envelopes exactly as `recordWebhookEvents` would, one after the other in the
+ * order given, and the batch's envelopes are appended together at the end (`finish`), in that order.
+ */
+export async function webhookEventBatch(writer: WebhookEventWriter, events: EventEnvelope[]) {
+  const projection = new BatchProjection(writer);
+  await projection.load(events);
+  const entries: WebhookLogEntry[] = [];
+  return {
+    /** The projection the batch's events go through (for changes made outside `record`). */
+    projection: projection as WebhookProjection,
+    async record(event: EventEnvelope): Promise<void> {
+      entries.push(...(await webhookEntriesOf(projection, event)));
+    },
+    /** Writes what was kept and appends the envelopes; returns how many were appended. */
+    async finish(): Promise<number> {
+      await projection.flush();
+      if (entries.length === 0) return 0;
+      return writer.appendEvents(entries);
+    },
+  };
+}

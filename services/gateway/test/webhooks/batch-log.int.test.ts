@@ -1,0 +1,423 @@
+import { readFileSync } from 'node:fs';
+import { createEvent, type EventData, type EventType } from '@payrail/contracts';
+import { rowsOf } from '@payrail/db';
+import type { DeliveredMessage, MessageBus } from '@payrail/messaging';
+import type { ServiceUnderTest } from '@payrail/testing';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  recordWebhookEventsOnEvents,
+  WEBHOOK_EVENTS_BATCH,
+  WEBHOOK_EVENTS_CONSUMER,
+} from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
+import { inbox } from '../../src/adapters/postgres/schema';
+import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
+import { postgresWebhookStore, webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
+import { countingDatabase } from './statement-counter';
+import { createEndpoint, createMerchant, freshId, publishEveryKind, startWebhookGateway } from './support';
+
+// The consumer's batch path appends the same log as the messages recorded one by one, with a few
+// statements per batch rather than a dozen per charge.
+
+let gateway: ServiceUnderTest;
+const merchants: Array<{ merchantId: string; token: string }> = [];
+beforeAll(async () => {
+  gateway = await startWebhookGateway({ WEBHOOK_DELIVERY_WORKER: 'false' });
+  for (const name of ['Gym Asunción', 'Club Encarnación']) {
+    const merchant = await createMerchant(gateway, name);
+    merchants.push(merchant);
+    // One endpoint taking everything, one taking two kinds only: the deliveries differ by kind.
+    await createEndpoint(gateway, merchant.token, { url: 'http://127.0.0.1:9/all' });
+    await createEndpoint(gateway, merchant.token, {
+      url: 'http://127.0.0.1:9/some',
+      events: ['PAYMENT_SUCCESS', 'SUBSCRIPTION_CANCELLED'],
+    });
+  }
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const asMessage = (event: { id: string; type: EventType }): DeliveredMessage => ({
+  id: event.id,
+  type: event.type,
+  body: JSON.stringify(event),
+  headers: {},
+  attempt: 1,
+});
+
+/** The messages `publishEveryKind` publishes, kept instead of sent. */
+async function storyOf(merchantId: string) {
+  const messages: DeliveredMessage[] = [];
+  const bus = {
+    async publish(message: { id: string; type: string; body: string }) {
+      messages.push({ ...message, headers: {}, attempt: 1 });
+    },
+  } as unknown as MessageBus;
+  const ids = await publishEveryKind(bus, merchantId);
+  return { messages, ...ids };
+}
+
+let clock = Date.parse('2026-12-05T09:00:00Z');
+const nextAt = () => {
+  clock += 1000;
+  return new Date(clock);
+};
+
+/** A charge of the automatic debit as the gateway hears of it: `payment.succeeded`, then `installment.paid`. */
+function charge(
+  merchantId: string,
+  subscriptionId: number,
+  installmentId: number,
+  number: number,
+  options: { authorizationCode?: string | null; bankReference?: string | null } = {},
+) {
+  const succeeded = createEvent(
+    'payment.succeeded',
+    {
+      idempotencyKey: `installment:${installmentId}:attempt:1`,
+      chargeId: crypto.randomUUID(),
+      merchantId,
+      processor: 'PARAGUAY.PROCESSOR_A',
+      amount: '150000.00',
+      currency: 'PYG',
+      installmentId,
+      attempt: 1,
+      linkId: null,
+      paymentMethodId: null,
+      paidAt: '2026-12-05T09:00:00.000Z',
+      authorizationCode:
+        options.authorizationCode === undefined ? `AUTH-${installmentId}` : options.authorizationCode,
+    },
+    nextAt(),
+  );
+  const paid = createEvent(
+    'installment.paid',
+    {
+      subscriptionId,
+      merchantId,
+      currency: 'PYG',
+      timezone: 'America/Asuncion',
+      installmentId,
+      number,
+      paymentDate: '2026-12-05',
+      amount: '150000.00',
+      status: 'paid',
+      invoiceNumber: null,
+      paidAt: '2026-12-05T09:00:00.000Z',
+      method: 'CARD',
+      bankReference: options.bankReference ?? null,
+      paidCount: number,
+      paidTotal: String(150000 * number) + '.00',
+    } as EventData<'installment.paid'>,
+    nextAt(),
+  );
+  return [asMessage(succeeded), asMessage(paid)];
+}
+
+/** A subscription's beginning: its link created, the subscription with its installments, the first paid. */
+function subscriptionStart(merchantId: string, installments: number) {
+  const linkId = freshId();
+  const subscriptionId = freshId();
+  const installmentIds = Array.from({ length: installments }, () => freshId());
+  const created = createEvent(
+    'link.created',
+    {
+      linkId,
+      merchantId,
+      slug: `s${linkId}`,
+      label: `Plan ${linkId}`,
+      amount: '150000.00',
+      currency: 'PYG',
+      customIdentifier: `C-${linkId}`,
+      customIdentifier2: null,
+      paymentMethods: ['PARAGUAY.PROCESSOR_A'],
+      timezone: 'America/Asuncion',
+      createdAt: '2026-11-23T12:00:00.000Z',
+      createdOn: '2026-11-23',
+      recurrence: {
+        type: 'STATIC',
+        installmentAmount: '150000.00',
+        totalPeriods: installments,
+        dayOfMonth: 5,
+        monthForSecondInstallment: 1,
+      },
+    },
+    nextAt(),
+  );
+  const subscribed = createEvent(
+    'subscription.created',
+    {
+      subscriptionId,
+      merchantId,
+      linkId,
+      type: 'STATIC',
+      customIdentifier: `C-${linkId}`,
+      customIdentifier2: null,
+      currency: 'PYG',
+      timezone: 'America/Asuncion',
+      status: 'pending',
+      installments: installmentIds.map((installmentId, index) => ({
+        installmentId,
+        number: index + 1,
+        paymentDate: '2026-12-05',
+        amount: '150000.00',
+      })),
+    } as EventData<'subscription.created'>,
+    nextAt(),
+  );
+  const linkPaid = createEvent(
+    'link.paid',
+    {
+      linkId,
+      merchantId,
+      amount: '150000.00',
+      currency: 'PYG',
+      paidAt: '2026-11-23T12:05:00.000Z',
+      txId: `LINK-${linkId}`,
+      recurrent: true,
+      method: 'CARD',
+      processor: 'PARAGUAY.PROCESSOR_A',
+      paymentMethodId: null,
+      chargeId: null,
+      customerId: null,
+    },
+    nextAt(),
+  );
+  return {
+    subscriptionId,
+    installmentIds,
+    messages: [asMessage(created), asMessage(subscribed), asMessage(linkPaid)],
+  };
+}
+
+function consumerOn(db = gateway.database.db) {
+  let wakes = 0;
+  const subscription = recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(db, inbox), () => {
+    wakes += 1;
+  });
+  return { subscription, wakes: () => wakes };
+}
+
+/** Handled as the bus hands them over with a prefetch above one: gathered into batches. */
+async function together(handler: (message: DeliveredMessage) => Promise<void>, messages: DeliveredMessage[]) {
+  await Promise.all(messages.map((message) => handler(message)));
+}
+
+async function oneByOne(handler: (message: DeliveredMessage) => Promise<void>, messages: DeliveredMessage[]) {
+  for (const message of messages) await handler(message);
+}
+
+async function rows<T>(query: ReturnType<typeof sql>) {
+  return rowsOf<T>(await gateway.database.db.execute(query));
+}
+
+/** The log, its deliveries and the projection, in a form two runs can be compared by. */
+async function snapshot() {
+  const events = await rows<{ id: string }>(sql`
+    select id, merchant_id, kind, ordering_key, body, created_at::text as created_at
+      from gateway.webhook_events order by seq`);
+  // Deliveries of one envelope have no order between them; several envelopes, the envelope's seq.
+  const deliveries = await rows(sql`
+    select e.id as event_id, d.endpoint_id, d.merchant_id, d.kind, d.ordering_key, d.origin, d.status,
+           d.attempt_count, d.next_attempt_at::text as next_attempt_at, d.created_at::text as created_at,
+           d.event_id = e.id as same_event
+      from gateway.webhook_deliveries d join gateway.webhook_events e on e.seq = d.event_seq
+     order by e.seq, d.endpoint_id`);
+  // Each endpoint's deliveries in position order: the order the worker sends them in.
+  const byEndpoint = await rows(sql`
+    select endpoint_id, array_agg(event_id order by position) as events
+      from gateway.webhook_deliveries group by endpoint_id order by endpoint_id`);
+  const links = await rows(sql`select * from gateway.webhook_links order by link_id`);
+  const subscriptions = await rows(sql`select * from gateway.webhook_subscriptions order by subscription_id`);
+  const installments = await rows(sql`select * from gateway.webhook_installments order by installment_id`);
+  return { events, deliveries, byEndpoint, links, subscriptions, installments };
+}
+
+async function forgetEverything() {
+  await gateway.database.db.execute(sql`delete from gateway.webhook_deliveries`);
+  await gateway.database.db.execute(sql`delete from gateway.webhook_events`);
+  await gateway.database.db.execute(sql`delete from gateway.webhook_installments`);
+  await gateway.database.db.execute(sql`delete from gateway.webhook_subscriptions`);
+  await gateway.database.db.execute(sql`delete from gateway.webhook_links`);
+  await gateway.database.db.execute(sql`delete from ${inbox} where consumer = ${WEBHOOK_EVENTS_CONSUMER}`);
+}
+
+/** Interleaves lists, each kept in its own order. */
+function interleave<T>(...lists: T[][]): T[] {
+  const result: T[] = [];
+  const longest = Math.max(...lists.map((list) => list.length));
+  for (let index = 0; index < longest; index += 1)
+    for (const list of lists) if (index < list.length) result.push(list[index] as T);
+  return result;
+}
+
+describe('the webhook-events consumer, batch path', () => {
+  it('appends the same log, deliveries and projection as one message at a time', async () => {
+    const [first, second] = merchants as [(typeof merchants)[0], (typeof merchants)[0]];
+    const storyA = await storyOf(first.merchantId);
+    const storyB = await storyOf(second.merchantId);
+    // Charges after the stories: a payment's transaction is what its installment's envelope tells.
+    const planA = subscriptionStart(first.merchantId, 3);
+    const planB = subscriptionStart(second.merchantId, 3);
+    const charges = [
+      ...charge(first.merchantId, planA.subscriptionId, planA.installmentIds[0] as number, 1),
+      ...charge(second.merchantId, planB.subscriptionId, planB.installmentIds[0] as number, 1, {
+        authorizationCode: null,
+      }),
+      ...charge(first.merchantId, planA.subscriptionId, planA.installmentIds[1] as number, 2, {
+        bankReference: 'BANK-9',
+      }),
+      // An installment the projection never heard of, and one paid twice.
+      ...charge(second.merchantId, freshId(), freshId(), 4),
+      ...charge(second.merchantId, planB.subscriptionId, planB.installmentIds[0] as number, 1),
+      ...charge(second.merchantId, planB.subscriptionId, planB.installmentIds[1] as number, 2),
+    ];
+    const messages = [
+      ...interleave(storyA.messages, storyB.messages, planA.messages, planB.messages),
+      ...charges,
+    ];
+    expect(messages.length).toBeGreaterThan(WEBHOOK_EVENTS_BATCH);
+
+    await oneByOne(consumerOn().subscription.handler, messages);
+    const alone = await snapshot();
+    expect(alone.events.length).toBeGreaterThan(30);
+    expect(alone.deliveries.length).toBeGreaterThan(alone.events.length);
+
+    await forgetEverything();
+    const { subscription, wakes } = consumerOn();
+    await together(subscription.handler, messages);
+    // Two batches (50, then the rest), one wake each.
+    expect(wakes()).toBe(2);
+    expect(await snapshot()).toEqual(alone);
+
+    // Delivered again, all of it: nothing appended twice.
+    await together(
+      subscription.handler,
+      messages.map((message) => ({ ...message, attempt: 2 })),
+    );
+    expect(await snapshot()).toEqual(alone);
+  });
+
+  it('writes of an installment already there only the columns the batch changed', async () => {
+    const store = postgresWebhookStore(gateway.database.db, secretSealer('test'));
+    const [kept, paid, fresh] = [freshId(), freshId(), freshId()];
+    const subscriptionId = freshId();
+    await store.inTransaction(async (writer) => {
+      await writer.saveInstallments([
+        { installmentId: kept, subscriptionId, number: 1 },
+        { installmentId: paid, subscriptionId, number: 2 },
+      ]);
+      await writer.setInstallmentTx(kept, 'BEFORE');
+    });
+    // What another transaction may have written since the batch read them is left as it is.
+    await store.inTransaction((writer) =>
+      writer.putInstallments([
+        {
+          installment: { installmentId: kept, subscriptionId, number: 7, txId: null },
+          saved: true,
+          txSet: false,
+        },
+        {
+          installment: { installmentId: paid, subscriptionId: 1, number: 1, txId: 'AUTH' },
+          saved: false,
+          txSet: true,
+        },
+        {
+          installment: { installmentId: fresh, subscriptionId, number: 3, txId: null },
+          saved: true,
+          txSet: false,
+        },
+      ]),
+    );
+    const found = await store.inTransaction((writer) =>
+      Promise.all([kept, paid, fresh].map((id) => writer.findInstallment(id))),
+    );
+    expect(found).toEqual([
+      { installmentId: kept, subscriptionId, number: 7, txId: 'BEFORE' },
+      { installmentId: paid, subscriptionId, number: 2, txId: 'AUTH' },
+      { installmentId: fresh, subscriptionId, number: 3, txId: null },
+    ]);
+  });
+
+  it('runs a few statements per batch of charges, not a dozen per charge', async () => {
+    const plans = Array.from({ length: 100 }, (_, index) =>
+      subscriptionStart((merchants[index % 2] as (typeof merchants)[0]).merchantId, 6),
+    );
+    const { subscription } = consumerOn();
+    await together(
+      subscription.handler,
+      plans.flatMap((plan) => plan.messages),
+    );
+
+    const counting = countingDatabase(gateway.database.db);
+    const counted = consumerOn(counting.db).subscription;
+    const merchantOf = (index: number) => (merchants[index % 2] as (typeof merchants)[0]).merchantId;
+    const chargesOf = (number: number, from: number, to: number) =>
+      plans.slice(from, to).map((plan, index) => {
+        const installmentId = plan.installmentIds[number - 1] as number;
+        return charge(merchantOf(from + index), plan.subscriptionId, installmentId, number);
+      });
+
+    /** Statements, client and server CPU of handling `messages` (a batch of 50). */
+    async function measure(messages: DeliveredMessage[]) {
+      const before = { client: process.cpuUsage(), server: await serverCpuMs() };
+      counting.reset();
+      await together(counted.handler, messages);
+      const client = process.cpuUsage(before.client);
+      return {
+        statements: counting.counter.statements,
+        texts: [...counting.counter.texts],
+        clientCpuMs: (client.user + client.system) / 1000,
+        serverCpuMs: (await serverCpuMs()) - before.server,
+      };
+    }
+
+    // Of one type each: 50 `payment.succeeded`, then their 50 `installment.paid`.
+    const pairs = chargesOf(2, 0, 50);
+    const succeeded = await measure(pairs.map(([payment]) => payment as DeliveredMessage));
+    const paid = await measure(pairs.map(([, installment]) => installment as DeliveredMessage));
+    // The automatic debit as it comes: 25 charges (both events each) a batch, several batches.
+    const mixed: Array<Awaited<ReturnType<typeof measure>>> = [];
+    for (let number = 3; number <= 6; number += 1)
+      for (let from = 0; from < 100; from += 25)
+        mixed.push(await measure(chargesOf(number, from, from + 25).flat()));
+    const perBatch = (key: 'statements' | 'clientCpuMs' | 'serverCpuMs') =>
+      mixed.reduce((sum, each) => sum + each[key], 0) / mixed.length;
+    console.log(
+      [
+        `statements per event: payment.succeeded ${(succeeded.statements / 50).toFixed(2)}, installment.paid ${(paid.statements / 50).toFixed(2)}`,
+        `mixed batches of ${WEBHOOK_EVENTS_BATCH} (${mixed.length}): ${perBatch('statements').toFixed(1)} statements, ` +
+          `${(perBatch('statements') / 50).toFixed(2)} per event, client CPU ${perBatch('clientCpuMs').toFixed(1)} ms, ` +
+          `PostgreSQL CPU ${perBatch('serverCpuMs').toFixed(1)} ms a batch`,
+      ].join('\n'),
+    );
+    // A fixed handful a batch, whatever its size: its inbox rows, the projection read, the installments
+    // written, the merchants' locks, the envelopes with their deliveries. One a message would be 50 and more.
+    expect(succeeded.statements).toBeLessThanOrEqual(3);
+    expect(paid.statements).toBeLessThanOrEqual(5);
+    for (const each of mixed) expect(each.statements).toBeLessThanOrEqual(5);
+    // The same texts batch after batch, whatever is in them: each prepared once per connection.
+    const texts = new Set(mixed.flatMap((each) => each.texts));
+    expect(texts.size).toBe(5);
+    // Short enough to be prepared (libs/db prepares statements up to 4,000 characters).
+    for (const text of texts) expect(text.length).toBeLessThanOrEqual(4000);
+  });
+});
+
+/** CPU time the test database's PostgreSQL backends have used (milliseconds, from /proc; 0 elsewhere). */
+async function serverCpuMs(): Promise<number> {
+  const backends = await rows<{ pid: number }>(
+    sql`select pid from pg_stat_activity where datname = current_database()`,
+  );
+  let ticks = 0;
+  for (const { pid } of backends) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Not on this machine, or gone.
+    }
+  }
+  return ticks * 10;
+}
