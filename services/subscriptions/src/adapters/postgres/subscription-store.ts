@@ -1,7 +1,6 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
-import { outboxChannel } from '@payrail/messaging';
-import { currentTraceHeaders } from '@payrail/observability';
+import { enqueueEvents, outboxTraceHeaders } from '@payrail/messaging';
 import { and, asc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { DateMatch } from '../../domain/bulk';
 import { type AttemptStatus, type ChargeAttempt, chargeKey } from '../../domain/debit';
@@ -853,21 +852,13 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     },
 
     async publishEach(events) {
-      if (events.length === 0) return;
-      // The events as one JSON array, each row's body the text of its element (a json value keeps its
-      // text as given: exactly `JSON.stringify(event)`), not escaped again inside another JSON document.
-      const headers = events.map(({ within }) => within(() => currentTraceHeaders()));
-      // The outbox rows of a whole operation in one statement, however many subscriptions it touched, and
-      // the NOTIFY that wakes the relay (delivered on commit) in the same round trip.
-      await executor.execute(sql`
-        with queued as (
-          insert into ${outbox} (id, type, body, headers)
-          select (e.body ->> 'id')::uuid, e.body ->> 'type', e.body::text, h.headers
-          from json_array_elements(${JSON.stringify(events.map(({ event }) => event))}::json)
-                 with ordinality as e(body, n)
-          join jsonb_array_elements(${JSON.stringify(headers)}::jsonb) with ordinality as h(headers, n) using (n)
-          returning 1)
-        select pg_notify(${outboxChannel('subscriptions')}, '') from (select 1 from queued limit 1) as any_queued`);
+      // The outbox rows of a whole operation in one statement, however many subscriptions it touched, each
+      // with its own message's trace, and the NOTIFY that wakes the relay (delivered on commit).
+      await enqueueEvents(
+        executor,
+        outbox,
+        events.map(({ event, within }) => ({ event, headers: within(outboxTraceHeaders) })),
+      );
     },
   };
   return store;
