@@ -34,12 +34,19 @@ interface SubscriptionSnapshot {
 }
 
 async function recordSubscription(store: ProjectionStore, snapshot: SubscriptionSnapshot): Promise<void> {
-  const current = await store.subscription(snapshot.subscriptionId);
-  await store.saveSubscription({
+  const reported = {
     subscriptionId: snapshot.subscriptionId,
     merchantId: snapshot.merchantId,
     timezone: snapshot.timezone,
-    status: nextSubscriptionStatus(current?.status, snapshot.status),
+    status: snapshot.status,
+  };
+  // Locked (written first when new): two batches projecting events of one subscription at once would
+  // otherwise both read "none", and the later commit would put back the earlier status (an activation
+  // lost behind its own creation, seen at 10,000 subscriptions).
+  const current = await store.lockSubscription(reported);
+  await store.saveSubscription({
+    ...reported,
+    status: nextSubscriptionStatus(current.status, snapshot.status),
   });
 }
 

@@ -38,6 +38,11 @@ export interface RunItemMark {
 /** The projection and the run bookkeeping, bound to one transaction (a consumer's, with its inbox row). */
 export interface ProjectionStore {
   subscription(subscriptionId: number): Promise<ProjectedSubscription | undefined>;
+  /**
+   * The subscription's row, locked until the transaction ends; when there is none yet, `reported` is written
+   * first (so that a transaction projecting another event of it waits for this one, and reads after it).
+   */
+  lockSubscription(reported: ProjectedSubscription): Promise<ProjectedSubscription>;
   saveSubscription(subscription: ProjectedSubscription): Promise<void>;
   /** The installment, locked until the transaction ends. */
   installmentForUpdate(installmentId: number): Promise<ProjectedInstallment | undefined>;

@@ -189,6 +189,24 @@ export function postgresProjectionStore(tx: Executor): ProjectionStore {
         }
       );
     },
+    async lockSubscription(reported) {
+      await tx
+        .insert(subscriptions)
+        .values({ ...reported, updatedAt: sql`now()` })
+        .onConflictDoNothing({ target: subscriptions.subscriptionId });
+      const [row] = await tx
+        .select()
+        .from(subscriptions)
+        .where(eq(subscriptions.subscriptionId, reported.subscriptionId))
+        .for('update');
+      if (!row) throw new Error(`subscription ${reported.subscriptionId} neither inserted nor found`);
+      return {
+        subscriptionId: row.subscriptionId,
+        merchantId: row.merchantId,
+        status: row.status,
+        timezone: row.timezone,
+      };
+    },
     async saveSubscription(subscription) {
       await tx
         .insert(subscriptions)
