@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredCardChargeRequest } from '../src/application/charge-stored-card';
 import { DEFAULT_TIMINGS, type ChargeDeps } from '../src/application/settle-charge';
 import { storedCardChargeBatches } from '../src/application/stored-card-charge-batches';
+import { storedCardChargeRequest } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
 import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
 import { charges, outbox, paymentMethods } from '../src/adapters/postgres/schema';
 import type { PaymentMethod } from '../src/domain/payment-method';
@@ -73,18 +74,7 @@ function request(
   method: PaymentMethod,
   overrides: Partial<StoredCardChargeRequest> = {},
 ): StoredCardChargeRequest {
-  const { data } = chargeRequested(method);
-  return {
-    idempotencyKey: data.idempotencyKey,
-    merchantId: data.merchantId,
-    paymentMethodId: data.paymentMethodId,
-    amount: data.amount,
-    currency: data.currency,
-    installmentId: data.installmentId,
-    attempt: data.attempt,
-    description: `Installment ${data.installmentId}`,
-    ...overrides,
-  };
+  return { ...storedCardChargeRequest(chargeRequested(method).data), ...overrides };
 }
 
 /** Each request in a trace of its own; returns the outcomes and each request's trace id. */

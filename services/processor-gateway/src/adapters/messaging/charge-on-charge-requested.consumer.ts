@@ -1,6 +1,7 @@
-import { parseEvent } from '@payrail/contracts';
+import { type EventData, parseEvent } from '@payrail/contracts';
 import type { Subscription } from '@payrail/messaging';
 import { contextFromHeaders, inSpan, type Logger, SpanKind } from '@payrail/observability';
+import type { StoredCardChargeRequest } from '../../application/charge-stored-card';
 import { storedCardChargeBatches } from '../../application/stored-card-charge-batches';
 import type { ChargeDeps } from '../../application/settle-charge';
 
@@ -44,16 +45,7 @@ export function chargeOnChargeRequested(deps: ChargeDeps, logger: Logger): Subsc
 
   async function charge(body: string): Promise<void> {
     const { data } = parseEvent('charge.requested', body);
-    const outcome = await chargeStoredCard({
-      idempotencyKey: data.idempotencyKey,
-      merchantId: data.merchantId,
-      paymentMethodId: data.paymentMethodId,
-      amount: data.amount,
-      currency: data.currency,
-      installmentId: data.installmentId,
-      attempt: data.attempt,
-      description: `Installment ${data.installmentId}`,
-    });
+    const outcome = await chargeStoredCard(storedCardChargeRequest(data));
     const { charge } = outcome;
     logger.info(
       {
@@ -65,4 +57,18 @@ export function chargeOnChargeRequested(deps: ChargeDeps, logger: Logger): Subsc
       outcome.kind === 'duplicate' ? 'charge.requested for a key already charged: ignored' : 'charge made',
     );
   }
+}
+
+/** What `charge.requested` asks processor-gateway to charge. */
+export function storedCardChargeRequest(data: EventData<'charge.requested'>): StoredCardChargeRequest {
+  return {
+    idempotencyKey: data.idempotencyKey,
+    merchantId: data.merchantId,
+    paymentMethodId: data.paymentMethodId,
+    amount: data.amount,
+    currency: data.currency,
+    installmentId: data.installmentId,
+    attempt: data.attempt,
+    description: `Installment ${data.installmentId}`,
+  };
 }
