@@ -12,6 +12,8 @@
  * The services run compiled (`npm run build` first), SIMULATED_TIME=true, BILLING_RUN_INTERVAL_MS=0, on a
  * database and broker names of their own on DATABASE_URL's server and AMQP_URL (default the local ones),
  * removed at the end. BENCH_PROFILE_DIR=<dir>: each service writes a CPU profile there when it stops.
+ * BENCH_SEED_CACHE=1: the seeded database is kept as a template (payrail_bench_seed_billing_<size>) and later
+ * runs of the same size start from a copy of it instead of seeding (for iterating on the charging path).
  */
 import { runBillingBench } from './billing';
 import { buildServices, log as logger, machine } from './support';
@@ -35,6 +37,7 @@ async function main() {
     months: MONTHS,
     seedConcurrency: SEED_CONCURRENCY,
     compiled: true,
+    seedCache: process.env.BENCH_SEED_CACHE === '1',
     log,
     nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });

@@ -33,6 +33,12 @@ export interface BillingBenchOptions {
   progressMs?: number;
   /** Extra Node options for every service process (`--cpu-prof`). */
   nodeArgs?: string[];
+  /**
+   * Keep the seeded database as a template (`payrail_bench_seed_billing_<subscriptions>x<months>`) and start
+   * from a copy of it when it is there, instead of seeding again: for iterating on the charging path. The
+   * copy is migrated by the services as they start; drop the template after a change to what seeding writes.
+   */
+  seedCache?: boolean;
 }
 
 export interface ProcessCpu {
@@ -74,6 +80,7 @@ export interface BillingBenchResult {
 }
 
 const ADMIN_TOKEN = `bench-admin-${demoToken()}`;
+const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CARD = '4242424242424242';
 
 /** Up to `limit` of `work(i)` for i in [0, count) at once. */
@@ -114,7 +121,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runBillingBench(options: BillingBenchOptions): Promise<BillingBenchResult> {
   const { log } = options;
   const progressMs = options.progressMs ?? 5_000;
-  const infra = await freshInfrastructure('billing');
+  const periods = 1 + 2 * options.months;
+  const seedTemplate = options.seedCache
+    ? `payrail_bench_seed_billing_${options.subscriptions}x${options.months}`
+    : undefined;
+  const seedCached = seedTemplate !== undefined && (await databaseExists(seedTemplate));
+  const infra = await freshInfrastructure('billing', seedCached ? seedTemplate : undefined);
   const ports = await servicePortsEnv();
   const gatewayUrl = `http://127.0.0.1:${ports.gatewayPort}`;
   const env: Record<string, string> = {
@@ -126,11 +138,11 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     // Up to nine processes on a PostgreSQL that may be shared: 36 connections rather than 90.
     DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '4',
   };
-  const sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
+  let sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
   const serviceOutput: string[] = [];
   let system: ProcessSystem | undefined;
-  try {
-    system = await startProcesses({
+  const start = () =>
+    startProcesses({
       root: ROOT,
       env,
       port: ports.gatewayPort,
@@ -139,88 +151,46 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
       output: (service, line, replica) =>
         serviceOutput.push(`[${service}${replica > 1 ? `-${replica}` : ''}] ${line}`),
     });
-    const sandboxUrl = system.urls['processor-sandbox'];
+  try {
+    system = await start();
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
-    const merchant = await call<{ id: string; apiToken: string }>(`${gatewayUrl}/admin/merchants`, {
-      method: 'POST',
-      headers: admin,
-      body: {
-        name: 'Bench gym',
-        instance: 'NATIONAL',
-        processors: ['PARAGUAY.PROCESSOR_A'],
-        noLoginEnabled: true,
-      },
-    });
-    if (merchant.status !== 201) throw new Error(`merchant not created: ${JSON.stringify(merchant.body)}`);
-    const merchantId = merchant.body.id;
-
-    // Seeding: each subscription sold through the gateway and subscribed on the pay page with a card of
-    // its own customer (its own document number), as a customer does.
-    const periods = 1 + 2 * options.months;
     const seedStart = Date.now();
     let seeded = 0;
-    const seedProgress = setInterval(() => {
-      const seconds = (Date.now() - seedStart) / 1000;
-      log(`seeding: ${seeded}/${options.subscriptions} subscribed (${(seeded / seconds).toFixed(1)}/s)`);
-    }, progressMs);
-    try {
-      await pool(options.subscriptions, options.seedConcurrency, async (index) => {
-        const documentNumber = String(1_000_000 + index);
-        const link = await call<{ id: number; slug: string }>(`${gatewayUrl}/api/saleitems/add`, {
-          method: 'POST',
-          headers: { 'api-token': merchant.body.apiToken },
-          body: {
-            label: 'Gym membership',
-            amount: 200000,
-            handleValue: `member${index}@example.com`,
-            handleLabel: `Member ${index}`,
-            singlePayment: false,
-            creditAndDebitCard: true,
-            recurrentPayment: true,
-            customIdentifier: `member-${index}`,
-            noLoginRequired: true,
-            documentNumber,
-            installmentAmount: 150000,
-            totalPeriods: periods,
-            dayOfMonth: 10,
-            monthForSecondInstallment: 1,
-          },
-        });
-        if (link.status !== 200) throw new Error(`link not created: ${JSON.stringify(link.body)}`);
-        // A customer tries again after an error page (a 503 when a shared PostgreSQL is out of connections).
-        const pay = () =>
-          payOnPayPage({ gatewayUrl, sandboxUrl, slug: link.body.slug, documentNumber, cardNumber: CARD });
-        const paid = await pay().catch(async (error: Error) => {
-          log(`seeding: subscription ${index} tries again after: ${error.message}`);
-          await sleep(2_000);
-          return pay();
-        });
-        // A subscription's card is registered at the form, then charged.
-        if (paid.outcome !== 'registered' && paid.outcome !== 'approved')
-          throw new Error(`subscription ${index} not paid on the pay page: ${paid.outcome}`);
-        seeded += 1;
+    let merchantId: string;
+    if (seedCached) {
+      const [merchant] = await sql<Array<{ id: string }>>`select id::text from gateway.merchants where name = 'Bench gym'`;
+      if (!merchant) throw new Error(`${seedTemplate} has no merchant`);
+      merchantId = merchant.id;
+      seeded = options.subscriptions;
+      const cards = await restoreStoredCards(sql, system.urls['processor-sandbox'] as string);
+      log(`seeding: a copy of ${seedTemplate}, ${cards} stored cards given to the sandbox`);
+    } else {
+      merchantId = await seed(gatewayUrl, system.urls['processor-sandbox'], options, (count) => {
+        seeded = count;
       });
-    } finally {
-      clearInterval(seedProgress);
+      if (seedTemplate) {
+        // A database with connections cannot be copied: the services stop while it is.
+        await projected(sql, merchantId, options.subscriptions, periods);
+        const { cards } = (
+          await call<{ cards: Array<{ userId: string; cardId: string }> }>(
+            `${system.urls['processor-sandbox']}/__sandbox/stored-cards`,
+          )
+        ).body;
+        await sql`create table public.bench_seed_sandbox_cards (user_id text not null, card_id text not null)`;
+        await sql`insert into public.bench_seed_sandbox_cards ${sql(cards.map((c) => ({ user_id: c.userId, card_id: c.cardId })))}`;
+        await system.stop();
+        await sql.end();
+        const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+        await server.unsafe(`create database "${seedTemplate}" template "${infra.database}"`);
+        await server.end();
+        sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
+        log(`seeding: kept as ${seedTemplate}`);
+        system = await start();
+        await restoreStoredCards(sql, system.urls['processor-sandbox'] as string);
+      }
     }
-    // Active in subscriptions and every later installment scheduled in billing-scheduler's projection.
-    const expectedScheduled = options.subscriptions * (periods - 1);
-    const deadline = Date.now() + 120_000 + options.subscriptions * 50;
-    for (;;) {
-      const [row] = await sql<Array<{ scheduled: number; active: number }>>`
-        select
-          (select count(*)::int from billing_scheduler.installments
-            where merchant_id = ${merchantId} and state = 'scheduled' and number >= 2) as scheduled,
-          (select count(*)::int from billing_scheduler.subscriptions
-            where merchant_id = ${merchantId} and status = 'active') as active`;
-      if (row?.scheduled === expectedScheduled && row.active === options.subscriptions) break;
-      if (Date.now() > deadline)
-        throw new Error(
-          `billing-scheduler sees ${row?.active} active subscriptions, ${row?.scheduled}/${expectedScheduled} installments`,
-        );
-      await sleep(500);
-    }
+    const sandboxUrl = system.urls['processor-sandbox'];
+    await projected(sql, merchantId, options.subscriptions, periods);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     log(`seeded ${options.subscriptions} subscriptions in ${seedSeconds.toFixed(0)} s`);
 
@@ -367,6 +337,124 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     await system?.stop();
     await sql.end();
     await infra.drop();
+  }
+}
+
+/**
+ * Seeding: a merchant, and each subscription sold through the gateway and subscribed on the pay page with a
+ * card of its own customer (its own document number), as a customer does. Returns the merchant's id.
+ */
+async function seed(
+  gatewayUrl: string,
+  sandboxUrl: string,
+  options: BillingBenchOptions,
+  progress: (seeded: number) => void,
+): Promise<string> {
+  const { log } = options;
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const merchant = await call<{ id: string; apiToken: string }>(`${gatewayUrl}/admin/merchants`, {
+    method: 'POST',
+    headers: admin,
+    body: {
+      name: 'Bench gym',
+      instance: 'NATIONAL',
+      processors: ['PARAGUAY.PROCESSOR_A'],
+      noLoginEnabled: true,
+    },
+  });
+  if (merchant.status !== 201) throw new Error(`merchant not created: ${JSON.stringify(merchant.body)}`);
+  const periods = 1 + 2 * options.months;
+  const seedStart = Date.now();
+  let seeded = 0;
+  const seedProgress = setInterval(() => {
+    const seconds = (Date.now() - seedStart) / 1000;
+    log(`seeding: ${seeded}/${options.subscriptions} subscribed (${(seeded / seconds).toFixed(1)}/s)`);
+  }, options.progressMs ?? 5_000);
+  try {
+    await pool(options.subscriptions, options.seedConcurrency, async (index) => {
+      const documentNumber = String(1_000_000 + index);
+      const link = await call<{ id: number; slug: string }>(`${gatewayUrl}/api/saleitems/add`, {
+        method: 'POST',
+        headers: { 'api-token': merchant.body.apiToken },
+        body: {
+          label: 'Gym membership',
+          amount: 200000,
+          handleValue: `member${index}@example.com`,
+          handleLabel: `Member ${index}`,
+          singlePayment: false,
+          creditAndDebitCard: true,
+          recurrentPayment: true,
+          customIdentifier: `member-${index}`,
+          noLoginRequired: true,
+          documentNumber,
+          installmentAmount: 150000,
+          totalPeriods: periods,
+          dayOfMonth: 10,
+          monthForSecondInstallment: 1,
+        },
+      });
+      if (link.status !== 200) throw new Error(`link not created: ${JSON.stringify(link.body)}`);
+      // A customer tries again after an error page (a 503 when a shared PostgreSQL is out of connections).
+      const pay = () =>
+        payOnPayPage({ gatewayUrl, sandboxUrl, slug: link.body.slug, documentNumber, cardNumber: CARD });
+      const paid = await pay().catch(async (error: Error) => {
+        log(`seeding: subscription ${index} tries again after: ${error.message}`);
+        await sleep(2_000);
+        return pay();
+      });
+      // A subscription's card is registered at the form, then charged.
+      if (paid.outcome !== 'registered' && paid.outcome !== 'approved')
+        throw new Error(`subscription ${index} not paid on the pay page: ${paid.outcome}`);
+      seeded += 1;
+      progress(seeded);
+    });
+  } finally {
+    clearInterval(seedProgress);
+  }
+  return merchant.body.id;
+}
+
+/** Active in subscriptions and every later installment scheduled in billing-scheduler's projection. */
+async function projected(sql: postgres.Sql, merchantId: string, subscriptions: number, periods: number) {
+  const expectedScheduled = subscriptions * (periods - 1);
+  const deadline = Date.now() + 120_000 + subscriptions * 50;
+  for (;;) {
+    const [row] = await sql<Array<{ scheduled: number; active: number }>>`
+      select
+        (select count(*)::int from billing_scheduler.installments
+          where merchant_id = ${merchantId} and state = 'scheduled' and number >= 2) as scheduled,
+        (select count(*)::int from billing_scheduler.subscriptions
+          where merchant_id = ${merchantId} and status = 'active') as active`;
+    if (row?.scheduled === expectedScheduled && row.active === subscriptions) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `billing-scheduler sees ${row?.active} active subscriptions, ${row?.scheduled}/${expectedScheduled} installments`,
+      );
+    await sleep(500);
+  }
+}
+
+/** The sandbox keeps its stored cards in memory: the seeded customers' cards, stored again in a new one. */
+async function restoreStoredCards(sql: postgres.Sql, sandboxUrl: string): Promise<number> {
+  const cards = await sql<Array<{ userId: string; cardId: string }>>`
+    select user_id as "userId", card_id as "cardId" from public.bench_seed_sandbox_cards`;
+  const restored = await call<{ restored: number }>(`${sandboxUrl}/__sandbox/stored-cards`, {
+    method: 'POST',
+    body: { cardNumber: CARD, cards },
+  });
+  if (restored.body.restored !== cards.length)
+    throw new Error(`the sandbox stored ${JSON.stringify(restored.body)} of ${cards.length} cards`);
+  return cards.length;
+}
+
+/** Whether the server has a database of that name. */
+async function databaseExists(name: string): Promise<boolean> {
+  const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await server`select 1 from pg_database where datname = ${name}`;
+    return rows.length > 0;
+  } finally {
+    await server.end();
   }
 }
 

@@ -34,6 +34,8 @@ export interface Infrastructure {
   amqpUrl: string;
   exchange: string;
   queuePrefix: string;
+  /** The database's name on the server. */
+  database: string;
   drop(): Promise<void>;
 }
 
@@ -41,13 +43,13 @@ export interface Infrastructure {
  * A fresh database on the server of `DATABASE_URL` (default the local one) and unique broker names on
  * `AMQP_URL`'s RabbitMQ: nothing another run or a test uses. `drop()` removes both.
  */
-export async function freshInfrastructure(name: string): Promise<Infrastructure> {
+export async function freshInfrastructure(name: string, template?: string): Promise<Infrastructure> {
   const server = process.env.DATABASE_URL ?? LOCAL_POSTGRES_URL;
   const amqpUrl = process.env.AMQP_URL ?? LOCAL_AMQP_URL;
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const database = `payrail_bench_${name}_${suffix}`;
   const admin = postgres(server, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${database}"`);
+  await admin.unsafe(`create database "${database}"${template ? ` template "${template}"` : ''}`);
   await admin.end();
   const url = new URL(server);
   url.pathname = `/${database}`;
@@ -55,6 +57,7 @@ export async function freshInfrastructure(name: string): Promise<Infrastructure>
   const queuePrefix = `bench_${name}_${suffix}.`;
   return {
     databaseUrl: url.toString(),
+    database,
     amqpUrl,
     exchange,
     queuePrefix,

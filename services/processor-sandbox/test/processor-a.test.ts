@@ -284,6 +284,32 @@ describe('PROCESSOR_A stored cards', () => {
     expect((await sandbox.a.userCards(82)).body.cards).toEqual([]);
   });
 
+  it('lists stored cards without their numbers and stores them again after a reset (a benchmark carries its customers over)', async () => {
+    await registeredAlias(84, '4242424242424242', 3);
+    const listed = await sandbox.call<{ cards: unknown[] }>('/__sandbox/stored-cards');
+    expect(listed.body).toEqual({ cards: [{ userId: '84', cardId: '3', last4: '4242' }] });
+    expect(JSON.stringify(listed.body)).not.toContain('424242424242');
+    await sandbox.test.reset();
+    expect((await sandbox.a.userCards(84)).body.cards).toEqual([]);
+
+    const post = (body: unknown) =>
+      sandbox.call('/__sandbox/stored-cards', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ cardNumber: '4111111111111111', cards: listed.body.cards })).status).toBe(400);
+    expect((await post({ cardNumber: '4242424242424242', cards: listed.body.cards })).body).toEqual({
+      restored: 1,
+    });
+    expect((await post({ cardNumber: '4242424242424242', cards: listed.body.cards })).body).toEqual({
+      restored: 0,
+    });
+    const alias = (await sandbox.a.userCards(84)).body.cards[0]!.alias_token;
+    const charge = await sandbox.a.charge(++spid, '1000.00', alias);
+    expect(charge.body.confirmation).toMatchObject({ response: 'S', response_code: '00' });
+  });
+
   it('twenty concurrent charges with one shop_process_id make one ledger entry', async () => {
     await registeredAlias(83, '4242424242424242');
     const aliases: string[] = [];

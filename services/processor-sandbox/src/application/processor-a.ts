@@ -117,6 +117,26 @@ export class ProcessorA {
     return this.core.settings.processorA.privateKey;
   }
 
+  /** The stored cards, by user and card id, with the last four digits only. */
+  storedCards(): Array<{ userId: string; cardId: string; last4: string }> {
+    return [...this.cards.values()].flatMap((cards) =>
+      cards.map((stored) => ({ userId: stored.userId, cardId: stored.cardId, last4: stored.card.last4 })),
+    );
+  }
+
+  /** Stores `card` for each (user, card id) not stored yet, as a registration on the hosted form does. */
+  restoreStoredCards(card: EnteredCard, entries: Array<{ userId: string; cardId: string }>): number {
+    let restored = 0;
+    for (const { userId, cardId } of entries) {
+      const cards = this.cards.get(userId) ?? [];
+      if (cards.some((stored) => stored.cardId === cardId)) continue;
+      cards.push({ userId, cardId, card });
+      this.cards.set(userId, cards);
+      restored += 1;
+    }
+    return restored;
+  }
+
   reset(): void {
     this.payments.clear();
     this.paymentByProcess.clear();

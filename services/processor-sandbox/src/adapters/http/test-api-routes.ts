@@ -48,6 +48,10 @@ const schemas = {
       set: z.iso.datetime({ offset: true }).optional(),
     })
     .refine((b) => b.advanceSeconds !== undefined || b.set !== undefined, 'give advanceSeconds or set'),
+  storedCards: z.object({
+    cardNumber: z.string().min(1),
+    cards: z.array(z.object({ userId: z.string().min(1), cardId: z.string().min(1) })).max(1_000_000),
+  }),
   config: z.object({
     processorAWebhookUrl: z.string().url().optional(),
     processorBNotificationUrl: z.string().url().optional(),
@@ -176,6 +180,21 @@ export function testApiRoutes(
     if (processorBNotificationUrl) core.settings.processorB.notificationUrl = processorBNotificationUrl;
     if (processorBReturnUrl) core.settings.processorB.returnUrlTemplate = processorBReturnUrl;
     return c.json({ ok: true });
+  });
+
+  // PROCESSOR_A's stored cards, to carry a benchmark's seeded customers over to a new sandbox: listed
+  // without their numbers, and stored again with a test card's number given by the caller.
+  router.get('/__sandbox/stored-cards', (c) => c.json({ cards: processors.a.storedCards() }));
+  router.post('/__sandbox/stored-cards', async (c) => {
+    const body = await parse(c, schemas.storedCards);
+    if (!body.ok) return c.json({ error: body.error }, 400);
+    try {
+      const card = readCard({ number: body.value.cardNumber }, core.clock.now());
+      return c.json({ restored: processors.a.restoreStoredCards(card, body.value.cards) });
+    } catch (error) {
+      if (error instanceof CardInputError) return c.json({ error: error.message }, 400);
+      throw error;
+    }
   });
 
   router.post('/__sandbox/reset', (c) => {
