@@ -15,7 +15,7 @@
  * BENCH_SEED_CACHE=1: the seeded database is kept as a template (payrail_bench_seed_billing_<size>) and later
  * runs of the same size start from a copy of it instead of seeding (for iterating on the charging path).
  */
-import { runBillingBench } from './billing';
+import { describePhase, runBillingBench } from './billing';
 import { buildServices, log as logger, machine } from './support';
 
 const log = logger('bench:billing');
@@ -43,18 +43,7 @@ async function main() {
   });
   log('');
   log(`seeding: ${result.seeded} subscriptions in ${result.seedSeconds.toFixed(0)} s`);
-  for (const phase of result.phases) {
-    log(
-      `${phase.replicas} process(es) of billing-scheduler, subscriptions, processor-gateway: ${phase.charges} charges in ${phase.seconds.toFixed(1)} s = ${phase.chargesPerSecond.toFixed(0)} charges/s`,
-    );
-    const busy = [...phase.cpu].sort((a, b) => b.cpuSeconds - a.cpuSeconds);
-    log(
-      `  CPU: ${busy.map((p) => `${p.process} ${p.cpuSeconds.toFixed(1)} s (${((100 * p.cpuSeconds) / phase.seconds).toFixed(0)} %)`).join(', ')}`,
-    );
-    log(
-      `  median steps: ${phase.stages.map((step) => `${step.stage} ${step.medianSeconds.toFixed(2)} s`).join(', ')}`,
-    );
-  }
+  for (const phase of result.phases) for (const line of describePhase(phase)) log(line);
   const { ledger } = result;
   log(
     `ledger: ${ledger.ledgerEntries} entries; ${ledger.charged}/${ledger.expected} installments charged, ${ledger.duplicates} charged twice, ${ledger.unpaid} not paid`,

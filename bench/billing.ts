@@ -10,6 +10,7 @@ import { payOnPayPage } from '@payrail/testing/pay-page';
 import postgres from 'postgres';
 import { type ProcessSystem, startProcesses } from '../scripts/processes';
 import {
+  autovacuumStandIn,
   benchServicesEnv,
   cpuSeconds,
   demoToken,
@@ -141,6 +142,8 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
   let sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
   const serviceOutput: string[] = [];
   let system: ProcessSystem | undefined;
+  // This machine's PostgreSQL runs without autovacuum; a server in service has it.
+  let maintenance = await autovacuumStandIn(infra.databaseUrl);
   const start = () =>
     startProcesses({
       root: ROOT,
@@ -158,10 +161,14 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     let seeded = 0;
     let merchantId: string;
     if (seedCached) {
-      const [merchant] = await sql<Array<{ id: string }>>`select id::text from gateway.merchants where name = 'Bench gym'`;
+      const [merchant] = await sql<
+        Array<{ id: string }>
+      >`select id::text from gateway.merchants where name = 'Bench gym'`;
       if (!merchant) throw new Error(`${seedTemplate} has no merchant`);
       merchantId = merchant.id;
       seeded = options.subscriptions;
+      // Statistics as autovacuum would have left them after seeding (a template made without them).
+      await sql`analyze`;
       const cards = await restoreStoredCards(sql, system.urls['processor-sandbox'] as string);
       log(`seeding: a copy of ${seedTemplate}, ${cards} stored cards given to the sandbox`);
     } else {
@@ -179,12 +186,14 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
         await sql`create table public.bench_seed_sandbox_cards (user_id text not null, card_id text not null)`;
         await sql`insert into public.bench_seed_sandbox_cards ${sql(cards.map((c) => ({ user_id: c.userId, card_id: c.cardId })))}`;
         await system.stop();
+        await maintenance.stop();
         await sql.end();
         const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
         await server.unsafe(`create database "${seedTemplate}" template "${infra.database}"`);
         await server.end();
         sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
         log(`seeding: kept as ${seedTemplate}`);
+        maintenance = await autovacuumStandIn(infra.databaseUrl);
         system = await start();
         await restoreStoredCards(sql, system.urls['processor-sandbox'] as string);
       }
@@ -316,10 +325,14 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     const phases: PhaseResult[] = [];
     log(`charging months 1-${options.months} with one process each`);
     phases.push(await phase(1, dates.slice(0, options.months), options.subscriptions * options.months));
+    for (const line of describePhase(phases[0] as PhaseResult)) log(line);
+    log(`  autovacuum stand-in so far: ${maintenance.vacuumed} vacuums, ${maintenance.analyzed} analyzes`);
     for (const name of ['billing-scheduler', 'subscriptions', 'processor-gateway'] as const)
       await system.addReplica(name);
     log(`charging months ${options.months + 1}-${2 * options.months} with two processes each`);
     phases.push(await phase(2, dates.slice(options.months), options.subscriptions * 2 * options.months));
+    for (const line of describePhase(phases[1] as PhaseResult)) log(line);
+    log(`  autovacuum stand-in so far: ${maintenance.vacuumed} vacuums, ${maintenance.analyzed} analyzes`);
 
     const ledger = await checkLedger(sql, sandboxUrl, options.subscriptions * 2 * options.months);
     const [one, two] = phases as [PhaseResult, PhaseResult];
@@ -335,9 +348,22 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     throw error;
   } finally {
     await system?.stop();
+    await maintenance.stop();
     await sql.end();
     await infra.drop();
   }
+}
+
+/** A phase's figures as the bench prints them: charges per second, each process's CPU, the median steps. */
+export function describePhase(phase: PhaseResult): string[] {
+  const busy = [...phase.cpu].sort((a, b) => b.cpuSeconds - a.cpuSeconds);
+  const cpuTotal = busy.reduce((sum, p) => sum + p.cpuSeconds, 0);
+  return [
+    `${phase.replicas} process(es) of billing-scheduler, subscriptions, processor-gateway: ${phase.charges} charges in ${phase.seconds.toFixed(1)} s = ${phase.chargesPerSecond.toFixed(0)} charges/s`,
+    `  CPU: ${busy.map((p) => `${p.process} ${p.cpuSeconds.toFixed(1)} s (${((100 * p.cpuSeconds) / phase.seconds).toFixed(0)} %)`).join(', ')}`,
+    `  CPU per charge: ${phase.charges > 0 ? ((1000 * cpuTotal) / phase.charges).toFixed(2) : '-'} ms in all (${busy.map((p) => `${p.process} ${phase.charges > 0 ? ((1000 * p.cpuSeconds) / phase.charges).toFixed(2) : '-'}`).join(', ')})`,
+    `  median steps: ${phase.stages.map((step) => `${step.stage} ${step.medianSeconds.toFixed(2)} s`).join(', ')}`,
+  ];
 }
 
 /**

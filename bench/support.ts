@@ -266,3 +266,101 @@ export function buildServices(): void {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
   if (result.status !== 0) throw new Error('npm run build failed');
 }
+
+/** Autovacuum's thresholds, as the server has them set. */
+interface AutovacuumSettings {
+  naptimeSeconds: number;
+  vacuumThreshold: number;
+  vacuumScaleFactor: number;
+  insertThreshold: number;
+  insertScaleFactor: number;
+  analyzeThreshold: number;
+  analyzeScaleFactor: number;
+  costDelayMs: number;
+}
+
+export interface AutovacuumStandIn {
+  /** Tables vacuumed and analyzed so far. */
+  readonly vacuumed: number;
+  readonly analyzed: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * What autovacuum does for one database, on a server that runs without it (this machine's PostgreSQL has
+ * `autovacuum = off` for its tests): every `autovacuum_naptime`, each table past autovacuum's thresholds
+ * (dead rows, rows inserted since the last vacuum, rows changed since the last analyze) is vacuumed or
+ * analyzed, throttled by `autovacuum_vacuum_cost_delay` as autovacuum is. Without it a benchmark's tables
+ * never get statistics, and the plans its services prepared on empty tables (sequential scans, hash joins)
+ * are kept for ever. Does nothing when the server's own autovacuum is on.
+ */
+export async function autovacuumStandIn(databaseUrl: string): Promise<AutovacuumStandIn> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const settings = await sql<Array<{ name: string; setting: string }>>`
+    select name, setting from pg_settings where name like 'autovacuum%'`;
+  const setting = (name: string) => Number(settings.find((row) => row.name === name)?.setting);
+  const state = { vacuumed: 0, analyzed: 0 };
+  if (settings.find((row) => row.name === 'autovacuum')?.setting === 'on') {
+    await sql.end();
+    return { ...state, stop: async () => undefined };
+  }
+  const limits: AutovacuumSettings = {
+    naptimeSeconds: setting('autovacuum_naptime'),
+    vacuumThreshold: setting('autovacuum_vacuum_threshold'),
+    vacuumScaleFactor: setting('autovacuum_vacuum_scale_factor'),
+    insertThreshold: setting('autovacuum_vacuum_insert_threshold'),
+    insertScaleFactor: setting('autovacuum_vacuum_insert_scale_factor'),
+    analyzeThreshold: setting('autovacuum_analyze_threshold'),
+    analyzeScaleFactor: setting('autovacuum_analyze_scale_factor'),
+    costDelayMs: setting('autovacuum_vacuum_cost_delay'),
+  };
+  await sql.unsafe(`set vacuum_cost_delay = '${limits.costDelayMs}ms'`);
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const pass = async () => {
+    const tables = await sql<
+      Array<{ name: string; dead: number; inserted: number; changed: number; tuples: number }>
+    >`
+      select format('%I.%I', s.schemaname, s.relname) as name, s.n_dead_tup::float8 as dead,
+             s.n_ins_since_vacuum::float8 as inserted, s.n_mod_since_analyze::float8 as changed,
+             greatest(c.reltuples, 0)::float8 as tuples
+      from pg_stat_user_tables s join pg_class c on c.oid = s.relid`;
+    for (const table of tables) {
+      if (stopped) return;
+      const vacuum =
+        table.dead > limits.vacuumThreshold + limits.vacuumScaleFactor * table.tuples ||
+        table.inserted > limits.insertThreshold + limits.insertScaleFactor * table.tuples;
+      const analyze = table.changed > limits.analyzeThreshold + limits.analyzeScaleFactor * table.tuples;
+      if (vacuum) await sql.unsafe(`vacuum ${analyze ? '(analyze) ' : ''}${table.name}`);
+      else if (analyze) await sql.unsafe(`analyze ${table.name}`);
+      if (vacuum) state.vacuumed += 1;
+      if (analyze) state.analyzed += 1;
+    }
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, limits.naptimeSeconds * 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (!stopped) await pass().catch(() => undefined);
+    }
+  })();
+  return {
+    get vacuumed() {
+      return state.vacuumed;
+    },
+    get analyzed() {
+      return state.analyzed;
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+      await sql.end();
+    },
+  };
+}

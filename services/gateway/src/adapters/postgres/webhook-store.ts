@@ -91,24 +91,28 @@ const savedLinkColumns = {
 /** Integers as one `int[]` parameter: the statement's text is the same whatever their number. */
 const intArray = (values: number[]) => `{${values.map((value) => Math.trunc(value)).join(',')}}`;
 
-/** A batch's projection rows, and those they lead to (see `loadProjection`); one row of three JSON texts. */
+/**
+ * A batch's projection rows, and those they lead to (see `loadProjection`); one row of three JSON texts.
+ * Each table is read by its key with `= any(array(...))`: an index lookup whatever the planner knows of
+ * the tables (`key = any($1) or key in (select ...)` read every row of each, once per batch).
+ */
 const loadProjectionStatement = (keys: ProjectionKeys) => sql`
   with i as (
     select * from ${webhookInstallments} where installment_id = any(${intArray(keys.installmentIds)}::int[])
   ),
   s1 as (
     select * from ${webhookSubscriptions}
-     where subscription_id = any(${intArray(keys.subscriptionIds)}::int[])
-        or subscription_id in (select subscription_id from i)
+     where subscription_id = any(array(
+       select unnest(${intArray(keys.subscriptionIds)}::int[]) union select subscription_id from i))
   ),
   l as (
     select * from ${webhookLinks}
-     where link_id = any(${intArray(keys.linkIds)}::int[]) or link_id in (select link_id from s1)
+     where link_id = any(array(select unnest(${intArray(keys.linkIds)}::int[]) union select link_id from s1))
   ),
   s as (
     select * from s1
     union
-    select * from ${webhookSubscriptions} where subscription_id in (select subscription_id from l)
+    select * from ${webhookSubscriptions} where subscription_id = any(array(select subscription_id from l))
   )
   select
     (select coalesce(json_agg(json_build_object(
