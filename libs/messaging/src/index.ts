@@ -28,6 +28,7 @@ export {
   outboxNames,
   outboxTable,
   outboxTraceHeaders,
+  relaySelectStatement,
   wakeOutboxRelay,
 } from './outbox';
 export {

@@ -28,6 +28,7 @@ import {
   inboxTable,
   type MessageBus,
   outboxTable,
+  relaySelectStatement,
   wakeOutboxRelay,
 } from '../src/index';
 import { pause, waitFor } from './wait-for';
@@ -601,5 +602,33 @@ describe('inbox, batch path (idempotent batch consumer)', () => {
       expect(traceparent.split('-')[1]).toBe(traceId);
       expect(traceparent.split('-')[2]).not.toBe(`${'1'.repeat(15)}${index}`);
     });
+  });
+});
+
+describe('the relay on a long backlog', () => {
+  it('reads a batch off outbox_unpublished_idx in its order and stops there, not sorting every row waiting', async () => {
+    // The services' migrations give each outbox this partial index (outboxTable's definition).
+    const backlog = outboxTable(pgSchema('outbox_backlog'));
+    await database.db.execute(sql`create schema outbox_backlog`);
+    await database.db.execute(
+      sql`create table outbox_backlog.outbox (like outbox_test.outbox including all)`,
+    );
+    await database.db.execute(sql`create index outbox_unpublished_idx on outbox_backlog.outbox (next_attempt_at)
+      where published_at is null`);
+    // A run's worth of charge-due rows waiting, as after an as-of run claimed them.
+    await database.db.execute(sql`insert into outbox_backlog.outbox (id, type, body, headers, created_at, next_attempt_at)
+      select gen_random_uuid(), 'installment.charge-due', repeat('x', 300), '{}',
+             now() - make_interval(secs => g / 1000.0), now() - make_interval(secs => g / 1000.0)
+      from generate_series(1, 20000) g`);
+    await database.db.execute(sql`analyze outbox_backlog.outbox`);
+    const plan = rowsOf<{ 'QUERY PLAN': unknown }>(
+      await database.db.execute(
+        sql.raw(`explain (format json) ${relaySelectStatement(backlog).replace('$1::int', '100')}`),
+      ),
+    );
+    const text = JSON.stringify(plan);
+    expect(text).toContain('outbox_unpublished_idx');
+    expect(text).not.toContain('"Sort"');
+    expect(text).not.toContain('Seq Scan');
   });
 });
