@@ -96,7 +96,7 @@ const intArray = (values: number[]) => `{${values.map((value) => Math.trunc(valu
  * Each table is read by its key with `= any(array(...))`: an index lookup whatever the planner knows of
  * the tables (`key = any($1) or key in (select ...)` read every row of each, once per batch).
  */
-const loadProjectionStatement = (keys: ProjectionKeys) => sql`
+export const loadProjectionStatement = (keys: ProjectionKeys) => sql`
   with i as (
     select * from ${webhookInstallments} where installment_id = any(${intArray(keys.installmentIds)}::int[])
   ),
