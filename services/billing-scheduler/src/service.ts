@@ -5,7 +5,7 @@ import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { z } from 'zod';
 import {
-  claimRun,
+  claimRunUntilDone,
   type RunDeps,
   resumeUnfinishedRuns,
   runScheduled,
@@ -70,6 +70,7 @@ export const billingSchedulerService: ServiceDefinition = {
       logger,
     };
     const inFlight = new Set<Promise<unknown>>();
+    let stopped = false;
     const track = (work: Promise<unknown>, what: string) => {
       const tracked = work
         .catch((error) => logger.error({ err: error }, `${what} failed`))
@@ -82,14 +83,14 @@ export const billingSchedulerService: ServiceDefinition = {
         ...deps,
         internalSecret,
         startOperatorRun: (request) => startOperatorRun(deps, request),
-        claimInBackground: (run: BillingRun) => track(claimRun(deps, run), `billing run ${run.id}`),
+        claimInBackground: (run: BillingRun) =>
+          track(claimRunUntilDone(deps, run, { stopping: () => stopped }), `billing run ${run.id}`),
       }),
     );
     const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
     const relay = createOutboxRelay({ database, outbox, schemaName: 'billing_scheduler', bus, logger });
 
     let timer: NodeJS.Timeout | undefined;
-    let stopped = false;
     const tick = async () => {
       try {
         await resumeUnfinishedRuns(deps, new Date(clock.now().getTime() - STALE_RUN_MS));

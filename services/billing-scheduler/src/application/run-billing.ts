@@ -106,6 +106,34 @@ export async function claimRun(
   return total;
 }
 
+/**
+ * `claimRun` until it completes. A claim cut short (the database went away between two batches, or before
+ * the run was marked claimed) is tried again after a pause that grows to `maxPauseMs`, so that an
+ * operator's run is not left `claiming` until the process restarts. Repeating is safe: what a failed
+ * attempt committed stays claimed for this run and the next attempt claims the rest. Once `stopping()`
+ * says so, the error is thrown; the next process resumes the run (`resumeUnfinishedRuns`).
+ */
+export async function claimRunUntilDone(
+  deps: RunDeps,
+  run: Parameters<typeof claimRun>[1],
+  options: { stopping: () => boolean; maxPauseMs?: number; sleep?: (ms: number) => Promise<void> },
+): Promise<number> {
+  const maxPauseMs = options.maxPauseMs ?? 5_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await claimRun(deps, run);
+    } catch (error) {
+      if (options.stopping()) throw error;
+      deps.logger.warn(
+        { runId: run.id, attempt, err: error },
+        'billing run claim failed; claiming the rest of the run again',
+      );
+      await sleep(Math.min(maxPauseMs, 250 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
 /** An operator's run as of a day: refused for a future day unless time is simulated. Claiming follows. */
 export async function startOperatorRun(
   deps: RunDeps,
