@@ -234,41 +234,6 @@ describe('RabbitMQ bus on a real broker', () => {
     expect(await bus.drainDeadLetters('fulfilment')).toEqual([]);
   });
 
-  it('acks what finished without acking a message still being handled: only that one comes back after a drop', async () => {
-    setUp();
-    const { proxy, url } = await proxyToBroker();
-    const bus = busFor({ url });
-    await bus.start();
-    const slow = gate();
-    const rest = gate();
-    const calls: string[] = [];
-    await bus.subscribe({
-      consumer: 'settling',
-      eventTypes: ['link.paid'],
-      prefetch: 10,
-      handler: async (delivered) => {
-        calls.push(delivered.id);
-        // The first message's handler is still running while the next four finish together (as a
-        // batch's do) and are acked.
-        await (calls.length === 1 ? slow.promise : rest.promise);
-      },
-    });
-    const sent = [1, 2, 3, 4, 5].map(() => message('link.paid'));
-    for (const one of sent) await bus.publish(one);
-    await waitFor(() => calls.length === 5, { what: 'five deliveries' });
-    rest.open();
-    // The four acks reach the broker (one turn of the event loop, then the socket).
-    await new Promise((resolve) => setTimeout(resolve, 300));
-
-    proxy.cutConnections();
-    await waitFor(() => calls.length === 6, { what: 'the redelivery after reconnecting' });
-    slow.open();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // An ack of the four with `multiple` would have taken the first along: it would be lost here.
-    expect(calls).toEqual([...sent.map((one) => one.id), sent[0]?.id]);
-    await bus.stopConsuming();
-  });
-
   it('delivers a message published twice with the same id twice (de-duplication is the inbox’s job)', async () => {
     setUp();
     const bus = busFor();

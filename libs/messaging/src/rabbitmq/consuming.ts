@@ -17,7 +17,6 @@ import {
   resolveSubscription,
 } from '../bus-common';
 import { deliveredMessageFrom } from './amqp-properties';
-import { ChannelAcks } from './channel-acks';
 import type { Backoff, RabbitMqConnection, Session } from './connection';
 import { type ConsumerQueues, consumerQueues, declareConsumerTopology, parkFailedMessage } from './topology';
 
@@ -45,8 +44,6 @@ export interface ConsumerSettings {
 
 export class RabbitMqConsumers {
   private readonly consumers = new Map<string, ConsumerState>();
-  /** Each consumer channel's acks, sent together (see `ChannelAcks`). */
-  private readonly acks = new WeakMap<ConfirmChannel, ChannelAcks>();
   private stopped = false;
 
   constructor(
@@ -149,8 +146,6 @@ export class RabbitMqConsumers {
       const channel = consumer.channel;
       consumer.channel = null;
       consumer.tag = null;
-      // The acks of handlers that finished in this turn go out before the channel's close.
-      if (channel) this.acks.get(channel)?.flush();
       await channel?.close().catch(() => undefined);
     }
   }
@@ -189,16 +184,6 @@ export class RabbitMqConsumers {
     if (!session.alive) throw new Error('RabbitMQ connection lost while opening a consumer channel');
     consumer.channel = channel;
     const name = consumer.subscription.consumer;
-    this.acks.set(
-      channel,
-      new ChannelAcks(channel, (error, tags) =>
-        // The channel closed under the handlers: the broker redelivers these on the next channel.
-        this.settings.logger.warn(
-          { consumer: name, err: errorMessage(error), messages: tags.length },
-          'Could not ack messages; they will be redelivered',
-        ),
-      ),
-    );
     channel.on('error', (error: unknown) => {
       this.settings.logger.warn(
         { consumer: name, err: errorMessage(error) },
@@ -295,7 +280,6 @@ export class RabbitMqConsumers {
       }
       return;
     }
-    this.acks.get(channel)?.delivered(message.fields.deliveryTag);
     const task = this.handleDelivery(consumer, channel, message).finally(() =>
       consumer.inFlight.delete(task),
     );
@@ -349,14 +333,11 @@ export class RabbitMqConsumers {
         // Not acked: give it back once, after a pause so a broker refusing our copies is not hammered.
         // On a closed channel the broker has already requeued it and the nack is moot.
         await sleep(subscription.retryDelayMs);
-        this.acks.get(channel)?.released(raw.fields.deliveryTag);
         this.settle(() => channel.nack(raw, false, true), context);
         return;
       }
     }
-    const acks = this.acks.get(channel);
-    if (acks) acks.ack(raw.fields.deliveryTag);
-    else this.settle(() => channel.ack(raw), context);
+    this.settle(() => channel.ack(raw), context);
   }
 
   private settle(action: () => void, context: Record<string, unknown>): void {
