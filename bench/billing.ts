@@ -12,7 +12,9 @@ import { type ProcessSystem, startProcesses } from '../scripts/processes';
 import {
   autovacuumStandIn,
   benchServicesEnv,
+  copyDatabase,
   cpuSeconds,
+  databaseExists,
   demoToken,
   freshInfrastructure,
   pidsNamed,
@@ -81,7 +83,6 @@ export interface BillingBenchResult {
 }
 
 const ADMIN_TOKEN = `bench-admin-${demoToken()}`;
-const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CARD = '4242424242424242';
 
 /** Up to `limit` of `work(i)` for i in [0, count) at once. */
@@ -188,9 +189,7 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
         await system.stop();
         await maintenance.stop();
         await sql.end();
-        const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-        await server.unsafe(`create database "${seedTemplate}" template "${infra.database}"`);
-        await server.end();
+        await copyDatabase(infra.database, seedTemplate);
         sql = postgres(infra.databaseUrl, { max: 2, onnotice: () => {} });
         log(`seeding: kept as ${seedTemplate}`);
         maintenance = await autovacuumStandIn(infra.databaseUrl);
@@ -476,17 +475,6 @@ async function restoreStoredCards(sql: postgres.Sql, sandboxUrl: string): Promis
   if (restored.body.restored !== cards.length)
     throw new Error(`the sandbox stored ${JSON.stringify(restored.body)} of ${cards.length} cards`);
   return cards.length;
-}
-
-/** Whether the server has a database of that name. */
-async function databaseExists(name: string): Promise<boolean> {
-  const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-  try {
-    const rows = await server`select 1 from pg_database where datname = ${name}`;
-    return rows.length > 0;
-  } finally {
-    await server.end();
-  }
 }
 
 /**

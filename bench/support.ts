@@ -9,6 +9,9 @@ import postgres from 'postgres';
 import { CONSUMERS, freePort } from '../scripts/processes';
 
 const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The PostgreSQL server the benches use: `DATABASE_URL`'s, else the local one. */
+const serverUrl = () => process.env.DATABASE_URL ?? LOCAL_POSTGRES_URL;
 const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 
 /** Removes the bench's exchange and each consumer's main, retry and dead-letter queues. */
@@ -44,7 +47,7 @@ export interface Infrastructure {
  * `AMQP_URL`'s RabbitMQ: nothing another run or a test uses. `drop()` removes both.
  */
 export async function freshInfrastructure(name: string, template?: string): Promise<Infrastructure> {
-  const server = process.env.DATABASE_URL ?? LOCAL_POSTGRES_URL;
+  const server = serverUrl();
   const amqpUrl = process.env.AMQP_URL ?? LOCAL_AMQP_URL;
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const database = `payrail_bench_${name}_${suffix}`;
@@ -75,6 +78,26 @@ export async function freshInfrastructure(name: string, template?: string): Prom
 }
 
 export { freePort };
+
+/** Whether the server has a database of that name. */
+export async function databaseExists(name: string): Promise<boolean> {
+  const server = postgres(serverUrl(), { max: 1, onnotice: () => {} });
+  try {
+    return (await server`select 1 from pg_database where datname = ${name}`).length > 0;
+  } finally {
+    await server.end();
+  }
+}
+
+/** Copies `source` (which must have no connections) as the database `name`. */
+export async function copyDatabase(source: string, name: string): Promise<void> {
+  const server = postgres(serverUrl(), { max: 1, onnotice: () => {} });
+  try {
+    await server.unsafe(`create database "${name}" template "${source}"`);
+  } finally {
+    await server.end();
+  }
+}
 
 /** Free ports for every service, as the `<NAME>_PORT` variables `npm start` reads (the gateway's is PORT). */
 export async function servicePortsEnv(): Promise<{ env: Record<string, string>; gatewayPort: number }> {
