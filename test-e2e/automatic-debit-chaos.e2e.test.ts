@@ -286,6 +286,55 @@ async function quiet(): Promise<boolean> {
   return open?.charges === 0 && open.processing === 0 && open.claimed === 0;
 }
 
+/**
+ * What is still in flight when the system did not settle, for the failure message: each installment left
+ * `processing` with its attempts, processor-gateway's charges of it and the outcome events it wrote (and
+ * whether subscriptions' inbox took them), billing-scheduler's row, the consumers' dead letters, and the
+ * log lines that name it.
+ */
+async function stuckReport(): Promise<string> {
+  const lines: string[] = [];
+  const show = (title: string, rows: readonly unknown[]) =>
+    lines.push(`${title}:`, ...rows.map((row) => `  ${JSON.stringify(row)}`));
+  const stuck = await sql<Array<{ id: number }>>`
+    select id from subscriptions.installments where status = 'processing' order by id`;
+  for (const { id } of stuck) {
+    const key = `installment:${id}:attempt:%`;
+    lines.push(`installment ${id} processing`);
+    show(
+      ' attempts (subscriptions)',
+      await sql`select attempt, status, charge_id, requested_at, settled_at from subscriptions.charge_attempts
+        where installment_id = ${id} order by attempt`,
+    );
+    const charges = await sql<Array<{ id: string }>>`
+      select id, attempt, status, decline_code, processor_calls, created_at, settled_at
+      from processor_gateway.charges where idempotency_key like ${key} order by created_at`;
+    show(' charges (processor-gateway)', charges);
+    for (const charge of charges) {
+      show(
+        `  outcome events of charge ${charge.id} (processor-gateway's outbox, subscriptions' inbox)`,
+        await sql`select o.id, o.type, o.created_at, o.published_at, o.attempts,
+            (select string_agg(i.consumer, ', ') from subscriptions.inbox i where i.message_id = o.id::text) as taken_by
+          from processor_gateway.outbox o where o.body like ${`%${charge.id}%`} order by o.created_at`,
+      );
+    }
+    show(
+      ' billing-scheduler',
+      await sql`select state, attempt, due_on, claimed_at, updated_at from billing_scheduler.installments
+        where installment_id = ${id}`,
+    );
+    const named = system.logs.filter(
+      (line) => line.includes(`"installmentId":${id}`) || line.includes(key.slice(0, -1)),
+    );
+    lines.push(' log lines naming it (last 20):', ...named.slice(-20).map((line) => `  ${line}`));
+  }
+  for (const consumer of [...CONSUMERS, ...EXTRA_CONSUMERS]) {
+    const letters = await bus.drainDeadLetters(consumer);
+    if (letters.length > 0) show(`dead letters of ${consumer}`, letters);
+  }
+  return lines.join('\n');
+}
+
 /** Every service we did not kill must still run. */
 function assertAlive() {
   for (const [name, child] of system.children) {
@@ -312,14 +361,20 @@ async function chaoticRun(asOf: string, processorFaults: boolean) {
   await Promise.all(during.map((incident) => incident.happen()));
   assertAlive();
   const run = await api.completedRun(runId, 120_000);
-  await waitFor(
-    async () => {
-      assertAlive();
-      return quiet();
-    },
-    60_000,
-    250,
-  );
+  try {
+    await waitFor(
+      async () => {
+        assertAlive();
+        return quiet();
+      },
+      60_000,
+      250,
+    );
+  } catch (error) {
+    throw new Error(
+      `${(error as Error).message}\nseed ${SEED}\n${journal.join('\n')}\n${await stuckReport()}`,
+    );
+  }
   journal.push(
     `  → due ${run.due}, requested ${run.requested}, succeeded ${run.succeeded}, failed ${run.failed}, skipped ${run.skipped}`,
   );
