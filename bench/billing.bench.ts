@@ -16,7 +16,7 @@
  * runs of the same size start from a copy of it instead of seeding (for iterating on the charging path).
  */
 import { describePhase, runBillingBench } from './billing';
-import { buildServices, log as logger, machine } from './support';
+import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
 
 const log = logger('bench:billing');
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
@@ -26,6 +26,7 @@ const TARGET_CHARGES_PER_SECOND = 1_000;
 const TARGET_RATIO = 1.6;
 
 async function main() {
+  undoOnInterrupt(log);
   log(`machine: ${machine()}`);
   buildServices();
   const profileDir = process.env.BENCH_PROFILE_DIR;

@@ -12,6 +12,7 @@ import { type ProcessSystem, startProcesses } from '../scripts/processes';
 import {
   autovacuumStandIn,
   benchServicesEnv,
+  cleanUpOnInterrupt,
   copyDatabase,
   cpuSeconds,
   databaseExists,
@@ -145,6 +146,11 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
   let system: ProcessSystem | undefined;
   // This machine's PostgreSQL runs without autovacuum; a server in service has it.
   let maintenance = await autovacuumStandIn(infra.databaseUrl);
+  // Interrupted (Ctrl-C): the services and the stand-in stopped before the database is dropped.
+  const forgetProcesses = cleanUpOnInterrupt(async () => {
+    await system?.stop();
+    await maintenance.stop();
+  });
   const start = () =>
     startProcesses({
       root: ROOT,
@@ -351,6 +357,7 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     log(serviceOutput.slice(-40).join('\n'));
     throw error;
   } finally {
+    forgetProcesses();
     await system?.stop();
     await maintenance.stop();
     await sql.end();

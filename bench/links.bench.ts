@@ -33,6 +33,8 @@ import {
   spawnTs,
   stopChild,
   waitReady,
+  undoOnInterrupt,
+  cleanUpOnInterrupt,
 } from './support';
 
 const log = logger('bench:links');
@@ -120,6 +122,7 @@ const mb = (value: number | undefined) => (value === undefined ? '-' : `${value.
 const pad = (text: string, width: number) => text.padEnd(width);
 
 async function main() {
+  undoOnInterrupt(log);
   log(`machine: ${machine()}`);
   buildServices();
   const infra = await freshInfrastructure('links');
@@ -138,6 +141,10 @@ async function main() {
     PORT: String(baselinePort),
   });
   let system: Awaited<ReturnType<typeof startProcesses>> | undefined;
+  const forgetProcesses = cleanUpOnInterrupt(async () => {
+    await system?.stop();
+    baseline.child.kill();
+  });
   try {
     system = await startProcesses({
       root: ROOT,
@@ -260,6 +267,7 @@ async function main() {
     process.stderr.write(`${serviceOutput.slice(-40).join('\n')}\n${baseline.output.join('')}\n`);
     throw error;
   } finally {
+    forgetProcesses();
     await system?.stop();
     await stopChild(baseline.child);
     await infra.drop();

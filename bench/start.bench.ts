@@ -36,6 +36,8 @@ import {
   stopChild,
   treeRssMb,
   waitReady,
+  undoOnInterrupt,
+  cleanUpOnInterrupt,
 } from './support';
 
 const log = logger('bench:start');
@@ -66,6 +68,8 @@ async function startAndTime(
   const output: string[] = [];
   const started = performance.now();
   let system: Awaited<ReturnType<typeof startProcesses>> | undefined;
+  // The services have their own process group: a Ctrl-C does not reach them.
+  const forgetProcesses = cleanUpOnInterrupt(async () => system?.stop());
   try {
     system = await startProcesses({
       root: ROOT,
@@ -86,6 +90,7 @@ async function startAndTime(
     process.stderr.write(`${output.slice(-40).join('\n')}\n`);
     throw error;
   } finally {
+    forgetProcesses();
     await system?.stop();
   }
 }
@@ -208,6 +213,7 @@ async function embedded(): Promise<void> {
 }
 
 async function main() {
+  undoOnInterrupt(log);
   log(`machine: ${machine()}`);
   buildServices();
   await processes();

@@ -30,6 +30,46 @@ async function deleteBrokerTopology(url: string, exchange: string, queues: strin
 
 export const ROOT = path.resolve(__dirname, '..');
 
+/** What an interrupted bench still has to undo, in the order it was set up. */
+const onInterrupt: Array<() => Promise<void>> = [];
+
+/**
+ * Registers what to undo should the bench be interrupted before its own `finally` ran (its processes
+ * stopped, its database and broker queues removed). The undoing runs last registered first, as nested
+ * `finally` blocks would. Returns the function that unregisters it, for when the bench undid it itself.
+ * Nothing runs unless the bench's entry point called `undoOnInterrupt()`.
+ */
+export function cleanUpOnInterrupt(cleanup: () => Promise<void>): () => void {
+  onInterrupt.push(cleanup);
+  return () => {
+    const index = onInterrupt.indexOf(cleanup);
+    if (index >= 0) onInterrupt.splice(index, 1);
+  };
+}
+
+/**
+ * For a bench's entry point: on Ctrl-C (SIGINT) or SIGTERM, what `cleanUpOnInterrupt` registered is undone
+ * before the process ends (130 or 143), so that a stopped bench leaves no database, exchange or queues
+ * behind. A second signal ends it at once.
+ */
+export function undoOnInterrupt(write: (line: string) => void): void {
+  let interrupted = false;
+  const handle = (signal: NodeJS.Signals) => {
+    const code = signal === 'SIGINT' ? 130 : 143;
+    if (interrupted) process.exit(code);
+    interrupted = true;
+    write(
+      `${signal}: stopping the services, removing the bench's database and broker queues (again to quit now)`,
+    );
+    void (async () => {
+      for (const cleanup of [...onInterrupt].reverse()) await cleanup().catch(() => undefined);
+      process.exit(code);
+    })();
+  };
+  process.on('SIGINT', handle);
+  process.on('SIGTERM', handle);
+}
+
 export const log = (bench: string) => (line: string) => process.stdout.write(`[${bench}] ${line}\n`);
 
 export interface Infrastructure {
@@ -58,23 +98,19 @@ export async function freshInfrastructure(name: string, template?: string): Prom
   url.pathname = `/${database}`;
   const exchange = `bench_${name}_${suffix}`;
   const queuePrefix = `bench_${name}_${suffix}.`;
-  return {
-    databaseUrl: url.toString(),
-    database,
-    amqpUrl,
-    exchange,
-    queuePrefix,
-    async drop() {
-      await deleteBrokerTopology(
-        amqpUrl,
-        exchange,
-        CONSUMERS.map((consumer) => `${queuePrefix}${consumer}`),
-      ).catch(() => undefined);
-      const again = postgres(server, { max: 1, onnotice: () => {} });
-      await again.unsafe(`drop database if exists "${database}" with (force)`).catch(() => undefined);
-      await again.end();
-    },
+  const drop = async () => {
+    forget();
+    await deleteBrokerTopology(
+      amqpUrl,
+      exchange,
+      CONSUMERS.map((consumer) => `${queuePrefix}${consumer}`),
+    ).catch(() => undefined);
+    const again = postgres(server, { max: 1, onnotice: () => {} });
+    await again.unsafe(`drop database if exists "${database}" with (force)`).catch(() => undefined);
+    await again.end();
   };
+  const forget = cleanUpOnInterrupt(drop);
+  return { databaseUrl: url.toString(), database, amqpUrl, exchange, queuePrefix, drop };
 }
 
 export { freePort };
