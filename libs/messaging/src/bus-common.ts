@@ -28,6 +28,7 @@ export function resolveSubscription(subscription: Subscription): ResolvedSubscri
   const resolved: ResolvedSubscription = {
     consumer: subscription.consumer,
     eventTypes: [...new Set(subscription.eventTypes)],
+    retiredEventTypes: [...new Set(subscription.retiredEventTypes ?? [])],
     handler: subscription.handler,
     maxAttempts: subscription.maxAttempts ?? SUBSCRIPTION_DEFAULTS.maxAttempts,
     retryDelayMs: subscription.retryDelayMs ?? SUBSCRIPTION_DEFAULTS.retryDelayMs,
@@ -36,6 +37,10 @@ export function resolveSubscription(subscription: Subscription): ResolvedSubscri
   if (resolved.consumer.trim() === '') throw new Error('A subscription needs a consumer name');
   if (resolved.eventTypes.length === 0) {
     throw new Error(`Subscription ${resolved.consumer} lists no event types`);
+  }
+  const stillTaken = resolved.retiredEventTypes.filter((type) => resolved.eventTypes.includes(type));
+  if (stillTaken.length > 0) {
+    throw new Error(`Subscription ${resolved.consumer} both takes and retires ${stillTaken.join(', ')}`);
   }
   if (!Number.isInteger(resolved.maxAttempts) || resolved.maxAttempts < 1) {
     throw new Error(`Subscription ${resolved.consumer}: maxAttempts must be an integer >= 1`);

@@ -42,6 +42,13 @@ export interface Subscription {
    * type down to the messages published under it.
    */
   eventTypes: string[];
+  /**
+   * Keys an earlier version of this consumer was bound to and no longer takes (a type narrowed to a longer
+   * key, e.g. `installment.paid` to `installment.paid.otherwise`): unbound (`<key>` and `<key>.#`) each time
+   * the consumer starts, so that a queue an older version declared stops receiving them. None by default;
+   * the in-process bus keeps no bindings between starts.
+   */
+  retiredEventTypes?: string[];
   handler: MessageHandler;
   /** Total tries before the message goes to the dead-letter queue. Default 5. */
   maxAttempts?: number;

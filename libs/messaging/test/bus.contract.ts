@@ -575,6 +575,18 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       expect(bus.isReady()).toBe(true);
     });
 
+    it('rejects a subscription that both takes and retires a type', async () => {
+      const bus = await startedBus();
+      await expect(
+        bus.subscribe({
+          consumer: 'undecided',
+          eventTypes: ['link.created', 'link.paid'],
+          retiredEventTypes: ['link.paid'],
+          handler: async () => {},
+        }),
+      ).rejects.toThrow(/both takes and retires link.paid/);
+    });
+
     it('rejects publish after close', async () => {
       const bus = await startedBus();
       await bus.close();

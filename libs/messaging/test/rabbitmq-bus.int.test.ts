@@ -202,6 +202,53 @@ describe('RabbitMQ bus on a real broker', () => {
     expect(seenByFirst).toEqual([]);
   });
 
+  it.each([
+    [
+      'with retiredEventTypes, no longer gets what it narrowed away',
+      ['link.created'],
+      ['recurrent', 'fence'],
+    ],
+    ['without, still gets it through the old binding', [], ['one-off', 'recurrent', 'fence']],
+  ])(
+    'a consumer narrowed by an upgrade (link.created to link.created.recurrent) %s',
+    async (_, retired, expected) => {
+      setUp();
+      // The older version, bound to the whole type, declared the queue.
+      const older = busFor();
+      await older.start();
+      await older.subscribe({
+        consumer: 'narrowed',
+        eventTypes: ['link.created'],
+        handler: async () => undefined,
+      });
+      await older.close();
+
+      const upgraded = busFor();
+      await upgraded.start();
+      const received: string[] = [];
+      await upgraded.subscribe({
+        consumer: 'narrowed',
+        eventTypes: ['link.created.recurrent', 'test.fence'],
+        retiredEventTypes: retired,
+        handler: async (delivered) => {
+          received.push(
+            delivered.type === 'test.fence' ? 'fence' : (JSON.parse(delivered.body).data.slug as string),
+          );
+        },
+        prefetch: 1,
+      });
+      const linkCreated = (slug: string, recurrence: unknown): OutgoingMessage => ({
+        ...message('link.created'),
+        body: JSON.stringify({ type: 'link.created', data: { slug, recurrence } }),
+      });
+      await upgraded.publish(linkCreated('one-off', null));
+      await upgraded.publish(linkCreated('recurrent', { type: 'STATIC' }));
+      await upgraded.publish(message('test.fence'));
+      await waitFor(() => received.includes('fence'), { what: 'the fence' });
+      expect(received).toEqual(expected);
+    },
+  );
+
   it('redelivers a message whose handler was cut off by a connection drop: same id, handled again', async () => {
     setUp();
     const { proxy, url } = await proxyToBroker();

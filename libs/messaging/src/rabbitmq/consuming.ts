@@ -201,6 +201,7 @@ export class RabbitMqConsumers {
       this.settings.exchange,
       consumer.queues,
       consumer.subscription.eventTypes,
+      consumer.subscription.retiredEventTypes,
     );
     const { consumerTag } = await channel.consume(consumer.queues.queue, (message) =>
       this.onDelivery(consumer, channel, message),

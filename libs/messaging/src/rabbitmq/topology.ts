@@ -36,6 +36,7 @@ export async function declareConsumerTopology(
   exchange: string,
   queues: ConsumerQueues,
   eventTypes: readonly string[],
+  retiredEventTypes: readonly string[] = [],
 ): Promise<void> {
   await declareExchange(channel, exchange);
   await channel.assertQueue(queues.queue, { durable: true });
@@ -48,6 +49,11 @@ export async function declareConsumerTopology(
   for (const type of eventTypes) {
     await channel.bindQueue(queues.queue, exchange, type);
     await channel.bindQueue(queues.queue, exchange, `${type}.#`);
+  }
+  // An earlier version's bindings: removing one that is not there is a no-op on the broker.
+  for (const type of retiredEventTypes) {
+    await channel.unbindQueue(queues.queue, exchange, type);
+    await channel.unbindQueue(queues.queue, exchange, `${type}.#`);
   }
 }
 
