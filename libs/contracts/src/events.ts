@@ -244,6 +244,11 @@ export const eventSchemas = {
       /** The subscription's paid installments and their sum after this one (null in older messages). */
       paidCount: z.number().int().min(1).nullable().default(null),
       paidTotal: moneyString.nullable().default(null),
+      /**
+       * The automatic charge's attempt that paid it (`installment:<id>:attempt:<n>`); null when it was paid
+       * otherwise (the link payment, a bank transfer) and in older messages.
+       */
+      chargeAttempt: z.number().int().min(1).nullable().default(null),
     }),
   },
   /**

@@ -144,7 +144,14 @@ export {
   settleLinkByTransferRequest,
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
-export { LINK_PAYMENT_FAILED, LINK_PAYMENT_SUCCEEDED, RECURRENT_LINK_CREATED, routingKeyOf } from './routing';
+export {
+  INSTALLMENT_PAID_BY_CHARGE,
+  INSTALLMENT_PAID_OTHERWISE,
+  LINK_PAYMENT_FAILED,
+  LINK_PAYMENT_SUCCEEDED,
+  RECURRENT_LINK_CREATED,
+  routingKeyOf,
+} from './routing';
 export {
   adminWebhookApi,
   type CreateWebhookEndpointRequest,

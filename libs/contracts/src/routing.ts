@@ -22,12 +22,31 @@ const NO_RECURRENCE = '"recurrence":null';
 export const LINK_PAYMENT_SUCCEEDED = 'payment.succeeded.link';
 export const LINK_PAYMENT_FAILED = 'payment.failed.link';
 
+/**
+ * `installment.paid` of an installment its automatic charge paid (`chargeAttempt` set): billing-scheduler has
+ * it already from that charge's `payment.succeeded`, so it takes only the others (the link payment, a bank
+ * transfer) for its projection. A consumer bound to the type (the webhooks) still gets both.
+ */
+export const INSTALLMENT_PAID_BY_CHARGE = 'installment.paid.by-charge';
+export const INSTALLMENT_PAID_OTHERWISE = 'installment.paid.otherwise';
+
+/**
+ * What an `installment.paid` paid by no charge always contains (`chargeAttempt` null, or absent in older
+ * messages); quoted as the envelope's own field, so never text inside a value (see `NO_RECURRENCE`).
+ */
+const CHARGE_ATTEMPT_FIELD = '"chargeAttempt":';
+const NO_CHARGE_ATTEMPT = '"chargeAttempt":null';
+
 /** The kinds of charge an idempotency key names, by its first word. */
 const CHARGE_KINDS = ['link', 'installment'] as const;
 
 /** The routing key an event is published under; `body` is the serialised envelope. */
 export function routingKeyOf(type: string, body: string): string {
   if (type === 'payment.succeeded' || type === 'payment.failed') return paymentRoutingKey(type, body);
+  if (type === 'installment.paid') {
+    const byCharge = body.includes(CHARGE_ATTEMPT_FIELD) && !body.includes(NO_CHARGE_ATTEMPT);
+    return byCharge ? INSTALLMENT_PAID_BY_CHARGE : INSTALLMENT_PAID_OTHERWISE;
+  }
   if (type !== 'link.created') return type;
   // The relay publishes every link: most are one-off, known without parsing the whole body.
   if (body.includes(NO_RECURRENCE)) return ONE_OFF_LINK_CREATED;

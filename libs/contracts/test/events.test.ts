@@ -76,7 +76,7 @@ describe('payment method of link.paid and installment.paid', () => {
     ).toThrow(ContractViolation);
   });
 
-  it('reads an installment.paid written before paidCount/paidTotal existed with them null, and keeps them when given', () => {
+  it('reads an installment.paid written before paidCount/paidTotal/chargeAttempt existed with them null, and keeps them when given', () => {
     const data = {
       merchantId: linkPaid.merchantId,
       subscriptionId: 3,
@@ -96,20 +96,22 @@ describe('payment method of link.paid and installment.paid', () => {
     expect(parseEvent('installment.paid', JSON.stringify(old)).data).toMatchObject({
       paidCount: null,
       paidTotal: null,
+      chargeAttempt: null,
     });
     const event = createEvent(
       'installment.paid',
-      { ...data, paidCount: 2, paidTotal: '350000.00' },
+      { ...data, paidCount: 2, paidTotal: '350000.00', chargeAttempt: 3 },
       new Date(),
     );
     expect(parseEvent('installment.paid', JSON.stringify(event)).data).toMatchObject({
       paidCount: 2,
       paidTotal: '350000.00',
+      chargeAttempt: 3,
     });
     expect(() =>
       createEvent(
         'installment.paid',
-        { ...data, paidCount: 2, paidTotal: 350000 as unknown as string },
+        { ...data, paidCount: 2, paidTotal: 350000 as unknown as string, chargeAttempt: null },
         new Date(),
       ),
     ).toThrow(ContractViolation);

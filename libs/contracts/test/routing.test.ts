@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  INSTALLMENT_PAID_BY_CHARGE,
+  INSTALLMENT_PAID_OTHERWISE,
   LINK_PAYMENT_FAILED,
   LINK_PAYMENT_SUCCEEDED,
   RECURRENT_LINK_CREATED,
@@ -51,5 +53,24 @@ describe('routingKeyOf', () => {
   it('keeps the type of every other event, and of a body it cannot read', () => {
     expect(routingKeyOf('link.paid', linkCreated({ type: 'STATIC' }))).toBe('link.paid');
     expect(routingKeyOf('link.created', 'not json')).toBe('link.created');
+  });
+
+  it('puts an installment paid by its automatic charge apart from one paid otherwise (link payment, transfer, older messages)', () => {
+    const paid = (data: Record<string, unknown>) =>
+      JSON.stringify({ id: 'e-3', type: 'installment.paid', v: 1, data: { installmentId: 9, ...data } });
+    expect(routingKeyOf('installment.paid', paid({ method: 'CARD', chargeAttempt: 2 }))).toBe(
+      INSTALLMENT_PAID_BY_CHARGE,
+    );
+    expect(routingKeyOf('installment.paid', paid({ method: 'BANK_TRANSFER', chargeAttempt: null }))).toBe(
+      INSTALLMENT_PAID_OTHERWISE,
+    );
+    // Written before chargeAttempt existed: never by-charge, so billing-scheduler still projects it.
+    expect(routingKeyOf('installment.paid', paid({ method: 'CARD' }))).toBe(INSTALLMENT_PAID_OTHERWISE);
+    // A bank reference spelling out the field is escaped inside its string: it never passes for the field.
+    const spoofed = paid({ bankReference: '"chargeAttempt":1', chargeAttempt: null });
+    expect(spoofed).toContain('chargeAttempt');
+    expect(routingKeyOf('installment.paid', spoofed)).toBe(INSTALLMENT_PAID_OTHERWISE);
+    const hidden = paid({ bankReference: '"chargeAttempt":null', chargeAttempt: 2 });
+    expect(routingKeyOf('installment.paid', hidden)).toBe(INSTALLMENT_PAID_BY_CHARGE);
   });
 });

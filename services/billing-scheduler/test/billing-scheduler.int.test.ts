@@ -17,6 +17,7 @@ import {
   asOperator,
   chargeRequested,
   chargeSkipped,
+  handled,
   installmentPaid,
   installmentsEvent,
   outboxEvents,
@@ -142,6 +143,20 @@ describe('the projection of subscriptions’ installments', () => {
     await publish(subscriptionStatus(subscription, 'subscription.activated'));
     expect(await cancelledSubscriptionRun()).toBe(0);
     expect(await chargeDueOf(real, idOf(subscription, 2))).toHaveLength(0);
+  });
+
+  it("is not sent an installment.paid its automatic charge paid (that charge's payment.succeeded marks it paid), only the others", async () => {
+    clock.set(new Date('2026-12-01T15:00:00Z'));
+    const subscription = await activeSubscription({ dates: ['2026-12-10', '2027-01-10', '2027-02-10'] });
+    const byCharge = installmentPaid(subscription, idOf(subscription, 2), 1);
+    await bus.publish({ id: byCharge.id, type: byCharge.type, body: JSON.stringify(byCharge) });
+    // Published after it on the same exchange: once this one is handled, the first would have been too.
+    await publish(installmentPaid(subscription, idOf(subscription, 3)));
+    for (const svc of [real, simulated]) {
+      expect((await projected(svc, idOf(subscription, 3)))?.state).toBe('paid');
+      expect(await handled(svc, byCharge.id)).toBe(false);
+      expect((await projected(svc, idOf(subscription, 2)))?.state).toBe('scheduled');
+    }
   });
 
   it('adds the installments scheduled later (a DYNAMIC invoice) and claims them on their day', async () => {

@@ -98,7 +98,12 @@ export function installmentsEvent(
   return createEvent(type, { ...snapshot(subscription, 'active'), installments: full } as never, at);
 }
 
-export function installmentPaid(subscription: TestSubscription, installmentId: number): EventEnvelope {
+/** `installment.paid`, by default of an installment paid otherwise than by its automatic charge. */
+export function installmentPaid(
+  subscription: TestSubscription,
+  installmentId: number,
+  chargeAttempt: number | null = null,
+): EventEnvelope {
   const known = subscription.installments.find((one) => one.installmentId === installmentId);
   return createEvent(
     'installment.paid',
@@ -118,6 +123,7 @@ export function installmentPaid(subscription: TestSubscription, installmentId: n
       bankReference: null,
       paidCount: known?.number ?? 1,
       paidTotal: '150000.00',
+      chargeAttempt,
     },
     at,
   );
@@ -214,6 +220,11 @@ export function chargeSkipped(
   );
 }
 
+/** Whether the service's consumers took the message (its inbox has it). */
+export async function handled(svc: ServiceUnderTest, messageId: string): Promise<boolean> {
+  return (await svc.database.db.select().from(inbox).where(eq(inbox.messageId, messageId))).length > 0;
+}
+
 /** Publishes on the broker and waits until each service's inbox has the message (its consumer handled it). */
 export async function publishAndWait(
   services: ServiceUnderTest | ServiceUnderTest[],
@@ -222,12 +233,7 @@ export async function publishAndWait(
 ) {
   await bus.publish({ id: event.id, type: event.type, body: JSON.stringify(event) });
   for (const svc of Array.isArray(services) ? services : [services]) {
-    await waitFor(
-      async () =>
-        (await svc.database.db.select().from(inbox).where(eq(inbox.messageId, event.id))).length > 0,
-      15_000,
-      20,
-    );
+    await waitFor(() => handled(svc, event.id), 15_000, 20);
   }
 }
 

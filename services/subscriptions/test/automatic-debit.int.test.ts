@@ -442,7 +442,7 @@ describe('installment.charge-due, batch path', () => {
 });
 
 describe('payment results', () => {
-  it('payment.succeeded: paid, installment.paid (CARD, paid count and total), the last one completes the subscription', async () => {
+  it('payment.succeeded: paid, installment.paid (CARD, paid count and total, the charge attempt), the last one completes the subscription', async () => {
     const merchant = aMerchant();
     const card = aCard();
     const { subscription, installments } = await subscribedWithCard(merchant, card, 3);
@@ -461,14 +461,16 @@ describe('payment results', () => {
             method: string;
             paidCount: number;
             paidTotal: string;
+            chargeAttempt: number | null;
           },
       )
       .filter((data) => data.subscriptionId === subscription.id)
-      .map((data) => [data.number, data.method, data.paidCount, data.paidTotal]);
+      .map((data) => [data.number, data.method, data.paidCount, data.paidTotal, data.chargeAttempt]);
+    // Installment 1 by the link payment, the others by attempt 1 of their automatic charge.
     expect(paid).toEqual([
-      [1, 'CARD', 1, '200000.00'],
-      [2, 'CARD', 2, '350000.00'],
-      [3, 'CARD', 3, '500000.00'],
+      [1, 'CARD', 1, '200000.00', null],
+      [2, 'CARD', 2, '350000.00', 1],
+      [3, 'CARD', 3, '500000.00', 1],
     ]);
     expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
     const [attempt] = await attemptRows(svc, installments[2]?.id as number);

@@ -106,6 +106,7 @@ describe('a bank transfer pays an installment (internal, for processor-gateway)'
       method: 'BANK_TRANSFER',
       bankReference: body.reference,
       paidAt: clock.now().toISOString(),
+      chargeAttempt: null,
     });
     // Never charged: the pending list (what a debit run works from) no longer has it.
     const listed = await svc.request('GET', '/api/subscriptions/installments?custom_identifier=CI-1', {

@@ -166,6 +166,8 @@ describe('link.paid → active subscription, installment 1 paid', () => {
         bankReference: null,
         paidCount: 1,
         paidTotal: '200000.00',
+        // Paid by the link payment, not by an automatic charge.
+        chargeAttempt: null,
       },
     ]);
   });

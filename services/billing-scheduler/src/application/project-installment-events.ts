@@ -1,4 +1,4 @@
-import { type EventType, parseEvent } from '@payrail/contracts';
+import { type EventType, INSTALLMENT_PAID_OTHERWISE, parseEvent } from '@payrail/contracts';
 import type { IsoDate } from '@payrail/time';
 import { type InstallmentState, stateAfterReport } from '../domain/due-installment';
 import { nextSubscriptionStatus, type SubscriptionStatus } from '../domain/subscription-status';
@@ -18,6 +18,16 @@ export const PROJECTED_EVENTS = [
   'installment.paid',
   'installment.failed',
 ] as const satisfies readonly EventType[];
+
+/**
+ * What the projection's consumer is bound to: `PROJECTED_EVENTS`, with `installment.paid` narrowed to the
+ * installments paid otherwise than by their automatic charge. A charge's success reaches us as its
+ * `payment.succeeded` (`record-charge-outcome.ts`), which marks the installment paid already: its
+ * `installment.paid` too would be a second delivery, inbox row and write for each charge, changing nothing.
+ */
+export const PROJECTED_ROUTING_KEYS = PROJECTED_EVENTS.map((type) =>
+  type === 'installment.paid' ? INSTALLMENT_PAID_OTHERWISE : type,
+);
 
 interface Reported {
   installmentId: number;

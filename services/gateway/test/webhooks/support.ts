@@ -239,6 +239,7 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     bankReference: null,
     paidCount: 1,
     paidTotal: '150000.00',
+    chargeAttempt: null,
   });
   await publish(bus, 'subscription.activated', {
     ...snapshot,

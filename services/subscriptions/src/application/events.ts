@@ -146,11 +146,13 @@ export interface InstallmentChange {
   after: Installment;
 }
 
-/** How the money of an installment paid without a charge of ours came: for its `installment.paid`. */
+/** How the money of a paid installment came, for its `installment.paid`: a card, a transfer, our charge. */
 export interface PaymentSource {
   method: PaymentMethodKind;
   /** The bank's reference, when a transfer paid it. */
   bankReference: string | null;
+  /** The automatic charge's attempt, when one paid it. */
+  chargeAttempt?: number;
 }
 
 export const CARD_PAYMENT: PaymentSource = { method: 'CARD', bankReference: null };
@@ -205,6 +207,7 @@ export function installmentsChanged(
               bankReference: payment.bankReference,
               paidCount: tally?.paidCount ?? null,
               paidTotal: tally?.paidTotal ?? null,
+              chargeAttempt: payment.chargeAttempt ?? null,
             },
             at,
           ),

@@ -5,6 +5,7 @@ import type { Subscription } from '../domain/subscription';
 import type { InMessageContext } from '../ports/subscription-store';
 import { applyChanges, planChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
+import type { PaymentSource } from './events';
 
 export type ChargeOutcomeResult =
   /** Not an installment's charge (a link's), or not one of ours: nothing to do. */
@@ -47,6 +48,7 @@ export async function recordChargeSucceeded(
       installments,
       changed: [markPaid(installment, new Date(payment.paidAt))],
       at,
+      payment: paidByCharge(key.attempt),
     });
     await store.setNextAttempt(installment.id, null, null);
     return { kind: 'paid', subscription: result.subscription };
@@ -173,6 +175,7 @@ export async function recordChargesSucceeded(
         installments,
         changed: [markPaid(installment, new Date(data.paidAt))],
         at,
+        payment: paidByCharge(key.attempt),
       });
       for (const { before, after } of plan.real) {
         if (!firstInstallment.has(after.id)) firstInstallment.set(after.id, before);
@@ -206,6 +209,11 @@ export async function recordChargesSucceeded(
     await store.publishEach(events);
     return results;
   });
+}
+
+/** An installment paid by attempt `attempt` of its automatic charge, as its `installment.paid` says. */
+function paidByCharge(attempt: number): PaymentSource {
+  return { method: 'CARD', bankReference: null, chargeAttempt: attempt };
 }
 
 /** What processor-gateway reported of an approved charge, as its attempt keeps it. */

@@ -1,5 +1,8 @@
 import { batchPrefetch, type Subscription } from '@payrail/messaging';
-import { PROJECTED_EVENTS, projectInstallmentEventBatch } from '../../application/project-installment-events';
+import {
+  PROJECTED_ROUTING_KEYS,
+  projectInstallmentEventBatch,
+} from '../../application/project-installment-events';
 import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
 import { numberInData } from './lock-order';
 
@@ -10,7 +13,9 @@ const PROJECTION_BATCH = 50;
 export function projectInstallments(unitOfWork: ConsumerUnitOfWork): Subscription {
   return {
     consumer: PROJECTION_CONSUMER,
-    eventTypes: [...PROJECTED_EVENTS],
+    eventTypes: [...PROJECTED_ROUTING_KEYS],
+    // Bound to the whole type before: a queue declared then stops receiving what charges paid.
+    retiredEventTypes: ['installment.paid'],
     prefetch: batchPrefetch(PROJECTION_BATCH),
     // Each event is about one subscription: a batch locks subscription by subscription, in id order.
     handler: unitOfWork.batchHandlerFor(
