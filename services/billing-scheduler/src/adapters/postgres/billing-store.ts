@@ -136,8 +136,12 @@ function installmentRecord(installment: ProjectedInstallment) {
  * The marks of `markRunItems`, in the order given. A request counts for the attempt's latest claim; an
  * outcome for the given run's claim of the attempt, else for every claim of it still waiting, and the first
  * outcome a run item gets stays. The run items are locked in (installment, id) order.
+ *
+ * Every read of `run_items` goes by key (`= any(array(...))`), not by a join with the marks: the planner
+ * takes a JSON set for 100 rows, and while the table is small or its statistics old (a new database, a run
+ * that just claimed thousands) it hashed the whole table for each batch of marks.
  */
-const MARK_RUN_ITEMS = `
+export const MARK_RUN_ITEMS = `
   with mark as (
     select (e ->> 'installmentId')::bigint as installment_id, (e ->> 'attempt')::integer as attempt,
            coalesce((e ->> 'requested')::boolean, false) as requested, e ->> 'outcome' as outcome,
@@ -154,12 +158,13 @@ const MARK_RUN_ITEMS = `
     join billing_scheduler.run_items r on r.installment_id = m.installment_id and r.attempt = m.attempt
       and (m.run_id is null or r.run_id = m.run_id)
     where m.outcome is not null and r.outcome is null
+      and r.installment_id = any(array(select installment_id from mark where outcome is not null))
     order by r.id, m.n
   ), target as (
     select r.id, exists (select 1 from latest l where l.id = r.id) as requested, s.outcome
     from billing_scheduler.run_items r
-    join (select id from latest union select id from settle) touched on touched.id = r.id
     left join settle s on s.id = r.id
+    where r.id = any(array(select id from latest union select id from settle))
     order by r.installment_id, r.id
     for update of r
   )
@@ -167,7 +172,7 @@ const MARK_RUN_ITEMS = `
     requested_at = case when t.requested then coalesce(r.requested_at, now()) else r.requested_at end,
     outcome = coalesce(r.outcome, t.outcome),
     settled_at = case when r.outcome is null and t.outcome is not null then now() else r.settled_at end
-  from target t where r.id = t.id`;
+  from target t where r.id = t.id and r.id = any(array(select id from target))`;
 
 function idArray(ids: readonly number[]): string {
   return `{${ids.join(',')}}`;

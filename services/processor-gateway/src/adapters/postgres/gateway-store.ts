@@ -68,8 +68,12 @@ const INSERT_STORED_CARD_CHARGES = `
   from inserted i join processor_gateway.payment_methods m on m.id = i.payment_method_id
   where m.id = any(array(select payment_method_id from request))`;
 
-/** Every column `saveCharge` writes, from one JSON document of rows (`chargeRecord`). */
-const SAVE_CHARGES = `
+/**
+ * Every column `saveCharge` writes, from one JSON document of rows (`chargeRecord`). The charges are also
+ * found by their ids (`$2`): joined only with the JSON set, which the planner takes for 100 rows, they were
+ * hashed whole for each batch while the table was small or its statistics old (a new database).
+ */
+export const SAVE_CHARGES = `
   update processor_gateway.charges c set
     merchant_id = r.merchant_id, kind = r.kind, installment_id = r.installment_id, attempt = r.attempt,
     link_id = r.link_id, payment_method_id = r.payment_method_id, processor = r.processor,
@@ -80,7 +84,7 @@ const SAVE_CHARGES = `
     last_error = r.last_error, updated_at = r.updated_at, next_check_at = r.next_check_at,
     settled_at = r.settled_at
   from json_populate_recordset(null::processor_gateway.charges, $1::json) r
-  where c.id = r.id`;
+  where c.id = r.id and c.id = any($2::uuid[])`;
 
 /** A charge as a row of `processor_gateway.charges` in JSON (column names; dates as ISO text). */
 function chargeRecord(charge: Charge | StoredCardDraft): Record<string, unknown> {
@@ -211,7 +215,11 @@ export function postgresGatewayStore(db: Executor): GatewayStore {
     },
     async saveCharges(list) {
       if (list.length === 0) return;
-      await executePrepared(db, 'charges_save_many', SAVE_CHARGES, [JSON.stringify(list.map(chargeRecord))]);
+      // Uuids only: the array literal needs no quoting.
+      await executePrepared(db, 'charges_save_many', SAVE_CHARGES, [
+        JSON.stringify(list.map(chargeRecord)),
+        `{${list.map((charge) => charge.id).join(',')}}`,
+      ]);
     },
     async claimDueCharges(now, leaseUntil, limit) {
       const due = await db

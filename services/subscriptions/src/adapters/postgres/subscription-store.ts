@@ -710,7 +710,10 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         })
         .from(chargeAttempts)
         .where(
-          sql`(${chargeAttempts.installmentId}, ${chargeAttempts.attempt}) in (
+          // Also by the installments' ids alone: a lookup on the (installment, attempt) index whatever the
+          // statistics (a new database's were taken on an empty table, and the pairs were hashed against it).
+          sql`${chargeAttempts.installmentId} = any(${arrayLiteral(asked.map((a) => a.installmentId))}::int[])
+            and (${chargeAttempts.installmentId}, ${chargeAttempts.attempt}) in (
             select x.installment_id, x.attempt
             from unnest(${arrayLiteral(asked.map((a) => a.installmentId))}::int[],
                         ${arrayLiteral(asked.map((a) => a.attempt))}::int[]) as x(installment_id, attempt))`,
@@ -740,6 +743,8 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
             as x(installment_id int, attempt int, status text, charge_id uuid, processor text,
                  settled_at timestamptz, decline_code text, category text)
           where a.installment_id = x.installment_id and a.attempt = x.attempt and a.status = 'requested'
+            -- By key as well: the JSON set alone (taken for 100 rows) had the table hashed while small.
+            and a.installment_id = any(${arrayLiteral(settlements.map((s) => s.installmentId))}::int[])
           returning a.id`),
       );
       if (settled.length !== settlements.length) {
