@@ -137,9 +137,9 @@ function installmentRecord(installment: ProjectedInstallment) {
  * outcome for the given run's claim of the attempt, else for every claim of it still waiting, and the first
  * outcome a run item gets stays. The run items are locked in (installment, id) order.
  *
- * Every read of `run_items` goes by key (`= any(array(...))`), not by a join with the marks: the planner
- * takes a JSON set for 100 rows, and while the table is small or its statistics old (a new database, a run
- * that just claimed thousands) it hashed the whole table for each batch of marks.
+ * Every read of `run_items` is also narrowed by key (`= any(array(...))`), not left to a join with the marks:
+ * the planner takes a JSON set for 100 rows, and while the table was small or its statistics old (a new
+ * database, a run that just claimed thousands) it hashed the whole table for each batch of marks.
  */
 export const MARK_RUN_ITEMS = `
   with mark as (
