@@ -11,6 +11,8 @@ export {
   without,
 } from './mothers';
 export {
+  type MigratedTestDatabase,
+  migratedTestDatabase,
   type ServiceUnderTest,
   startService,
   type StartServiceOptions,

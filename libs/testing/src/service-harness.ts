@@ -14,6 +14,42 @@ export function testClock(start = new Date('2026-11-22T12:00:00Z')): SimulatedCl
   return simulatedClock(start);
 }
 
+/** A database of its own with one service's migrations applied, for tests of its statements. */
+export interface MigratedTestDatabase {
+  testDatabase: TestDatabase;
+  database: DatabaseHandle;
+  /** Closes the connections and drops the database. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a database, applies `service`'s migrations and opens it with `max` connections (one: a test's
+ * session settings and prepared statements stay on its one connection).
+ */
+export async function migratedTestDatabase(
+  prefix: string,
+  service: Pick<ServiceDefinition, 'database'>,
+  options: { max?: number; onQuery?: (text: string) => void } = {},
+): Promise<MigratedTestDatabase> {
+  const testDatabase = await createTestDatabase(prefix);
+  const database = openDatabase({ url: testDatabase.url, max: options.max ?? 1, onQuery: options.onQuery });
+  try {
+    if (service.database) await database.migrate(service.database);
+  } catch (error) {
+    await database.close();
+    await testDatabase.drop();
+    throw error;
+  }
+  return {
+    testDatabase,
+    database,
+    async drop() {
+      await database.close();
+      await testDatabase.drop();
+    },
+  };
+}
+
 export interface ServiceUnderTest {
   instance: ServiceInstance;
   database: DatabaseHandle;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type DatabaseHandle, openDatabase, rowsOf } from '@payrail/db';
-import { createTestDatabase, type TestDatabase } from '@payrail/testing';
+import { type DatabaseHandle, rowsOf } from '@payrail/db';
+import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MARK_RUN_ITEMS } from '../src/adapters/postgres/billing-store';
@@ -12,19 +12,17 @@ import { billingSchedulerService } from '../src/service';
 // run item looked cheaper than 100 lookups. Each batch then read the whole table (the first minute of the
 // benchmark: a third of PostgreSQL's time). The marks must read run items by key whatever the statistics.
 
-let testDatabase: TestDatabase;
 /** One connection: the setting and the prepared statement are its session's. */
+let migrated: MigratedTestDatabase;
 let database: DatabaseHandle;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase('billing_mark_plan');
-  database = openDatabase({ url: testDatabase.url, max: 1 });
-  if (billingSchedulerService.database) await database.migrate(billingSchedulerService.database);
+  migrated = await migratedTestDatabase('billing_mark_plan', billingSchedulerService);
+  database = migrated.database;
 });
 
 afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
+  await migrated?.drop();
 });
 
 it('marks run items by key, in a generic plan made with the statistics of an empty table and 20,000 rows in it', async () => {

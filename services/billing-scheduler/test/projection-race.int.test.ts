@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@payrail/contracts';
-import { type DatabaseHandle, openDatabase } from '@payrail/db';
-import { createTestDatabase, type TestDatabase } from '@payrail/testing';
+import type { DatabaseHandle } from '@payrail/db';
+import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresProjectionStore } from '../src/adapters/postgres/billing-store';
@@ -16,18 +16,16 @@ import { aSubscription, subscriptionCreated, subscriptionStatus } from './suppor
  * at 10,000 subscriptions in bench:billing: six subscriptions stayed `pending` in the projection, so no run
  * ever charged them.
  */
-let testDatabase: TestDatabase;
+let migrated: MigratedTestDatabase;
 let database: DatabaseHandle;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase('billing_projection_race');
-  database = openDatabase({ url: testDatabase.url, max: 4 });
-  if (billingSchedulerService.database) await database.migrate(billingSchedulerService.database);
+  migrated = await migratedTestDatabase('billing_projection_race', billingSchedulerService, { max: 4 });
+  database = migrated.database;
 });
 
 afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
+  await migrated?.drop();
 });
 
 const message = (event: EventEnvelope) => ({ type: event.type, body: JSON.stringify(event) });

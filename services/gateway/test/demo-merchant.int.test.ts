@@ -1,7 +1,7 @@
-import { type DatabaseHandle, openDatabase } from '@payrail/db';
+import type { DatabaseHandle } from '@payrail/db';
 import { createInProcessBus } from '@payrail/messaging';
 import { createLogger } from '@payrail/observability';
-import { createTestDatabase, TEST_INTERNAL_SECRET, type TestDatabase } from '@payrail/testing';
+import { type MigratedTestDatabase, migratedTestDatabase, TEST_INTERNAL_SECRET } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT, gatewayService } from '../src/service';
 
@@ -13,16 +13,16 @@ const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 const FIRST = '0b8f4a52-6c1d-4e3a-9f27-5d8c1b2a3e4f';
 const SECOND = 'c4d2e1f0-9a8b-4c7d-8e6f-5a4b3c2d1e0f';
 
-let testDatabase: TestDatabase;
+let migrated: MigratedTestDatabase;
 let database: DatabaseHandle;
+
 beforeAll(async () => {
-  testDatabase = await createTestDatabase('gateway_demo');
-  database = openDatabase({ url: testDatabase.url, max: 3 });
-  if (gatewayService.database) await database.migrate(gatewayService.database);
+  migrated = await migratedTestDatabase('gateway_demo', gatewayService, { max: 3 });
+  database = migrated.database;
 });
+
 afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
+  await migrated?.drop();
 });
 
 /** One gateway start with this demo token; only its app is needed, so nothing is left running. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type DatabaseHandle, openDatabase, rowsOf } from '@payrail/db';
-import { createTestDatabase, type TestDatabase } from '@payrail/testing';
+import { type DatabaseHandle, rowsOf } from '@payrail/db';
+import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAVE_CHARGES } from '../src/adapters/postgres/gateway-store';
@@ -10,19 +10,17 @@ import { processorGatewayService } from '../src/service';
 // the planner takes for 100 rows), the whole charges table was hashed for each batch while it was small or
 // its statistics old: a new database, whose statistics were taken on an empty table. By key it must be.
 
-let testDatabase: TestDatabase;
 /** One connection: the setting and the prepared statement are its session's. */
+let migrated: MigratedTestDatabase;
 let database: DatabaseHandle;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase('pg_save_charges_plan');
-  database = openDatabase({ url: testDatabase.url, max: 1 });
-  if (processorGatewayService.database) await database.migrate(processorGatewayService.database);
+  migrated = await migratedTestDatabase('pg_save_charges_plan', processorGatewayService);
+  database = migrated.database;
 });
 
 afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
+  await migrated?.drop();
 });
 
 it('settles charges by key, in a generic plan made with the statistics of an empty table and 20,000 rows in it', async () => {
