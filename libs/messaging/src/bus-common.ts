@@ -2,6 +2,7 @@
  * Pieces both bus adapters share, so that the in-process bus and the RabbitMQ bus apply the same
  * defaults, validation and header rules.
  */
+import { isDatabaseUnavailable } from '@payrail/db';
 import { safeErrorText } from '@payrail/observability';
 import type { Subscription } from './bus';
 
@@ -52,6 +53,15 @@ export function resolveSubscription(subscription: Subscription): ResolvedSubscri
     throw new Error(`Subscription ${resolved.consumer}: retryDelayMs must be >= 0`);
   }
   return resolved;
+}
+
+/**
+ * Whether a handler's failure spends one of the message's `maxAttempts`. A database that could not be
+ * reached or could not serve (a failover, a restart, every connection cut) says nothing about the message:
+ * it is retried after `retryDelayMs` as often as it takes, never dead-lettered for it. Anything else counts.
+ */
+export function countsAsAttempt(error: unknown): boolean {
+  return !isDatabaseUnavailable(error);
 }
 
 /** Header carrying the attempt number of a retried message. */

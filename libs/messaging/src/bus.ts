@@ -50,7 +50,10 @@ export interface Subscription {
    */
   retiredEventTypes?: string[];
   handler: MessageHandler;
-  /** Total tries before the message goes to the dead-letter queue. Default 5. */
+  /**
+   * Total tries before the message goes to the dead-letter queue. Default 5. A try that failed because the
+   * database could not be reached or could not serve is not counted (`countsAsAttempt`).
+   */
   maxAttempts?: number;
   /** Delay before each retry, in ms. Default 1000. */
   retryDelayMs?: number;

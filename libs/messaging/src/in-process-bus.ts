@@ -12,6 +12,7 @@ import {
   type BusLogger,
   errorMessage,
   type ResolvedSubscription,
+  countsAsAttempt,
   resolveSubscription,
   silentLogger,
   drainInFlight,
@@ -68,16 +69,20 @@ export function createInProcessBus(options: InProcessBusOptions = {}): MessageBu
         attempt: message.attempt,
         error: reason,
       };
-      countConsumed(
-        subscription.consumer,
-        message.attempt < subscription.maxAttempts ? 'failed' : 'dead-lettered',
-      );
-      if (message.attempt < subscription.maxAttempts) {
-        logger.warn(context, 'Message handler failed; retrying later');
+      const counted = countsAsAttempt(error);
+      const retry = !counted || message.attempt < subscription.maxAttempts;
+      countConsumed(subscription.consumer, retry ? 'failed' : 'dead-lettered');
+      if (retry) {
+        logger.warn(
+          context,
+          counted
+            ? 'Message handler failed; retrying later'
+            : 'Message handler could not reach the database; retrying later, not counted as an attempt',
+        );
         const timer = setTimeout(() => {
           consumer.retryTimers.delete(timer);
           // Back to the tail, like a message dead-lettered from a retry queue into its main queue.
-          consumer.queue.push({ ...message, attempt: message.attempt + 1 });
+          consumer.queue.push({ ...message, attempt: counted ? message.attempt + 1 : message.attempt });
           pump(consumer);
         }, subscription.retryDelayMs);
         consumer.retryTimers.add(timer);

@@ -281,6 +281,38 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       expect(await bus.drainDeadLetters('flaky')).toEqual([]);
     });
 
+    it('never dead-letters a message for a database that cannot be reached: retried, not counted, until it is back', async () => {
+      const bus = await startedBus();
+      const attempts: number[] = [];
+      const unavailable = [
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+        Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code: 'CONNECTION_CLOSED' }),
+        // drizzle's wrapping of the driver's error, and the server refusing while it shuts down or starts.
+        new Error('Failed query: update …', {
+          cause: Object.assign(new Error('the database system is shutting down'), { code: '57P01' }),
+        }),
+        Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      ];
+      await bus.subscribe({
+        consumer: 'patient',
+        eventTypes: ['link.paid'],
+        maxAttempts: 2,
+        retryDelayMs: RETRY_DELAY_MS,
+        handler: async (delivered) => {
+          attempts.push(delivered.attempt);
+          const failure = unavailable[attempts.length - 1];
+          if (failure) throw failure;
+        },
+      });
+      await bus.publish(message('link.paid'));
+      await waitFor(() => attempts.length === 5, { what: 'four failures and the success' });
+      // Twice maxAttempts failures, none counted: the success is still attempt 1.
+      expect(attempts).toEqual([1, 1, 1, 1, 1]);
+      await pause(RETRY_DELAY_MS * 2);
+      expect(attempts).toHaveLength(5);
+      expect(await bus.drainDeadLetters('patient')).toEqual([]);
+    });
+
     it('dead-letters a message after exactly maxAttempts tries, with its attempts and last error, while others keep flowing', async () => {
       const bus = await startedBus();
       const countsBefore = await consumerCounts('strict');

@@ -12,6 +12,7 @@ import {
   createTestDatabase,
   deleteBrokerTopology,
   type TestDatabase,
+  freePort,
   testAmqpUrl,
   uniqueName,
 } from '@payrail/test-infra';
@@ -89,6 +90,7 @@ afterAll(async () => {
     `${queuePrefix}outbox-once`,
     `${queuePrefix}outbox-notify`,
     `${queuePrefix}outbox-wake`,
+    `${queuePrefix}outbox-outage`,
   ]);
   await database?.close();
   await testDb?.drop();
@@ -493,6 +495,64 @@ describe('inbox (idempotent consumer)', () => {
     );
     expect((effects as unknown as Array<{ n: number }>)[0]?.n).toBe(1);
     expect(calls).toBe(2);
+  });
+});
+
+describe('a consumer while its database is unreachable', () => {
+  it('keeps the message through retries for as long as the outage lasts, past maxAttempts, and handles it once back', async () => {
+    // The database the consumer reaches: first a port nothing listens on (refused at once, as a server being
+    // restarted or failed over), then, after more tries than maxAttempts allows, the real one again.
+    const port = await freePort();
+    const down = openDatabase({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 1 });
+    let reached = down;
+    const consumer = 'outbox-outage';
+    const tries: number[] = [];
+    const errors: string[] = [];
+    try {
+      await bus.subscribe({
+        consumer,
+        eventTypes: ['link.paid'],
+        maxAttempts: 2,
+        retryDelayMs: 50,
+        handler: async (message) => {
+          tries.push(message.attempt);
+          if (tries.length === 6) reached = database;
+          await idempotentConsumer({
+            db: reached.db,
+            inbox,
+            consumer,
+            async handle(tx, delivered) {
+              await tx.execute(sql`insert into outbox_test.effects (message_id) values (${delivered.id})`);
+            },
+          })(message).catch((error: Error) => {
+            errors.push((error as { code?: string }).code ?? error.message);
+            throw error;
+          });
+        },
+      });
+      const event = linkPaid(9_001);
+      await bus.publish({ id: event.id, type: event.type, body: JSON.stringify(event) });
+      const handled = async () =>
+        rowsOf<{ n: number }>(
+          await database.db.execute(
+            sql`select count(*)::int as n from outbox_test.effects where message_id = ${event.id}`,
+          ),
+        )[0]?.n === 1;
+      await waitFor(handled, { what: 'the message handled once the database is back', timeoutMs: 15_000 });
+      // Five tries refused by postgres.js, each still attempt 1: the outage spent none of the two it has.
+      expect(errors).toEqual([
+        'ECONNREFUSED',
+        'ECONNREFUSED',
+        'ECONNREFUSED',
+        'ECONNREFUSED',
+        'ECONNREFUSED',
+      ]);
+      expect(tries).toEqual([1, 1, 1, 1, 1, 1]);
+      await pause(200);
+      expect(await bus.drainDeadLetters(consumer)).toEqual([]);
+    } finally {
+      await down.close();
+    }
   });
 });
 

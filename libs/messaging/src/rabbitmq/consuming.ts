@@ -11,6 +11,7 @@ import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import type { Subscription } from '../bus';
 import {
   type BusLogger,
+  countsAsAttempt,
   drainInFlight,
   errorMessage,
   type ResolvedSubscription,
@@ -306,6 +307,7 @@ export class RabbitMqConsumers {
       countConsumed(subscription.consumer, 'consumed');
     } catch (error) {
       const reason = errorMessage(error);
+      const counted = countsAsAttempt(error);
       try {
         const parked = await parkFailedMessage(
           channel,
@@ -315,11 +317,17 @@ export class RabbitMqConsumers {
             maxAttempts: subscription.maxAttempts,
             retryDelayMs: subscription.retryDelayMs,
             confirmTimeoutMs: this.settings.confirmTimeoutMs,
+            countAttempt: counted,
           },
         );
         countConsumed(subscription.consumer, parked === 'retry' ? 'failed' : 'dead-lettered');
         if (parked === 'retry') {
-          this.settings.logger.warn({ ...context, error: reason }, 'Message handler failed; retrying later');
+          this.settings.logger.warn(
+            { ...context, error: reason },
+            counted
+              ? 'Message handler failed; retrying later'
+              : 'Message handler could not reach the database; retrying later, not counted as an attempt',
+          );
         } else {
           this.settings.logger.error(
             { ...context, error: reason },

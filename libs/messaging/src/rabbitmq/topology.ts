@@ -66,23 +66,27 @@ export interface FailedMessage {
 /**
  * Parks a copy of a message whose handler failed: in the retry queue with the next attempt number and
  * the retry delay as expiration, or, after the last attempt, in the dead-letter queue with the number
- * of attempts and the error. Resolves once the broker confirmed the copy, so the original can be acked.
+ * of attempts and the error. A failure that is not counted (the database unavailable) goes back to the
+ * retry queue with the same attempt number, however many times. Resolves once the broker confirmed the copy, so the original can be acked.
  */
 export function parkFailedMessage(
   channel: ConfirmChannel,
   queues: ConsumerQueues,
   failed: FailedMessage,
-  policy: { maxAttempts: number; retryDelayMs: number; confirmTimeoutMs: number },
+  policy: { maxAttempts: number; retryDelayMs: number; confirmTimeoutMs: number; countAttempt: boolean },
 ): Promise<'retry' | 'dead-letter'> {
   const { delivered, content, reason } = failed;
-  if (delivered.attempt < policy.maxAttempts) {
+  if (!policy.countAttempt || delivered.attempt < policy.maxAttempts) {
     return sendConfirmed(
       channel,
       queues.retryQueue,
       content,
       {
         ...copyProperties(delivered),
-        headers: { ...delivered.headers, [ATTEMPT_HEADER]: delivered.attempt + 1 },
+        headers: {
+          ...delivered.headers,
+          [ATTEMPT_HEADER]: policy.countAttempt ? delivered.attempt + 1 : delivered.attempt,
+        },
         expiration: String(policy.retryDelayMs),
       },
       policy.confirmTimeoutMs,
