@@ -87,20 +87,29 @@ export async function startService(
 ): Promise<ServiceUnderTest> {
   const testDatabase = await createTestDatabase(definition.name.replace(/-/g, '_'));
   const database = openDatabase({ url: testDatabase.url, max: 5 });
-  if (definition.database) await database.migrate(definition.database);
   const bus = options.bus ?? createInProcessBus();
-  await bus.start();
-  const instance = await definition.create({
-    database,
-    bus,
-    logger: createLogger(definition.name, process.env.TEST_LOG_LEVEL ?? 'silent'),
-    clock: options.clock ?? systemClock,
-    internalSecret: TEST_INTERNAL_SECRET,
-    env: { PUBLIC_BASE_URL: 'http://pay.test', ...options.env },
-    upstream: (name) =>
-      options.upstreams?.[name] ?? (async () => new Response('no upstream in this test', { status: 503 })),
-  });
-  await instance.start();
+  let instance: ServiceInstance;
+  try {
+    if (definition.database) await database.migrate(definition.database);
+    await bus.start();
+    instance = await definition.create({
+      database,
+      bus,
+      logger: createLogger(definition.name, process.env.TEST_LOG_LEVEL ?? 'silent'),
+      clock: options.clock ?? systemClock,
+      internalSecret: TEST_INTERNAL_SECRET,
+      env: { PUBLIC_BASE_URL: 'http://pay.test', ...options.env },
+      upstream: (name) =>
+        options.upstreams?.[name] ?? (async () => new Response('no upstream in this test', { status: 503 })),
+    });
+    await instance.start();
+  } catch (error) {
+    // A service that refuses to start (a test of its settings) leaves no database behind.
+    if (!options.bus) await bus.close().catch(() => undefined);
+    await database.close();
+    await testDatabase.drop();
+    throw error;
+  }
   return {
     instance,
     database,
