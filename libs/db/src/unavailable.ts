@@ -1,6 +1,6 @@
 /**
- * Codes of a connection to PostgreSQL that could not be made or went away: the socket's own (refused,
- * reset, broken pipe, timed out, no route) and postgres.js's (closed, destroyed, ended, connect timeout).
+ * Codes of a connection that could not be made or went away: the socket's own (refused, reset, broken
+ * pipe, timed out, no route) and postgres.js's (closed, destroyed, ended, connect timeout).
  */
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -14,6 +14,16 @@ const CONNECTION_CODES = new Set([
   'CONNECTION_ENDED',
   'CONNECT_TIMEOUT',
 ]);
+
+/**
+ * Whether `error` itself (not what it wraps) is a connection that could not be made or went away, to the
+ * database or the broker: nothing about the work that was under way.
+ */
+export function isLostConnection(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && CONNECTION_CODES.has(code);
+}
 
 /**
  * SQLSTATEs of a server that cannot serve now, whatever the statement: a connection exception (class 08),
@@ -32,11 +42,9 @@ function serverUnavailable(sqlState: string): boolean {
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    if (isLostConnection(current)) return true;
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') {
-      if (CONNECTION_CODES.has(code)) return true;
-      if (/^[0-9A-Z]{5}$/.test(code) && serverUnavailable(code)) return true;
-    }
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && serverUnavailable(code)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

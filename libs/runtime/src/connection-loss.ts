@@ -1,25 +1,11 @@
+import { isLostConnection } from '@payrail/db';
 import type { Logger } from '@payrail/observability';
 
 /**
- * Codes of a connection that went away under an operation: the socket's own (reset, broken pipe, timed
- * out, refused) and postgres.js's (closed, destroyed).
+ * Whether `reason` is a lost connection to the database or the broker, and nothing else (the codes are
+ * libs/db's `isLostConnection`; an error that only wraps one is not).
  */
-const CONNECTION_LOSS_CODES = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ECONNREFUSED',
-  'CONNECTION_CLOSED',
-  'CONNECTION_DESTROYED',
-  'CONNECTION_ENDED',
-]);
-
-/** Whether `reason` is a lost connection to the database or the broker, and nothing else. */
-export function isConnectionLoss(reason: unknown): boolean {
-  if (!(reason instanceof Error)) return false;
-  const code = (reason as NodeJS.ErrnoException).code;
-  return typeof code === 'string' && CONNECTION_LOSS_CODES.has(code);
-}
+export const isConnectionLoss = isLostConnection;
 
 /**
  * What a service does with a promise rejected with nobody awaiting it. A lost connection can surface that

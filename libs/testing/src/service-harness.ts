@@ -85,12 +85,14 @@ export async function startService(
   definition: ServiceDefinition,
   options: StartServiceOptions = {},
 ): Promise<ServiceUnderTest> {
-  const testDatabase = await createTestDatabase(definition.name.replace(/-/g, '_'));
-  const database = openDatabase({ url: testDatabase.url, max: 5 });
+  const { testDatabase, database, drop } = await migratedTestDatabase(
+    definition.name.replace(/-/g, '_'),
+    definition,
+    { max: 5 },
+  );
   const bus = options.bus ?? createInProcessBus();
   let instance: ServiceInstance;
   try {
-    if (definition.database) await database.migrate(definition.database);
     await bus.start();
     instance = await definition.create({
       database,
@@ -106,8 +108,7 @@ export async function startService(
   } catch (error) {
     // A service that refuses to start (a test of its settings) leaves no database behind.
     if (!options.bus) await bus.close().catch(() => undefined);
-    await database.close();
-    await testDatabase.drop();
+    await drop();
     throw error;
   }
   return {
@@ -130,8 +131,7 @@ export async function startService(
       await bus.stopConsuming();
       await instance.stop();
       if (!options.bus) await bus.close();
-      await database.close();
-      await testDatabase.drop();
+      await drop();
     },
   };
 }

@@ -702,6 +702,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     async attemptStatuses(asked) {
       const statuses = new Map<string, AttemptStatus>();
       if (asked.length === 0) return statuses;
+      const installmentIds = arrayLiteral(asked.map((a) => a.installmentId));
       const rows = await executor
         .select({
           installmentId: chargeAttempts.installmentId,
@@ -712,10 +713,10 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         .where(
           // Also by the installments' ids alone: a lookup on the (installment, attempt) index whatever the
           // statistics (a new database's were taken on an empty table, and the pairs were hashed against it).
-          sql`${chargeAttempts.installmentId} = any(${arrayLiteral(asked.map((a) => a.installmentId))}::int[])
+          sql`${chargeAttempts.installmentId} = any(${installmentIds}::int[])
             and (${chargeAttempts.installmentId}, ${chargeAttempts.attempt}) in (
             select x.installment_id, x.attempt
-            from unnest(${arrayLiteral(asked.map((a) => a.installmentId))}::int[],
+            from unnest(${installmentIds}::int[],
                         ${arrayLiteral(asked.map((a) => a.attempt))}::int[]) as x(installment_id, attempt))`,
         );
       for (const row of rows) statuses.set(chargeKey(row.installmentId, row.attempt), row.status);
