@@ -349,6 +349,25 @@ describe('automatic debit through the gateway, services as processes', () => {
       [],
       [['99000.00', '00']],
     ]);
+    // The merchant hears of each charge with the processor's transaction of it (the gateway takes it from
+    // `installment.paid`: it no longer consumes `payment.succeeded`).
+    const charges = await sql<Array<{ installment_id: string; tx: string }>>`
+      select installment_id, coalesce(authorization_code, id::text) as tx from processor_gateway.charges
+       where installment_id = any(${ids.slice(1)}) and status = 'succeeded'`;
+    const told = await waitFor(
+      async () => {
+        const page = await gateway('/api/events?type=PAYMENT_SUCCESS&limit=100', { token: merchant.token });
+        const events = page.body.events as Array<{ data: { installmentId?: number; txId: string | null } }>;
+        const paid = events.filter((event) => ids.slice(1).includes(event.data.installmentId ?? 0));
+        return paid.length === charges.length ? paid : undefined;
+      },
+      20_000,
+      200,
+    );
+    expect(told.map((event) => [event.data.installmentId, event.data.txId]).sort()).toEqual(
+      charges.map((charge) => [Number(charge.installment_id), charge.tx]).sort(),
+    );
+    expect(charges).toHaveLength(4);
     // Running the last month again charges nothing more.
     expect(await run(merchant, monthDay(5, 20))).toMatchObject({ due: 0 });
   }, 240_000);

@@ -249,6 +249,12 @@ export const eventSchemas = {
        * otherwise (the link payment, a bank transfer) and in older messages.
        */
       chargeAttempt: z.number().int().min(1).nullable().default(null),
+      /**
+       * The processor's transaction of that charge (its authorization code, else our charge id); null when
+       * it was paid otherwise and in older messages. The gateway's webhook takes it from here, so it needs
+       * no `payment.succeeded` of its own.
+       */
+      txId: z.string().nullable().default(null),
     }),
   },
   /**

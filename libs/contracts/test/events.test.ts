@@ -76,7 +76,7 @@ describe('payment method of link.paid and installment.paid', () => {
     ).toThrow(ContractViolation);
   });
 
-  it('reads an installment.paid written before paidCount/paidTotal/chargeAttempt existed with them null, and keeps them when given', () => {
+  it('reads an installment.paid written before paidCount/paidTotal/chargeAttempt/txId existed with them null, and keeps them when given', () => {
     const data = {
       merchantId: linkPaid.merchantId,
       subscriptionId: 3,
@@ -97,21 +97,23 @@ describe('payment method of link.paid and installment.paid', () => {
       paidCount: null,
       paidTotal: null,
       chargeAttempt: null,
+      txId: null,
     });
     const event = createEvent(
       'installment.paid',
-      { ...data, paidCount: 2, paidTotal: '350000.00', chargeAttempt: 3 },
+      { ...data, paidCount: 2, paidTotal: '350000.00', chargeAttempt: 3, txId: 'AUTH-7' },
       new Date(),
     );
     expect(parseEvent('installment.paid', JSON.stringify(event)).data).toMatchObject({
       paidCount: 2,
       paidTotal: '350000.00',
       chargeAttempt: 3,
+      txId: 'AUTH-7',
     });
     expect(() =>
       createEvent(
         'installment.paid',
-        { ...data, paidCount: 2, paidTotal: 350000 as unknown as string, chargeAttempt: null },
+        { ...data, paidCount: 2, paidTotal: 350000 as unknown as string, chargeAttempt: null, txId: null },
         new Date(),
       ),
     ).toThrow(ContractViolation);

@@ -124,6 +124,7 @@ export function installmentPaid(
       paidCount: known?.number ?? 1,
       paidTotal: '150000.00',
       chargeAttempt,
+      txId: chargeAttempt === null ? null : `AUTH-${installmentId}-${chargeAttempt}`,
     },
     at,
   );

@@ -442,7 +442,7 @@ describe('installment.charge-due, batch path', () => {
 });
 
 describe('payment results', () => {
-  it('payment.succeeded: paid, installment.paid (CARD, paid count and total, the charge attempt), the last one completes the subscription', async () => {
+  it('payment.succeeded: paid, installment.paid (CARD, paid count and total, the charge attempt and its transaction), the last one completes the subscription', async () => {
     const merchant = aMerchant();
     const card = aCard();
     const { subscription, installments } = await subscribedWithCard(merchant, card, 3);
@@ -462,15 +462,24 @@ describe('payment results', () => {
             paidCount: number;
             paidTotal: string;
             chargeAttempt: number | null;
+            txId: string | null;
           },
       )
       .filter((data) => data.subscriptionId === subscription.id)
-      .map((data) => [data.number, data.method, data.paidCount, data.paidTotal, data.chargeAttempt]);
-    // Installment 1 by the link payment, the others by attempt 1 of their automatic charge.
+      .map((data) => [
+        data.number,
+        data.method,
+        data.paidCount,
+        data.paidTotal,
+        data.chargeAttempt,
+        data.txId,
+      ]);
+    // Installment 1 by the link payment, the others by attempt 1 of their automatic charge, with the
+    // processor's authorization code (what the merchant's webhook shows as txId).
     expect(paid).toEqual([
-      [1, 'CARD', 1, '200000.00', null],
-      [2, 'CARD', 2, '350000.00', 1],
-      [3, 'CARD', 3, '500000.00', 1],
+      [1, 'CARD', 1, '200000.00', null, null],
+      [2, 'CARD', 2, '350000.00', 1, '123456'],
+      [3, 'CARD', 3, '500000.00', 1, '123456'],
     ]);
     expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
     const [attempt] = await attemptRows(svc, installments[2]?.id as number);
@@ -492,7 +501,11 @@ describe('payment results', () => {
       clock,
       createLogger('test', 'silent'),
     );
-    const results = charges.map((charge) => paymentSucceeded(charge, card));
+    // The second without an authorization code: its installment.paid names our charge instead.
+    const results = charges.map((charge, index) => {
+      const event = paymentSucceeded(charge, card);
+      return index === 1 ? { ...event, data: { ...event.data, authorizationCode: null } } : event;
+    });
     await Promise.all(
       results.map((event) =>
         handler({ id: event.id, type: event.type, body: JSON.stringify(event), headers: {}, attempt: 1 }),
@@ -509,15 +522,24 @@ describe('payment results', () => {
       );
     expect(stamps).toHaveLength(1);
     const paid = (await eventsOfType(svc, 'installment.paid'))
-      .map((e) => e.data as { subscriptionId: number; number: number; paidCount: number; paidTotal: string })
+      .map(
+        (e) =>
+          e.data as {
+            subscriptionId: number;
+            number: number;
+            paidCount: number;
+            paidTotal: string;
+            txId: string | null;
+          },
+      )
       .filter((data) => data.subscriptionId === subscription.id)
-      .map((data) => [data.number, data.paidCount, data.paidTotal])
+      .map((data) => [data.number, data.paidCount, data.paidTotal, data.txId])
       // Written in one transaction, the rows share their created_at: by number.
       .sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(paid).toEqual([
-      [1, 1, '200000.00'],
-      [2, 2, '350000.00'],
-      [3, 3, '500000.00'],
+      [1, 1, '200000.00', null],
+      [2, 2, '350000.00', '123456'],
+      [3, 3, '500000.00', results[1]?.data.chargeId],
     ]);
     expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
   });

@@ -168,6 +168,7 @@ describe('link.paid → active subscription, installment 1 paid', () => {
         paidTotal: '200000.00',
         // Paid by the link payment, not by an automatic charge.
         chargeAttempt: null,
+        txId: null,
       },
     ]);
   });

@@ -143,15 +143,6 @@ export interface ProjectionRows {
   installments: ProjectedInstallment[];
 }
 
-/** An installment as a batch of events left it, and which of its columns they changed. */
-export interface InstallmentChange {
-  installment: ProjectedInstallment;
-  /** Its subscription and number were saved (`saveInstallments`). */
-  saved: boolean;
-  /** Its transaction was set (`setInstallmentTx`). */
-  txSet: boolean;
-}
-
 /** The projection envelopes are filled from, as the event consumer reads and changes it. */
 export interface WebhookProjection {
   saveLink(link: ProjectedLink): Promise<void>;
@@ -163,7 +154,6 @@ export interface WebhookProjection {
   findSubscription(subscriptionId: number): Promise<ProjectedSubscription | null>;
   saveInstallments(installments: Array<Omit<ProjectedInstallment, 'txId'>>): Promise<void>;
   findInstallment(installmentId: number): Promise<ProjectedInstallment | null>;
-  setInstallmentTx(installmentId: number, txId: string): Promise<void>;
 }
 
 /** What the event consumer writes, inside its transaction. */
@@ -173,11 +163,6 @@ export interface WebhookEventWriter extends WebhookProjection {
    * subscriptions and the subscriptions of the links (what an envelope is filled from).
    */
   loadProjection(keys: ProjectionKeys): Promise<ProjectionRows>;
-  /**
-   * Installments as a batch left them, one statement: a new one inserted as given, one already there
-   * given only the columns the batch changed (as `saveInstallments` and `setInstallmentTx` would).
-   */
-  putInstallments(changes: InstallmentChange[]): Promise<void>;
   /**
    * Appends an envelope to the merchant's log (under the merchant's lock, so the log commits in `seq`
    * order) and queues a delivery to each of the merchant's endpoints that takes its kind. Null when an

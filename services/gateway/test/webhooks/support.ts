@@ -240,6 +240,7 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     paidCount: 1,
     paidTotal: '150000.00',
     chargeAttempt: null,
+    txId: null,
   });
   await publish(bus, 'subscription.activated', {
     ...snapshot,

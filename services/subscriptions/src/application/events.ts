@@ -153,6 +153,8 @@ export interface PaymentSource {
   bankReference: string | null;
   /** The automatic charge's attempt, when one paid it. */
   chargeAttempt?: number;
+  /** That charge's transaction at the processor (authorization code, else our charge id). */
+  txId?: string;
 }
 
 export const CARD_PAYMENT: PaymentSource = { method: 'CARD', bankReference: null };
@@ -208,6 +210,7 @@ export function installmentsChanged(
               paidCount: tally?.paidCount ?? null,
               paidTotal: tally?.paidTotal ?? null,
               chargeAttempt: payment.chargeAttempt ?? null,
+              txId: payment.txId ?? null,
             },
             at,
           ),

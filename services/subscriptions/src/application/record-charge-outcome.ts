@@ -48,7 +48,7 @@ export async function recordChargeSucceeded(
       installments,
       changed: [markPaid(installment, new Date(payment.paidAt))],
       at,
-      payment: paidByCharge(key.attempt),
+      payment: paidByCharge(key.attempt, payment),
     });
     await store.setNextAttempt(installment.id, null, null);
     return { kind: 'paid', subscription: result.subscription };
@@ -175,7 +175,7 @@ export async function recordChargesSucceeded(
         installments,
         changed: [markPaid(installment, new Date(data.paidAt))],
         at,
-        payment: paidByCharge(key.attempt),
+        payment: paidByCharge(key.attempt, data),
       });
       for (const { before, after } of plan.real) {
         if (!firstInstallment.has(after.id)) firstInstallment.set(after.id, before);
@@ -211,9 +211,18 @@ export async function recordChargesSucceeded(
   });
 }
 
-/** An installment paid by attempt `attempt` of its automatic charge, as its `installment.paid` says. */
-function paidByCharge(attempt: number): PaymentSource {
-  return { method: 'CARD', bankReference: null, chargeAttempt: attempt };
+/**
+ * An installment paid by attempt `attempt` of its automatic charge, as its `installment.paid` says: the
+ * attempt, and the transaction the merchant's webhook shows (the processor's authorization code, else
+ * our charge id).
+ */
+function paidByCharge(attempt: number, payment: EventData<'payment.succeeded'>): PaymentSource {
+  return {
+    method: 'CARD',
+    bankReference: null,
+    chargeAttempt: attempt,
+    txId: payment.authorizationCode ?? payment.chargeId,
+  };
 }
 
 /** What processor-gateway reported of an approved charge, as its attempt keeps it. */

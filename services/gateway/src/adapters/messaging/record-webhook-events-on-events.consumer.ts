@@ -87,6 +87,8 @@ export function recordWebhookEventsOnEvents(
   return {
     consumer: WEBHOOK_EVENTS_CONSUMER,
     eventTypes: [...WEBHOOK_SOURCE_EVENTS],
+    // A charge's transaction now comes with its `installment.paid` (upgrade subscriptions first).
+    retiredEventTypes: ['payment.succeeded'],
     prefetch: batchPrefetch(WEBHOOK_EVENTS_BATCH),
     handler: async (message) => {
       await handler(message);

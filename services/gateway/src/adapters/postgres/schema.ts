@@ -212,6 +212,10 @@ export const webhookInstallments = gatewaySchema.table('webhook_installments', {
   installmentId: integer('installment_id').primaryKey(),
   subscriptionId: integer('subscription_id').notNull(),
   number: integer('number').notNull(),
-  /** The processor's transaction of its last successful charge (`payment.succeeded`). */
+  /**
+   * The processor's transaction of its last successful charge, as an older gateway recorded it from
+   * `payment.succeeded`; no longer written (`installment.paid` carries it), read only for an older
+   * subscriptions' `installment.paid` that does not.
+   */
   txId: text('tx_id'),
 });

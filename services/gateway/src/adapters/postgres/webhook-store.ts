@@ -220,13 +220,19 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
     },
     async saveInstallments(installments) {
       if (installments.length === 0) return;
-      await tx
-        .insert(webhookInstallments)
-        .values(installments)
-        .onConflictDoUpdate({
-          target: webhookInstallments.installmentId,
-          set: { number: sql`excluded.number`, subscriptionId: sql`excluded.subscription_id` },
-        });
+      const rows = installments.map(({ installmentId, subscriptionId, number }) => ({
+        installment_id: installmentId,
+        subscription_id: subscriptionId,
+        number,
+      }));
+      // One text whatever the count (prepared once per connection); a row already there keeps its tx_id.
+      await tx.execute(sql`
+        insert into ${webhookInstallments} (installment_id, subscription_id, number)
+        select installment_id, subscription_id, number
+          from json_to_recordset(${JSON.stringify(rows)}::json)
+            as x(installment_id int, subscription_id int, number int)
+        on conflict (installment_id) do update set
+          subscription_id = excluded.subscription_id, number = excluded.number`);
     },
     async findInstallment(installmentId) {
       const [row] = await tx
@@ -234,12 +240,6 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
         .from(webhookInstallments)
         .where(eq(webhookInstallments.installmentId, installmentId));
       return row ?? null;
-    },
-    async setInstallmentTx(installmentId, txId) {
-      await tx
-        .update(webhookInstallments)
-        .set({ txId })
-        .where(eq(webhookInstallments.installmentId, installmentId));
     },
     async loadProjection(keys) {
       const [row] = rowsOf<{ links: string; subscriptions: string; installments: string }>(
@@ -250,32 +250,6 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
         subscriptions: JSON.parse(row?.subscriptions ?? '[]'),
         installments: JSON.parse(row?.installments ?? '[]'),
       };
-    },
-    async putInstallments(changes) {
-      if (changes.length === 0) return;
-      const rows = changes.map(({ installment, saved, txSet }) => ({
-        installment_id: installment.installmentId,
-        subscription_id: installment.subscriptionId,
-        number: installment.number,
-        tx_id: installment.txId,
-        saved,
-        tx_set: txSet,
-      }));
-      // A row already there keeps what the batch did not change (another transaction may have).
-      await tx.execute(sql`
-        with given as (
-          select * from json_to_recordset(${JSON.stringify(rows)}::json)
-            as x(installment_id int, subscription_id int, number int, tx_id text, saved boolean, tx_set boolean)
-        )
-        insert into ${webhookInstallments} as i (installment_id, subscription_id, number, tx_id)
-        select installment_id, subscription_id, number, tx_id from given
-        on conflict (installment_id) do update set
-          subscription_id = case when (select g.saved from given g where g.installment_id = excluded.installment_id)
-                                 then excluded.subscription_id else i.subscription_id end,
-          number = case when (select g.saved from given g where g.installment_id = excluded.installment_id)
-                        then excluded.number else i.number end,
-          tx_id = case when (select g.tx_set from given g where g.installment_id = excluded.installment_id)
-                       then excluded.tx_id else i.tx_id end`);
     },
     async appendEvents(events) {
       if (events.length === 0) return 0;

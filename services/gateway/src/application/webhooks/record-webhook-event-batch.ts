@@ -1,6 +1,5 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import type {
-  InstallmentChange,
   ProjectedInstallment,
   ProjectedLink,
   ProjectedSubscription,
@@ -13,15 +12,16 @@ import { projectionKeysOf, type WebhookLogEntry, webhookEntriesOf } from './reco
  * The projection as a batch of events sees it: the rows the batch names read in one statement before
  * the first event, and each event's reads answered from what the earlier ones left (a row nobody asked
  * for is read on its own). Link and subscription changes are written at once, as one event alone would;
- * installment changes (a charge's `payment.succeeded` and `installment.paid`) are kept, and written
- * together by `flush`. Known rows: `null` is a row known to be absent.
+ * installment changes (a charge's `installment.paid`) are kept, and written together by `flush`; saving an
+ * installment as the projection already has it writes nothing. Known rows: `null` is a row known to be
+ * absent.
  */
 class BatchProjection implements WebhookProjection {
   private readonly links = new Map<number, ProjectedLink | null>();
   private readonly subscriptions = new Map<number, ProjectedSubscription | null>();
   private readonly installments = new Map<number, ProjectedInstallment | null>();
-  /** The installments changed and not written yet, with what of each was changed. */
-  private readonly changedInstallments = new Map<number, { saved: boolean; txSet: boolean }>();
+  /** The installments changed and not written yet. */
+  private readonly changedInstallments = new Set<number>();
 
   constructor(private readonly writer: WebhookEventWriter) {}
 
@@ -42,19 +42,13 @@ class BatchProjection implements WebhookProjection {
   /** Writes the installment changes kept so far, in one statement. */
   async flush(): Promise<void> {
     if (this.changedInstallments.size === 0) return;
-    const changes: InstallmentChange[] = [];
-    for (const [id, changed] of this.changedInstallments) {
+    const changed: Array<Omit<ProjectedInstallment, 'txId'>> = [];
+    for (const id of this.changedInstallments) {
       const installment = this.installments.get(id);
-      if (installment) changes.push({ installment, ...changed });
+      if (installment) changed.push(savedOf(installment));
     }
     this.changedInstallments.clear();
-    await this.writer.putInstallments(changes);
-  }
-
-  private installmentChanged(installmentId: number, change: 'saved' | 'txSet'): void {
-    const changed = this.changedInstallments.get(installmentId) ?? { saved: false, txSet: false };
-    changed[change] = true;
-    this.changedInstallments.set(installmentId, changed);
+    await this.writer.saveInstallments(changed);
   }
 
   async saveLink(link: ProjectedLink): Promise<void> {
@@ -107,8 +101,13 @@ class BatchProjection implements WebhookProjection {
   async saveInstallments(installments: Array<Omit<ProjectedInstallment, 'txId'>>): Promise<void> {
     for (const installment of installments) {
       const known = await this.findInstallment(installment.installmentId);
-      this.installments.set(installment.installmentId, { ...installment, txId: known?.txId ?? null });
-      this.installmentChanged(installment.installmentId, 'saved');
+      if (known && known.subscriptionId === installment.subscriptionId && known.number === installment.number)
+        continue;
+      this.installments.set(installment.installmentId, {
+        ...savedOf(installment),
+        txId: known?.txId ?? null,
+      });
+      this.changedInstallments.add(installment.installmentId);
     }
   }
 
@@ -119,14 +118,15 @@ class BatchProjection implements WebhookProjection {
     this.installments.set(installmentId, installment);
     return installment;
   }
+}
 
-  async setInstallmentTx(installmentId: number, txId: string): Promise<void> {
-    const known = await this.findInstallment(installmentId);
-    // As the update it stands for: nothing for an installment the projection does not have.
-    if (!known) return;
-    this.installments.set(installmentId, { ...known, txId });
-    this.installmentChanged(installmentId, 'txSet');
-  }
+/** What `saveInstallments` writes of an installment (its transaction is not the projection's to set). */
+function savedOf(installment: Omit<ProjectedInstallment, 'txId'>): Omit<ProjectedInstallment, 'txId'> {
+  return {
+    installmentId: installment.installmentId,
+    subscriptionId: installment.subscriptionId,
+    number: installment.number,
+  };
 }
 
 /**

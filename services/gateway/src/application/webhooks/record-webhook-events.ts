@@ -33,7 +33,6 @@ export const WEBHOOK_SOURCE_EVENTS = [
   'installments.cancelled',
   'installment.paid',
   'installment.failed',
-  'payment.succeeded',
   'payment.failed',
   'bank-transfer.registered',
 ] as const satisfies readonly EventType[];
@@ -295,8 +294,13 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
       ]);
       const installment = await writer.findInstallment(data.installmentId);
       const { base, link, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
+      // The charge's transaction comes with the event; `installment.txId` was set by a `payment.succeeded`
+      // an older gateway recorded, for an older subscriptions' event that does not carry it.
       const txId =
-        data.bankReference ?? installment?.txId ?? (data.number === 1 ? (link?.txId ?? null) : null);
+        data.bankReference ??
+        data.txId ??
+        installment?.txId ??
+        (data.number === 1 ? (link?.txId ?? null) : null);
       return [
         {
           kind: 'PAYMENT_SUCCESS',
@@ -341,12 +345,6 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
           },
         },
       ];
-    }
-    case 'payment.succeeded': {
-      const data = event.data as EventData<'payment.succeeded'>;
-      if (data.installmentId)
-        await writer.setInstallmentTx(data.installmentId, data.authorizationCode ?? data.chargeId);
-      return [];
     }
     case 'payment.failed': {
       // Pay-page declines are told by `link.payment-failed`; here the automatic debit's, attempt by attempt.
