@@ -26,6 +26,9 @@ async function startEmbedded(): Promise<Embedded> {
     ...process.env,
     DATA_DIR: dataDir,
     PORT: String(port),
+    // Its own free port too: PORT + 5 (the default) may be taken, by another test or an outgoing
+    // connection's ephemeral port (it once was, between a stop and the restart).
+    SANDBOX_PORT: String(await freePort()),
     DEMO_API_TOKEN: DEMO_TOKEN,
   };
   delete env.DATABASE_URL;
