@@ -77,11 +77,10 @@ describe('charge.requested exactly once across two processor-gateway processes',
       new Date(),
     );
     const key = request.data.idempotencyKey;
-    await Promise.all(
-      Array.from({ length: 20 }, () =>
-        bus.publish({ id: randomUUID(), type: request.type, body: JSON.stringify(request) }),
-      ),
-    );
+    // One after the other: published in one turn, the 20 copies would travel as one bundle (one AMQP
+    // message, libs/messaging bundles.ts), taken by one process. Apart, the broker hands them to both.
+    for (let copy = 0; copy < 20; copy += 1)
+      await bus.publish({ id: randomUUID(), type: request.type, body: JSON.stringify(request) });
 
     const handled = (process: string) =>
       system.logs.filter((line) => line.startsWith(`[${process}] `) && line.includes(key));

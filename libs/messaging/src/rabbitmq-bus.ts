@@ -2,14 +2,16 @@
  * The bus on RabbitMQ: one durable topic exchange, routing key = event type.
  *
  * Put together from one module per concern under `rabbitmq/`: the connection and its reconnects
- * (`connection.ts`), publishing with confirms (`publishing.ts`), consuming (`consuming.ts`) and each
- * consumer's retry and dead-letter queues (`topology.ts`).
+ * (`connection.ts`), publishing with confirms (`publishing.ts`), neighbours of one routing key as one
+ * message (`bundles.ts`), consuming (`consuming.ts`) and each consumer's retry and dead-letter queues
+ * (`topology.ts`).
  */
 import type { MessageBus, OutgoingMessage, Subscription } from './bus';
 import { type BusLogger, silentLogger } from './bus-common';
 import { exponentialBackoff, RabbitMqConnection } from './rabbitmq/connection';
+import { BundlingPublisher } from './rabbitmq/bundles';
 import { RabbitMqConsumers } from './rabbitmq/consuming';
-import { publishConfirmed, withTimeout } from './rabbitmq/publishing';
+import { withTimeout } from './rabbitmq/publishing';
 import { consumerQueues, takeDeadLetters } from './rabbitmq/topology';
 
 export interface RabbitMqBusOptions {
@@ -29,6 +31,12 @@ export interface RabbitMqBusOptions {
    * broker's confirm before rejecting. Default 10 000; the outbox relay retries a rejected publish.
    */
   publishTimeoutMs?: number;
+  /**
+   * Most events in one bundle (`rabbitmq/bundles.ts`): what is published in the same turn of the event
+   * loop under the same routing key, one after the other, goes as one AMQP message. Default 50; 1 never
+   * bundles (a deployment whose consumers are not all of a version that takes bundles apart).
+   */
+  bundleMax?: number;
 }
 
 export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
@@ -38,6 +46,7 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
   const backoff = exponentialBackoff(reconnectDelayMs, options.maxReconnectDelayMs ?? 30_000);
   const publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
   const { exchange } = options;
+  const publisher = new BundlingPublisher(exchange, options.bundleMax ?? 50);
 
   const connection: RabbitMqConnection = new RabbitMqConnection(
     { url: options.url, exchange, logger, backoff, waitTimeoutMs: publishTimeoutMs },
@@ -66,7 +75,7 @@ export function createRabbitMqBus(options: RabbitMqBusOptions): MessageBus {
         deadline - Date.now(),
         'a publish channel',
       );
-      await publishConfirmed(channel, exchange, message, deadline - Date.now());
+      await publisher.publish(channel, message, deadline - Date.now());
     },
 
     async subscribe(input: Subscription) {

@@ -50,6 +50,9 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
       DATABASE_URL: needsInfra ? env.postgresUrl() : env.postgresUrl().optional(),
       AMQP_URL: needsInfra ? env.amqpUrl() : env.amqpUrl().optional(),
       QUEUE_PREFIX: z.string().default(''),
+      // Most events in one AMQP message (neighbours of one routing key, libs/messaging `bundles.ts`); 1 sends
+      // each alone, for a deployment whose consumers are not all of a version that takes bundles apart.
+      AMQP_BUNDLE_MAX: z.coerce.number().int().min(1).max(500).default(50),
       MIGRATE_ON_START: env.boolean(true),
       // Connections each process may open to PostgreSQL (replicas × services × this must fit the server's
       // max_connections).
@@ -71,6 +74,7 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
       url: config.AMQP_URL,
       exchange: config.EVENTS_EXCHANGE,
       queuePrefix: config.QUEUE_PREFIX,
+      bundleMax: config.AMQP_BUNDLE_MAX,
       logger,
     });
     // Independent of each other: the migrations (which wait for the other services' on a lock when

@@ -60,7 +60,10 @@ function countingBus(bus: MessageBus, replica: number): MessageBus {
 }
 
 beforeAll(async () => {
-  for (let i = 0; i < 3; i += 1) buses.push(createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix }));
+  // The publishing bus (the third) sends each message alone: bundled, the 20 copies would be one AMQP
+  // message, taken by one replica.
+  for (let i = 0; i < 3; i += 1)
+    buses.push(createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix, bundleMax: i === 2 ? 1 : 50 }));
   const [busOne, busTwo, observerBus] = buses as [MessageBus, MessageBus, MessageBus];
   first = await startService(serviceWithFakes({ a: fake }).definition, {
     bus: countingBus(busOne, 0),

@@ -4,11 +4,12 @@
  *
  * Delivery is at least once: a message is acked only after its handler succeeded or after its retry or
  * dead-letter copy was confirmed by the broker, so a crash or a dropped connection can repeat a message
- * but never lose one. De-duplication is the inbox's job.
+ * but never lose one. De-duplication is the inbox's job. A bundle (`bundles.ts`) is acked once each of
+ * its events is.
  */
 import { countConsumed } from '@payrail/observability';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
-import type { Subscription } from '../bus';
+import type { DeliveredMessage, Subscription } from '../bus';
 import {
   type BusLogger,
   countsAsAttempt,
@@ -17,7 +18,8 @@ import {
   type ResolvedSubscription,
   resolveSubscription,
 } from '../bus-common';
-import { deliveredMessageFrom } from './amqp-properties';
+import { deliveredMessageFrom, stringProperty } from './amqp-properties';
+import { BUNDLE_TYPE, eventsOfBundle, isBundle } from './bundles';
 import type { Backoff, RabbitMqConnection, Session } from './connection';
 import { type ConsumerQueues, consumerQueues, declareConsumerTopology, parkFailedMessage } from './topology';
 
@@ -32,6 +34,8 @@ interface ConsumerState {
   recoveryTimer: NodeJS.Timeout | null;
   failures: number;
   inFlight: Set<Promise<void>>;
+  /** Messages in handlers, bundled ones included, bounded by the prefetch. */
+  slots: Slots;
 }
 
 export interface ConsumerSettings {
@@ -76,6 +80,7 @@ export class RabbitMqConsumers {
       recoveryTimer: null,
       failures: 0,
       inFlight: new Set(),
+      slots: new Slots(subscription.prefetch),
     };
     // Registered first, so that a reconnection while we set up also resumes this consumer.
     this.consumers.set(name, consumer);
@@ -293,18 +298,93 @@ export class RabbitMqConsumers {
     channel: ConfirmChannel,
     raw: ConsumeMessage,
   ): Promise<void> {
-    const { subscription } = consumer;
+    if (isBundle(raw)) {
+      await this.handleBundle(consumer, channel, raw);
+      return;
+    }
     const delivered = deliveredMessageFrom(raw, raw.fields.routingKey);
-    const context = {
-      consumer: subscription.consumer,
-      messageId: delivered.id,
-      type: delivered.type,
-      attempt: delivered.attempt,
+    const done = await consumer.slots.run(() =>
+      this.handleMessage(consumer, channel, delivered, raw.content, consumer.subscription.handler),
+    );
+    await this.settleDelivery(consumer, channel, raw, done, contextOf(consumer, delivered));
+  }
+
+  /**
+   * A bundle's events, each as its own message (`bundles.ts`), started in order; acked once every one was
+   * handled or parked for retry, given back whole when one could not be parked (the inbox makes the
+   * events handled already no-ops on the next delivery). A bundle that cannot be taken apart fails as one
+   * message, retried and dead-lettered as it is.
+   */
+  private async handleBundle(consumer: ConsumerState, channel: ConfirmChannel, raw: ConsumeMessage) {
+    let events: DeliveredMessage[];
+    try {
+      events = eventsOfBundle(raw);
+    } catch (error) {
+      const delivered = deliveredMessageFrom(raw, raw.fields.routingKey);
+      const done = await this.handleMessage(consumer, channel, delivered, raw.content, async () => {
+        throw error;
+      });
+      await this.settleDelivery(consumer, channel, raw, done, contextOf(consumer, delivered));
+      return;
+    }
+    const handled = await Promise.all(
+      events.map((event) =>
+        consumer.slots.run(() =>
+          this.handleMessage(
+            consumer,
+            channel,
+            event,
+            Buffer.from(event.body, 'utf8'),
+            consumer.subscription.handler,
+          ),
+        ),
+      ),
+    );
+    const bundle = {
+      consumer: consumer.subscription.consumer,
+      messageId: stringProperty(raw.properties.messageId),
+      type: BUNDLE_TYPE,
+      events: events.length,
     };
+    await this.settleDelivery(consumer, channel, raw, handled.every(Boolean), bundle);
+  }
+
+  /** Acks a delivery whose messages are all handled or parked; else gives it back, after a pause. */
+  private async settleDelivery(
+    consumer: ConsumerState,
+    channel: ConfirmChannel,
+    raw: ConsumeMessage,
+    done: boolean,
+    context: Record<string, unknown>,
+  ): Promise<void> {
+    if (done) {
+      this.settle(() => channel.ack(raw), context);
+      return;
+    }
+    // Not acked: give it back once, after a pause so a broker refusing our copies is not hammered.
+    // On a closed channel the broker has already requeued it and the nack is moot.
+    await sleep(consumer.subscription.retryDelayMs);
+    this.settle(() => channel.nack(raw, false, true), context);
+  }
+
+  /**
+   * Runs the handler on one message; a failure parks a copy of it (`content`) in the retry queue, or the
+   * dead-letter queue on its last attempt. False when that copy could not be parked.
+   */
+  private async handleMessage(
+    consumer: ConsumerState,
+    channel: ConfirmChannel,
+    delivered: DeliveredMessage,
+    content: Buffer,
+    handler: (message: DeliveredMessage) => Promise<void>,
+  ): Promise<boolean> {
+    const { subscription } = consumer;
+    const context = contextOf(consumer, delivered);
     try {
       // A copy: the retry or dead-letter copy below must carry what arrived, whatever the handler did.
-      await subscription.handler({ ...delivered, headers: { ...delivered.headers } });
+      await handler({ ...delivered, headers: { ...delivered.headers } });
       countConsumed(subscription.consumer, 'consumed');
+      return true;
     } catch (error) {
       const reason = errorMessage(error);
       const counted = countsAsAttempt(error);
@@ -312,7 +392,7 @@ export class RabbitMqConsumers {
         const parked = await parkFailedMessage(
           channel,
           consumer.queues,
-          { delivered, content: raw.content, reason },
+          { delivered, content, reason },
           {
             maxAttempts: subscription.maxAttempts,
             retryDelayMs: subscription.retryDelayMs,
@@ -334,19 +414,15 @@ export class RabbitMqConsumers {
             'Message handler failed on its last attempt; message dead-lettered',
           );
         }
+        return true;
       } catch (forwardError) {
         this.settings.logger.error(
           { ...context, error: reason, err: errorMessage(forwardError) },
           'Could not park a failed message for retry; returning it to the queue',
         );
-        // Not acked: give it back once, after a pause so a broker refusing our copies is not hammered.
-        // On a closed channel the broker has already requeued it and the nack is moot.
-        await sleep(subscription.retryDelayMs);
-        this.settle(() => channel.nack(raw, false, true), context);
-        return;
+        return false;
       }
     }
-    this.settle(() => channel.ack(raw), context);
   }
 
   private settle(action: () => void, context: Record<string, unknown>): void {
@@ -358,6 +434,40 @@ export class RabbitMqConsumers {
         { ...context, err: errorMessage(error) },
         'Could not settle a message; it will be redelivered',
       );
+    }
+  }
+}
+
+function contextOf(consumer: ConsumerState, delivered: DeliveredMessage): Record<string, unknown> {
+  return {
+    consumer: consumer.subscription.consumer,
+    messageId: delivered.id,
+    type: delivered.type,
+    attempt: delivered.attempt,
+  };
+}
+
+/**
+ * At most `size` messages in handlers at once, started in the order they asked: the prefetch bounds the
+ * deliveries a consumer holds, this the events of its bundles as well.
+ */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
     }
   }
 }
