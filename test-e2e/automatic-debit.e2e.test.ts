@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MerchantContext } from '@payrail/contracts';
 import { aMerchant, payOnPayPage, waitFor } from '@payrail/testing';
 import type postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   INTERNAL_SECRET,
   type SystemOnTestInfrastructure,
@@ -43,6 +43,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => running?.stop(), 60_000);
+
+// A failed test shows what the services said last: once, every test here failed at its first step (the
+// pay page answered 500) and passed on the next run, and nothing said why.
+afterEach(({ task }) => {
+  if (task.result?.state !== 'fail' || !system) return;
+  console.log(
+    `${task.name}: the services' last ${Math.min(system.logs.length, 80)} log lines (warn and up)\n${system.logs.slice(-80).join('\n')}`,
+  );
+});
 
 interface Merchant {
   context: MerchantContext;
