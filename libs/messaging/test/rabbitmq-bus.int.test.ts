@@ -330,189 +330,174 @@ describe('RabbitMQ bus on a real broker', () => {
     await bus.publish(sent);
     await waitFor(() => received.includes(sent.id), { what: 'a message on the re-declared queue' });
   });
-});
 
-describe('bundles: neighbours of one routing key published together travel as one AMQP message', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  let topology: Topology;
+  describe('bundles: neighbours of one routing key published together travel as one AMQP message', () => {
+    async function started(options: Partial<RabbitMqBusOptions> = {}): Promise<MessageBus> {
+      setUp();
+      const bus = busFor(options);
+      await bus.start();
+      return bus;
+    }
 
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+    /** What the broker carries on the exchange: each AMQP message's type and bundle size. */
+    async function spy(): Promise<Array<{ type: string; size: number }>> {
+      const model = await connect(testAmqpUrl());
+      cleanups.push(() => model.close());
+      const channel = await model.createChannel();
+      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+      await channel.bindQueue(queue, topology.exchange, '#');
+      const seen: Array<{ type: string; size: number }> = [];
+      await channel.consume(
+        queue,
+        (raw) => {
+          if (raw)
+            seen.push({
+              type: String(raw.properties.type),
+              size: Number(raw.properties.headers?.['x-bundle-size'] ?? 1),
+            });
+        },
+        { noAck: true },
+      );
+      return seen;
+    }
 
-  async function started(options: Partial<RabbitMqBusOptions> = {}): Promise<MessageBus> {
-    topology = newTopology();
-    cleanups.push(() => deleteTopology(topology));
-    const bus = createRabbitMqBus({
-      url: testAmqpUrl(),
-      exchange: topology.exchange,
-      queuePrefix: topology.queuePrefix,
-      reconnectDelayMs: 50,
-      ...options,
+    it('120 events at once are 3 messages on the broker; the consumer gets each event once, in order, as its own message', async () => {
+      const bus = await started();
+      const carried = await spy();
+      const received: DeliveredMessage[] = [];
+      await bus.subscribe({
+        consumer: 'bundled',
+        eventTypes: ['charge.requested'],
+        prefetch: 1,
+        handler: async (delivered) => {
+          received.push(delivered);
+        },
+      });
+      const sent = Array.from({ length: 120 }, () => ({
+        ...message('charge.requested'),
+        headers: { traceparent: `00-${randomUUID().replace(/-/g, '')}-0000000000000001-01` },
+      }));
+      await Promise.all(sent.map((each) => bus.publish(each)));
+      await waitFor(() => received.length === 120, { what: '120 events' });
+      expect(received.map((each) => each.id)).toEqual(sent.map((each) => each.id));
+      expect(received.map((each) => [each.type, each.body, each.headers.traceparent, each.attempt])).toEqual(
+        sent.map((each) => ['charge.requested', each.body, each.headers.traceparent, 1]),
+      );
+      await waitFor(() => carried.length === 3, { what: 'the spy' });
+      expect(carried).toEqual([
+        { type: 'payrail.bundle', size: 50 },
+        { type: 'payrail.bundle', size: 50 },
+        { type: 'payrail.bundle', size: 20 },
+      ]);
     });
-    cleanups.push(() => bus.close());
-    await bus.start();
-    return recordingConsumers(bus, topology);
-  }
 
-  /** What the broker carries on the exchange: each AMQP message's type and bundle size. */
-  async function spy(): Promise<Array<{ type: string; size: number }>> {
-    const model = await connect(testAmqpUrl());
-    cleanups.push(() => model.close());
-    const channel = await model.createChannel();
-    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
-    await channel.bindQueue(queue, topology.exchange, '#');
-    const seen: Array<{ type: string; size: number }> = [];
-    await channel.consume(
-      queue,
-      (raw) => {
-        if (raw)
-          seen.push({
-            type: String(raw.properties.type),
-            size: Number(raw.properties.headers?.['x-bundle-size'] ?? 1),
-          });
-      },
-      { noAck: true },
-    );
-    return seen;
-  }
+    it('keeps publishing order across keys: only neighbours share a bundle, and a consumer of both gets them in order', async () => {
+      const bus = await started();
+      const carried = await spy();
+      const received: string[] = [];
+      await bus.subscribe({
+        consumer: 'ordered',
+        eventTypes: ['installments.updated', 'installment.paid'],
+        prefetch: 1,
+        handler: async (delivered) => {
+          received.push(delivered.id);
+        },
+      });
+      const sent = [
+        message('installments.updated'),
+        message('installments.updated'),
+        message('installment.paid'),
+        message('installments.updated'),
+      ];
+      await Promise.all(sent.map((each) => bus.publish(each)));
+      await waitFor(() => received.length === 4, { what: 'four events' });
+      expect(received).toEqual(sent.map((each) => each.id));
+      await waitFor(() => carried.length === 3, { what: 'the spy' });
+      expect(carried.map((each) => each.size)).toEqual([2, 1, 1]);
+      expect(carried.map((each) => each.type)).toEqual([
+        'payrail.bundle',
+        'installment.paid',
+        'installments.updated',
+      ]);
+    });
 
-  it('120 events at once are 3 messages on the broker; the consumer gets each event once, in order, as its own message', async () => {
-    const bus = await started();
-    const carried = await spy();
-    const received: DeliveredMessage[] = [];
-    await bus.subscribe({
-      consumer: 'bundled',
-      eventTypes: ['charge.requested'],
-      prefetch: 1,
-      handler: async (delivered) => {
-        received.push(delivered);
-      },
+    it('retries a failed event of a bundle alone, and dead-letters it alone; the others are handled once', async () => {
+      const bus = await started();
+      const sent = Array.from({ length: 10 }, () => message('payment.failed'));
+      const [flaky, poison] = [sent[3], sent[7]] as [OutgoingMessage, OutgoingMessage];
+      const calls: DeliveredMessage[] = [];
+      await bus.subscribe({
+        consumer: 'picky',
+        eventTypes: ['payment.failed'],
+        maxAttempts: 2,
+        retryDelayMs: 50,
+        handler: async (delivered) => {
+          calls.push(delivered);
+          if (delivered.id === poison.id) throw new Error('poison');
+          if (delivered.id === flaky.id && delivered.attempt === 1) throw new Error('not yet');
+        },
+      });
+      await Promise.all(sent.map((each) => bus.publish(each)));
+      await waitFor(() => calls.filter((call) => call.id === poison.id).length === 2, {
+        what: 'the poison twice',
+      });
+      await waitFor(() => calls.filter((call) => call.id === flaky.id).length === 2, {
+        what: 'the flaky twice',
+      });
+      const dead = await waitForDeadLetters(bus, 'picky');
+      expect(dead.map((letter) => [letter.id, letter.type, letter.body, letter.attempts])).toEqual([
+        [poison.id, 'payment.failed', poison.body, 2],
+      ]);
+      const times = new Map<string, number[]>();
+      for (const call of calls) times.set(call.id, [...(times.get(call.id) ?? []), call.attempt]);
+      expect(sent.map((each) => times.get(each.id))).toEqual(
+        sent.map((each) => (each.id === flaky.id || each.id === poison.id ? [1, 2] : [1])),
+      );
     });
-    const sent = Array.from({ length: 120 }, () => ({
-      ...message('charge.requested'),
-      headers: { traceparent: `00-${randomUUID().replace(/-/g, '')}-0000000000000001-01` },
-    }));
-    await Promise.all(sent.map((each) => bus.publish(each)));
-    await waitFor(() => received.length === 120, { what: '120 events' });
-    expect(received.map((each) => each.id)).toEqual(sent.map((each) => each.id));
-    expect(received.map((each) => [each.type, each.body, each.headers.traceparent, each.attempt])).toEqual(
-      sent.map((each) => ['charge.requested', each.body, each.headers.traceparent, 1]),
-    );
-    await waitFor(() => carried.length === 3, { what: 'the spy' });
-    expect(carried).toEqual([
-      { type: 'payrail.bundle', size: 50 },
-      { type: 'payrail.bundle', size: 50 },
-      { type: 'payrail.bundle', size: 20 },
-    ]);
-  });
 
-  it('keeps publishing order across keys: only neighbours share a bundle, and a consumer of both gets them in order', async () => {
-    const bus = await started();
-    const carried = await spy();
-    const received: string[] = [];
-    await bus.subscribe({
-      consumer: 'ordered',
-      eventTypes: ['installments.updated', 'installment.paid'],
-      prefetch: 1,
-      handler: async (delivered) => {
-        received.push(delivered.id);
-      },
+    it('with bundleMax 1, every event is a message of its own', async () => {
+      const bus = await started({ bundleMax: 1 });
+      const carried = await spy();
+      const received: string[] = [];
+      await bus.subscribe({
+        consumer: 'single',
+        eventTypes: ['charge.requested'],
+        handler: async (delivered) => {
+          received.push(delivered.id);
+        },
+      });
+      await Promise.all(Array.from({ length: 5 }, () => bus.publish(message('charge.requested'))));
+      await waitFor(() => received.length === 5 && carried.length === 5, { what: 'five messages' });
+      expect(carried.every((each) => each.type === 'charge.requested' && each.size === 1)).toBe(true);
     });
-    const sent = [
-      message('installments.updated'),
-      message('installments.updated'),
-      message('installment.paid'),
-      message('installments.updated'),
-    ];
-    await Promise.all(sent.map((each) => bus.publish(each)));
-    await waitFor(() => received.length === 4, { what: 'four events' });
-    expect(received).toEqual(sent.map((each) => each.id));
-    await waitFor(() => carried.length === 3, { what: 'the spy' });
-    expect(carried.map((each) => each.size)).toEqual([2, 1, 1]);
-    expect(carried.map((each) => each.type)).toEqual([
-      'payrail.bundle',
-      'installment.paid',
-      'installments.updated',
-    ]);
-  });
 
-  it('retries a failed event of a bundle alone, and dead-letters it alone; the others are handled once', async () => {
-    const bus = await started();
-    const sent = Array.from({ length: 10 }, () => message('payment.failed'));
-    const [flaky, poison] = [sent[3], sent[7]] as [OutgoingMessage, OutgoingMessage];
-    const calls: DeliveredMessage[] = [];
-    await bus.subscribe({
-      consumer: 'picky',
-      eventTypes: ['payment.failed'],
-      maxAttempts: 2,
-      retryDelayMs: 50,
-      handler: async (delivered) => {
-        calls.push(delivered);
-        if (delivered.id === poison.id) throw new Error('poison');
-        if (delivered.id === flaky.id && delivered.attempt === 1) throw new Error('not yet');
-      },
+    it('dead-letters a bundle it cannot take apart, as it came', async () => {
+      const bus = await started();
+      const calls: DeliveredMessage[] = [];
+      await bus.subscribe({
+        consumer: 'strict',
+        eventTypes: ['charge.requested'],
+        maxAttempts: 2,
+        retryDelayMs: 50,
+        handler: async (delivered) => {
+          calls.push(delivered);
+        },
+      });
+      const model = await connect(testAmqpUrl());
+      cleanups.push(() => model.close());
+      const channel = await model.createConfirmChannel();
+      channel.publish(topology.exchange, 'charge.requested', Buffer.from('{"not":"a list"}'), {
+        type: 'payrail.bundle',
+        messageId: 'bundle:broken',
+        persistent: true,
+      });
+      await channel.waitForConfirms();
+      const dead = await waitForDeadLetters(bus, 'strict');
+      expect(dead.map((letter) => [letter.id, letter.type, letter.body, letter.attempts])).toEqual([
+        ['bundle:broken', 'payrail.bundle', '{"not":"a list"}', 2],
+      ]);
+      expect(calls).toEqual([]);
     });
-    await Promise.all(sent.map((each) => bus.publish(each)));
-    await waitFor(() => calls.filter((call) => call.id === poison.id).length === 2, {
-      what: 'the poison twice',
-    });
-    await waitFor(() => calls.filter((call) => call.id === flaky.id).length === 2, {
-      what: 'the flaky twice',
-    });
-    const dead = await waitForDeadLetters(bus, 'picky');
-    expect(dead.map((letter) => [letter.id, letter.type, letter.body, letter.attempts])).toEqual([
-      [poison.id, 'payment.failed', poison.body, 2],
-    ]);
-    const times = new Map<string, number[]>();
-    for (const call of calls) times.set(call.id, [...(times.get(call.id) ?? []), call.attempt]);
-    expect(sent.map((each) => times.get(each.id))).toEqual(
-      sent.map((each) => (each.id === flaky.id || each.id === poison.id ? [1, 2] : [1])),
-    );
-  });
-
-  it('with bundleMax 1, every event is a message of its own', async () => {
-    const bus = await started({ bundleMax: 1 });
-    const carried = await spy();
-    const received: string[] = [];
-    await bus.subscribe({
-      consumer: 'single',
-      eventTypes: ['charge.requested'],
-      handler: async (delivered) => {
-        received.push(delivered.id);
-      },
-    });
-    await Promise.all(Array.from({ length: 5 }, () => bus.publish(message('charge.requested'))));
-    await waitFor(() => received.length === 5 && carried.length === 5, { what: 'five messages' });
-    expect(carried.every((each) => each.type === 'charge.requested' && each.size === 1)).toBe(true);
-  });
-
-  it('dead-letters a bundle it cannot take apart, as it came', async () => {
-    const bus = await started();
-    const calls: DeliveredMessage[] = [];
-    await bus.subscribe({
-      consumer: 'strict',
-      eventTypes: ['charge.requested'],
-      maxAttempts: 2,
-      retryDelayMs: 50,
-      handler: async (delivered) => {
-        calls.push(delivered);
-      },
-    });
-    const model = await connect(testAmqpUrl());
-    cleanups.push(() => model.close());
-    const channel = await model.createConfirmChannel();
-    channel.publish(topology.exchange, 'charge.requested', Buffer.from('{"not":"a list"}'), {
-      type: 'payrail.bundle',
-      messageId: 'bundle:broken',
-      persistent: true,
-    });
-    await channel.waitForConfirms();
-    const dead = await waitForDeadLetters(bus, 'strict');
-    expect(dead.map((letter) => [letter.id, letter.type, letter.body, letter.attempts])).toEqual([
-      ['bundle:broken', 'payrail.bundle', '{"not":"a list"}', 2],
-    ]);
-    expect(calls).toEqual([]);
   });
 });
 
