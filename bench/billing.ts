@@ -27,8 +27,8 @@ export interface BillingBenchOptions {
   /** Subscriptions sold and subscribed. */
   subscriptions: number;
   /**
-   * Months charged with each replica setting. Each subscription has 2 + 2 × months installments: the first
-   * paid on the pay page, the next charged by a warm-up run before the timed phases (`WARM_UP_MONTHS`).
+   * Months charged with each replica setting. Each subscription has 1 + `WARM_UP_MONTHS` + 2 × months
+   * installments: the first paid on the pay page, then the warm-up's, charged before the timed phases.
    */
   months: number;
   /** Customers on the pay page at once while seeding. */
@@ -66,7 +66,7 @@ export interface PhaseResult {
 }
 
 export interface LedgerCheck {
-  /** Installments that should have been charged (1 + 2 × months per subscription, the warm-up's included). */
+  /** Installments that should have been charged (`WARM_UP_MONTHS` + 2 × months per subscription). */
   expected: number;
   /** Installments with an approved charge at the sandbox. */
   charged: number;
@@ -347,10 +347,10 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     const warmUp = await phase(1, dates.slice(0, WARM_UP_MONTHS), history);
     await sql`analyze`;
     log(
-      `warm-up: month 1 charged (${warmUp.charges} charges in ${warmUp.seconds.toFixed(1)} s, not counted), tables analyzed`,
+      `warm-up: ${WARM_UP_MONTHS} month(s) charged (${warmUp.charges} charges in ${warmUp.seconds.toFixed(1)} s, not counted), tables analyzed`,
     );
     const timed = dates.slice(WARM_UP_MONTHS);
-    log(`charging months 2-${options.months + 1} with one process each`);
+    log(`charging months ${WARM_UP_MONTHS + 1}-${WARM_UP_MONTHS + options.months} with one process each`);
     phases.push(
       await phase(1, timed.slice(0, options.months), history + options.subscriptions * options.months),
     );
@@ -358,7 +358,9 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     log(`  autovacuum stand-in so far: ${maintenance.vacuumed} vacuums, ${maintenance.analyzed} analyzes`);
     for (const name of ['billing-scheduler', 'subscriptions', 'processor-gateway'] as const)
       await system.addReplica(name);
-    log(`charging months ${options.months + 2}-${2 * options.months + 1} with two processes each`);
+    log(
+      `charging months ${WARM_UP_MONTHS + options.months + 1}-${WARM_UP_MONTHS + 2 * options.months} with two processes each`,
+    );
     phases.push(
       await phase(2, timed.slice(options.months), history + options.subscriptions * 2 * options.months),
     );
