@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 const globalSetup = ['libs/test-infra/src/global-setup.ts'];
+// The services' outbox relays keep what they published (marked, not deleted): the suites read the events a
+// service emitted from its outbox. Deployments delete them; the relay's own tests and the skeleton e2e
+// test check that way, and the bench's smoke test runs it.
+const env = { OUTBOX_KEEP_PUBLISHED: 'true' };
 
 // Four projects: fast unit tests (no servers), integration tests on real Postgres and RabbitMQ
 // (`*.int.test.ts`), end-to-end tests that start the services as separate processes, and the browser
@@ -20,6 +24,7 @@ export default defineConfig({
           name: 'integration',
           include: ['libs/*/test/**/*.int.test.ts', 'services/*/test/**/*.int.test.ts'],
           globalSetup,
+          env,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -29,6 +34,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test-e2e/**/*.e2e.test.ts'],
           globalSetup,
+          env,
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
@@ -39,6 +45,7 @@ export default defineConfig({
           name: 'browser',
           include: ['test-e2e/browser/**/*.browser.test.ts'],
           globalSetup: [...globalSetup, 'test-e2e/browser/global-setup.ts'],
+          env,
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

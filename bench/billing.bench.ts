@@ -50,6 +50,9 @@ async function main() {
   log(
     `ledger: ${ledger.ledgerEntries} entries; ${ledger.charged}/${ledger.expected} installments charged, ${ledger.duplicates} charged twice, ${ledger.unpaid} not paid`,
   );
+  log(
+    `outboxes: ${ledger.outboxRows} rows left once everything was published (the relays delete what they publish)`,
+  );
   log(`machine after: ${machine()}`);
   const [one] = result.phases;
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');

@@ -317,6 +317,8 @@ export function benchServicesEnv(
     INTERNAL_SECRET: `bench-${demoToken()}`,
     PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gatewayPort}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // As deployed: published outbox rows deleted (the test suites, which run the bench's smoke test, keep them).
+    OUTBOX_KEEP_PUBLISHED: 'false',
   };
 }
 

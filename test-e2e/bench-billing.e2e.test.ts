@@ -30,11 +30,18 @@ describe('bench:billing at a tiny size', () => {
     // The step timings come from rows every step leaves: each phase has them, the whole way longer than any step.
     for (const phase of result.phases) {
       const stages = new Map(phase.stages.map((step) => [step.stage, step.medianSeconds]));
-      expect(stages.size).toBe(8);
-      expect(stages.get('claimed to paid')).toBeGreaterThan(stages.get("the sandbox's charge") as number);
+      expect(stages.size).toBe(4);
+      expect(stages.get('claimed to counted')).toBeGreaterThan(stages.get("the sandbox's charge") as number);
     }
-    // The warm-up month's 20 charges as well.
-    expect(result.ledger).toMatchObject({ expected: 100, charged: 100, duplicates: 0, unpaid: 0 });
+    // The warm-up month's 20 charges as well. The bench's services run as deployed, whatever the suite's
+    // OUTBOX_KEEP_PUBLISHED: their relays deleted every row they published.
+    expect(result.ledger).toMatchObject({
+      expected: 100,
+      charged: 100,
+      duplicates: 0,
+      unpaid: 0,
+      outboxRows: 0,
+    });
     expect(Number.isFinite(result.ratio)).toBe(true);
   }, 300_000);
 });

@@ -20,6 +20,7 @@ export {
   createOutboxRelay,
   enqueueEvent,
   enqueueEvents,
+  keepPublishedFrom,
   type OutboxRelay,
   type OutboxRelayOptions,
   type OutboxTable,

@@ -25,7 +25,10 @@ import type { MessageBus } from './bus';
 
 /**
  * The transactional outbox table, declared inside each service's own schema. A state change and the
- * event announcing it are written in one transaction; the relay publishes afterwards.
+ * event announcing it are written in one transaction; the relay publishes afterwards and deletes the rows
+ * the broker confirmed: the table holds what is still to publish, not a history. With
+ * `OUTBOX_KEEP_PUBLISHED=true` (the test suites, a debugging session) it marks them `published_at` instead
+ * and keeps them, as the relays did before: a log of what the service emitted, never pruned.
  */
 export function outboxTable(schema: PgSchema) {
   return schema.table(
@@ -180,6 +183,22 @@ export interface OutboxRelayOptions {
    * then publishes many rows instead of one per transaction. Adds at most this much to an event's delay.
    */
   gatherMs?: number;
+  /**
+   * Keep published rows, marked `published_at`, instead of deleting them (`OUTBOX_KEEP_PUBLISHED`,
+   * `keepPublishedFrom`). Default false: each mark is a new version of the whole row, and the rows pile up.
+   */
+  keepPublished?: boolean;
+}
+
+/**
+ * `OUTBOX_KEEP_PUBLISHED` of a service's environment: `true`/`1` keeps published outbox rows as a log of
+ * what the service emitted (the test suites read it); unset, `false` or `0` deletes them once published.
+ */
+export function keepPublishedFrom(env: Record<string, string | undefined>): boolean {
+  const value = env.OUTBOX_KEEP_PUBLISHED || 'false';
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new Error(`OUTBOX_KEEP_PUBLISHED must be true, false, 1 or 0 (got ${JSON.stringify(value)})`);
 }
 
 export interface OutboxRelay {
@@ -251,7 +270,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let unlisten: (() => Promise<void>) | undefined;
 
   const selectStatement = relaySelectStatement(outbox);
-  const markStatement = `update ${table} set published_at = now() where id = any($1::uuid[])`;
+  // Deleted rather than marked published unless asked: a mark is a new version of the whole row (its body
+  // and headers, and a new primary-key entry, since the column is in the partial index's predicate), four
+  // a charge, and the published rows made each outbox the largest table of its service.
+  const [doneName, doneStatement] = options.keepPublished
+    ? ['outbox_mark', `update ${table} set published_at = now() where id = any($1::uuid[])`]
+    : ['outbox_delete', `delete from ${table} where id = any($1::uuid[])`];
 
   const publishRow = (row: LockedRow) =>
     inSpan(
@@ -274,7 +298,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   /**
    * One batch: lock up to `batchSize` due rows, publish them all at once and wait for every confirm, then
-   * mark the confirmed ones in one UPDATE. A row whose publish failed gets its own retry time.
+   * delete (or mark) the confirmed ones in one statement. A row whose publish failed gets its own retry time.
    */
   const runOnce = async (): Promise<number> => {
     return database.db.transaction(async (tx) => {
@@ -288,7 +312,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         .map((row) => row.id);
       // Uuids only: the array literal needs no quoting.
       if (confirmed.length > 0)
-        await executePrepared(tx, 'outbox_mark', markStatement, [`{${confirmed.join(',')}}`]);
+        await executePrepared(tx, doneName, doneStatement, [`{${confirmed.join(',')}}`]);
       for (const [index, result] of results.entries()) {
         if (result.status === 'fulfilled') continue;
         const row = rows[index] as LockedRow;

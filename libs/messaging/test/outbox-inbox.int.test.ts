@@ -25,6 +25,7 @@ import {
   type DeliveredMessage,
   enqueueEvent,
   idempotentBatchConsumer,
+  keepPublishedFrom,
   idempotentConsumer,
   inboxTable,
   type MessageBus,
@@ -144,8 +145,47 @@ describe('transactional outbox', () => {
     await relay.runOnce();
     await relay.stop();
     expect(received.map((m) => m.id)).toEqual([kept.id]);
-    const [row] = await database.db.select().from(outbox);
-    expect(row?.publishedAt).not.toBeNull();
+    // Published, so deleted: the outbox keeps only what is still to publish.
+    expect(await database.db.select().from(outbox)).toEqual([]);
+  });
+
+  it('keeps published rows, marked, with keepPublished (OUTBOX_KEEP_PUBLISHED=true): a log of what was emitted', async () => {
+    const events = [6, 7].map(linkPaid);
+    for (const event of events) await database.db.transaction(async (tx) => enqueueEvent(tx, outbox, event));
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'outbox_test',
+      bus,
+      logger,
+      keepPublished: keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'true' }),
+    });
+    expect(await relay.runOnce()).toBe(2);
+    const rows = rowsOf<{ id: string; published: boolean }>(
+      await database.db.execute(
+        sql`select id, published_at is not null as published from outbox_test.outbox`,
+      ),
+    );
+    expect(rows.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      events.map((event) => ({ id: event.id, published: true })).sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    // Published already: a relay that deletes finds nothing to send, and leaves them.
+    expect(
+      await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce(),
+    ).toBe(0);
+    await database.db.execute(sql`delete from outbox_test.outbox`);
+  });
+
+  it('reads OUTBOX_KEEP_PUBLISHED: deleting unless true or 1, and a clear error for anything else', () => {
+    expect(keepPublishedFrom({})).toBe(false);
+    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: '' })).toBe(false);
+    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'false' })).toBe(false);
+    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: '0' })).toBe(false);
+    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'true' })).toBe(true);
+    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: '1' })).toBe(true);
+    expect(() => keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'yes' })).toThrow(
+      'OUTBOX_KEEP_PUBLISHED must be true, false, 1 or 0 (got "yes")',
+    );
   });
 
   it('stores the event as the relay reads it: its body, the trace headers as a JSON object, due now', async () => {
@@ -237,7 +277,7 @@ describe('transactional outbox', () => {
 });
 
 describe('outbox relay batches', () => {
-  it('publishes a batch at once, waits for every confirm, and marks only the confirmed rows', async () => {
+  it('publishes a batch at once, waits for every confirm, and deletes only the confirmed rows', async () => {
     // Drain what earlier tests left, so the batch below is exactly these five rows.
     await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce();
     const events = [10, 11, 12, 13, 14].map(linkPaid);
@@ -276,18 +316,8 @@ describe('outbox relay batches', () => {
             where id in ${sql.raw(`(${events.map((e) => `'${e.id}'`).join(',')})`)}`,
       ),
     );
-    expect(
-      rows
-        .filter((row) => row.published)
-        .map((row) => row.id)
-        .sort(),
-    ).toEqual(
-      events
-        .filter((e) => e.id !== refused)
-        .map((e) => e.id)
-        .sort(),
-    );
-    expect(rows.find((row) => row.id === refused)).toMatchObject({ published: false, attempts: 1 });
+    // The four confirmed rows are gone; the refused one waits for its retry, unpublished.
+    expect(rows).toEqual([{ id: refused, published: false, attempts: 1 }]);
   });
 
   it('lets two relays (replicas) share the rows without publishing one twice, even while a batch waits for confirms', async () => {

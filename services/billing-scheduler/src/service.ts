@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { env as envRules, parseConfig } from '@payrail/config';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { z } from 'zod';
 import {
@@ -88,7 +88,14 @@ export const billingSchedulerService: ServiceDefinition = {
       }),
     );
     const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
-    const relay = createOutboxRelay({ database, outbox, schemaName: 'billing_scheduler', bus, logger });
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'billing_scheduler',
+      bus,
+      logger,
+      keepPublished: keepPublishedFrom(env),
+    });
 
     let timer: NodeJS.Timeout | undefined;
     const tick = async () => {

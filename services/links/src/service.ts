@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
 import { parseConfig } from '@payrail/config';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
@@ -128,7 +128,14 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
       // Before the merchant-context check of the other internal routes: the mailbox has no merchant.
       app.route('/internal', devMailboxRoutes(mail.mailbox));
       app.route('/internal', bankTransferRoutes({ links, clock, internalSecret }));
-      const relay = createOutboxRelay({ database, outbox, schemaName: 'links', bus, logger });
+      const relay = createOutboxRelay({
+        database,
+        outbox,
+        schemaName: 'links',
+        bus,
+        logger,
+        keepPublished: keepPublishedFrom(env),
+      });
       let sweepTimer: NodeJS.Timeout | undefined;
       const sweep = async () => {
         try {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
 import { registerChargesProbe } from '@payrail/observability';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { internalRoutes } from './adapters/http/routes';
@@ -49,7 +49,14 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       app.route('/webhooks', webhookRoutes(deps, logger));
       const transfers = bankTransfers({ db: database.db, clock, logger, internalSecret, upstream, env });
       app.route('/api', transfers.routes);
-      const relay = createOutboxRelay({ database, outbox, schemaName: 'processor_gateway', bus, logger });
+      const relay = createOutboxRelay({
+        database,
+        outbox,
+        schemaName: 'processor_gateway',
+        bus,
+        logger,
+        keepPublished: keepPublishedFrom(env),
+      });
       options.onCreated?.({ janitor, deps, config });
       let unregisterChargeMetrics: (() => void) | undefined;
       return {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
@@ -43,7 +43,14 @@ export const subscriptionsService: ServiceDefinition = {
       '/internal',
       bankTransferRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
     );
-    const relay = createOutboxRelay({ database, outbox, schemaName: 'subscriptions', bus, logger });
+    const relay = createOutboxRelay({
+      database,
+      outbox,
+      schemaName: 'subscriptions',
+      bus,
+      logger,
+      keepPublished: keepPublishedFrom(env),
+    });
     return {
       app,
       markNotReady,
