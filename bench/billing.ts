@@ -517,6 +517,7 @@ async function restoreStoredCards(sql: postgres.Sql, sandboxUrl: string): Promis
  * published, so no outbox row is read): billing-scheduler's claim of the installment (`claimed_at`),
  * processor-gateway's charge (`created_at`, `settled_at`) and billing-scheduler's count of the outcome (the
  * run item's `settled_at`, when it took `payment.succeeded`). The median of each step over the phase's runs.
+ * The first step is charge-due's relay and queue, subscriptions' decision, charge.requested's relay and queue.
  */
 async function stageMedians(sql: postgres.Sql, runIds: string[]) {
   // Joins of whole sets (hash joins), not a lookup per installment.
@@ -533,7 +534,7 @@ async function stageMedians(sql: postgres.Sql, runIds: string[]) {
       where r.run_id = any(${runIds}::uuid[]) and r.outcome = 'succeeded'
     )
     select
-      percentile_cont(0.5) within group (order by extract(epoch from charge_created - claimed)) as "claimed to the charge opened (charge-due relayed, subscriptions decides, charge.requested relayed)",
+      percentile_cont(0.5) within group (order by extract(epoch from charge_created - claimed)) as "claimed to charge opened",
       percentile_cont(0.5) within group (order by extract(epoch from charge_settled - charge_created)) as "the sandbox's charge",
       percentile_cont(0.5) within group (order by extract(epoch from counted - charge_settled)) as "payment.succeeded relayed and counted",
       percentile_cont(0.5) within group (order by extract(epoch from counted - claimed)) as "claimed to counted"

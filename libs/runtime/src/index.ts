@@ -10,4 +10,5 @@ export {
   systemClock,
   type Upstream,
 } from './service';
+export { randomPool } from './random-pool';
 export { DEFAULT_PORTS, runMigrationsOnly, runStandalone } from './standalone';

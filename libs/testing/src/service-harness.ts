@@ -100,7 +100,8 @@ export async function startService(
       logger: createLogger(definition.name, process.env.TEST_LOG_LEVEL ?? 'silent'),
       clock: options.clock ?? systemClock,
       internalSecret: TEST_INTERNAL_SECRET,
-      env: { PUBLIC_BASE_URL: 'http://pay.test', ...options.env },
+      // The relay keeps what it published, for the tests that read the events a service emitted.
+      env: { PUBLIC_BASE_URL: 'http://pay.test', OUTBOX_KEEP_PUBLISHED: 'true', ...options.env },
       upstream: (name) =>
         options.upstreams?.[name] ?? (async () => new Response('no upstream in this test', { status: 503 })),
     });

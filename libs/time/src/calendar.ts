@@ -123,9 +123,21 @@ export function localDateTimeWithOffset(instant: Date, timezone: string): string
 
 /** The instant a calendar day starts in a time zone: `2026-11-23` in Asunción starts at `2026-11-23T03:00Z`. */
 export function startOfLocalDay(date: IsoDate, timezone: string): Date {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return new Date(new TZDate(year, month - 1, day, timezone).getTime());
+  // Asked for every charge-due of a run (the same few days and zones): remembered, about 0.1 ms a TZDate.
+  const key = `${timezone} ${date}`;
+  let time = dayStarts.get(key);
+  if (time === undefined) {
+    const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+    time = new TZDate(year, month - 1, day, timezone).getTime();
+    if (dayStarts.size >= DAY_STARTS_KEPT) dayStarts.clear();
+    dayStarts.set(key, time);
+  }
+  return new Date(time);
 }
+
+/** `startOfLocalDay`'s answers by zone and day (a zone's rules do not change while a process runs). */
+const dayStarts = new Map<string, number>();
+const DAY_STARTS_KEPT = 4096;
 
 /** The instant the day after `date` starts in a time zone: the exclusive end of that day. */
 export function endOfLocalDay(date: IsoDate, timezone: string): Date {

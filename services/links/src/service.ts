@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
 import { parseConfig } from '@payrail/config';
-import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
@@ -28,7 +28,6 @@ import { postgresEmailLoginRepository } from './adapters/postgres/email-login-re
 import { postgresLoginCodeRepository } from './adapters/postgres/login-code-repository';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-client';
-import { randomPool } from './adapters/random-pool';
 import { inbox, outbox } from './adapters/postgres/schema';
 
 const slugBytes = randomPool();

@@ -20,7 +20,12 @@ export interface StoredCardChargeBatchOptions {
   gatherMs: number;
 }
 
-export const STORED_CARD_BATCH_DEFAULTS: StoredCardChargeBatchOptions = { maxBatch: 50, gatherMs: 5 };
+/**
+ * 20 ms: a batch holds what arrives in that time, and its statements cost the same whatever its size. At
+ * 300 charges a second, 5 ms made batches of about 10 charges to open and 7 to settle (five round trips
+ * each); the wait is nothing beside a charge's way through the services.
+ */
+export const STORED_CARD_BATCH_DEFAULTS: StoredCardChargeBatchOptions = { maxBatch: 50, gatherMs: 20 };
 
 /** The charge a batch opened, with the card to charge. */
 interface Opened {

@@ -1,4 +1,8 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { randomPool } from '@payrail/runtime';
+
+// Two tokens a stored-card charge (the alias listed, then the payment's process id).
+const randomBytes = randomPool();
 
 /**
  * A random hex identifier with no run of more than 4 digits: long digit runs in stored references

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, type Executor, executePrepared } from '@payrail/db';
+import { type Database, type Executor, executePrepared, textArrayLiteral } from '@payrail/db';
 import { enqueueEvent, enqueueEvents, outboxTraceHeaders } from '@payrail/messaging';
 import { and, asc, eq, gte, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Charge, StoredCardDraft } from '../../domain/charge';
@@ -205,10 +205,11 @@ export function postgresGatewayStore(db: Executor): GatewayStore {
     },
     async lockCharges(chargeIds) {
       if (chargeIds.length === 0) return [];
+      // One array parameter: the same statement text (prepared once per connection) whatever the batch's size.
       const rows = await db
         .select()
         .from(charges)
-        .where(inArray(charges.id, chargeIds))
+        .where(sql`${charges.id} = any(${textArrayLiteral(chargeIds)}::uuid[])`)
         .orderBy(asc(charges.id))
         .for('update');
       return rows.map(toCharge);

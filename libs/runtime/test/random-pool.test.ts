@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomPool } from '../src/adapters/random-pool';
+import { randomPool } from '../src/random-pool';
 
 describe('randomPool', () => {
   it('hands out every byte once, across refills of the pool', () => {
