@@ -367,6 +367,9 @@ describe('installment.charge-due, batch path', () => {
       );
       const due = [...first.installments.slice(1), ...second.installments.slice(1)];
       expect(due).toHaveLength(8);
+      // A retry day on each of the first subscription's (as after a decline): gone once charged.
+      await svc.database.db.execute(sql`update subscriptions.installments set next_attempt_on = '2026-06-01'
+        where subscription_id = ${first.subscription.id} and number > 1`);
       const asOf = '2026-06-30';
       const events = [
         ...due.map((row) => chargeDue(merchant, row, 1, asOf)),
@@ -417,11 +420,11 @@ describe('installment.charge-due, batch path', () => {
       expect(await skipReasons((due[1] as (typeof due)[number]).id)).toEqual([['not-pending', null]]);
       expect(await attemptRows(svc, (due[0] as (typeof due)[number]).id)).toHaveLength(1);
       const rows = await installmentsOfSubscription(svc, first.subscription.id);
-      expect(rows.filter((row) => row.number > 1).map((row) => row.status)).toEqual([
-        'processing',
-        'processing',
-        'processing',
-        'processing',
+      expect(rows.filter((row) => row.number > 1).map((row) => [row.status, row.nextAttemptOn])).toEqual([
+        ['processing', null],
+        ['processing', null],
+        ['processing', null],
+        ['processing', null],
       ]);
 
       // Each charge.requested carries the trace of the charge-due it answers.

@@ -201,11 +201,11 @@ export async function recordChargesSucceeded(
         after: installmentById.get(id) as Installment,
       })),
       at,
+      { clearNextAttempt: true },
     );
     await store.saveSubscriptions(
       [...firstSubscription.keys()].map((id) => subscriptionOf.get(id) as Subscription),
     );
-    await store.clearNextAttempts([...firstInstallment.keys()]);
     await store.publishEach(events);
     return results;
   });

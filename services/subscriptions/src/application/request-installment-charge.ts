@@ -219,9 +219,9 @@ export async function requestInstallmentCharges(
     await store.saveInstallments(
       [...firstRead.entries()].map(([id, before]) => ({ before, after: current.get(id) as Installment })),
       at,
+      { clearNextAttempt: true },
     );
     await store.recordAttempts(attempts);
-    await store.clearNextAttempts([...firstRead.keys()]);
     await store.publishEach(events);
     return decisions;
   });

@@ -110,9 +110,14 @@ export interface SubscriptionStore {
   ): Promise<Installment[]>;
   /**
    * Stores new versions of installments in one statement; each must still be in the status it was read
-   * in (`before`), else `CONCURRENT_MODIFICATION` and nothing is stored.
+   * in (`before`), else `CONCURRENT_MODIFICATION` and nothing is stored. `clearNextAttempt`: their next
+   * attempt day goes too, in the same statement (`setNextAttempt(id, null, null)` for each).
    */
-  saveInstallments(changes: Array<{ before: Installment; after: Installment }>, at: Date): Promise<void>;
+  saveInstallments(
+    changes: Array<{ before: Installment; after: Installment }>,
+    at: Date,
+    options?: { clearNextAttempt?: boolean },
+  ): Promise<void>;
 
   /** Bulk: each criteria's open subscriptions (locked, in id order), by the caller's key. */
   findOpenByCriteriaBulk(
@@ -152,8 +157,6 @@ export interface SubscriptionStore {
   attemptNumbersOf(installmentIds: number[]): Promise<Map<number, Set<number>>>;
   /** Batch: `recordAttempt` in one statement. */
   recordAttempts(attempts: ChargeAttempt[]): Promise<void>;
-  /** Batch: `setNextAttempt(id, null, null)` for each installment, in one statement. */
-  clearNextAttempts(installmentIds: number[]): Promise<void>;
   /** When each attempt on the card since `since` was requested, oldest first. */
   cardAttemptsSince(paymentMethodId: string, since: Date): Promise<Date[]>;
   findAttempt(installmentId: number, attempt: number): Promise<ChargeAttempt | undefined>;

@@ -396,7 +396,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       }
     },
 
-    async saveInstallments(changes, at) {
+    async saveInstallments(changes, at, options) {
       if (changes.length === 0) return;
       const rows = changes.map(({ before, after }) => ({
         id: after.id,
@@ -410,7 +410,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         await executor.execute(sql`
           update ${installments} as i
           set amount = x.amount, payment_date = x.payment_date, status = x.status, paid_at = x.paid_at,
-              updated_at = ${at.toISOString()}::timestamptz
+              updated_at = ${at.toISOString()}::timestamptz${options?.clearNextAttempt ? sql`, next_attempt_on = null` : sql``}
           from json_to_recordset(${json(rows)}::json)
             as x(id int, expected_status text, amount numeric, payment_date date, status text, paid_at timestamptz)
           where i.id = x.id and i.status = x.expected_status
@@ -661,15 +661,6 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     async recordAttempts(attempts) {
       if (attempts.length === 0) return;
       await executor.insert(chargeAttempts).values(attempts);
-    },
-
-    async clearNextAttempts(installmentIds) {
-      if (installmentIds.length === 0) return;
-      // One array parameter whatever the count: one statement text, prepared once.
-      await executor
-        .update(installments)
-        .set({ nextAttemptOn: null })
-        .where(sql`${installments.id} = any(${arrayLiteral([...new Set(installmentIds)])}::int[])`);
     },
 
     async cardAttemptsSince(paymentMethodId, since) {
