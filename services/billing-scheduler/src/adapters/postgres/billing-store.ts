@@ -315,13 +315,19 @@ const RUN_WITH_COUNTS = sql`
  * zone; and, for the same attempt, those another run claimed before `reclaimClaimedBefore` whose outcome
  * never came back.
  */
-function claimFilter(request: ClaimRequest) {
+/** What a run claims (`claimBatch`, `hasUnclaimed`): the due rows' FROM and WHERE, and each zone's last day. */
+export function claimFilter(request: ClaimRequest) {
   const zones = Object.entries(request.upTo);
+  if (zones.length === 0) throw new Error('a claim needs the day of at least one time zone');
   const upTo = sql.join(
     [sql`case s.timezone`, ...zones.map(([zone, day]) => sql`when ${zone} then ${day}::date`), sql`end`],
     sql` `,
   );
   const merchantFilter = request.merchantId ? sql`and i.merchant_id = ${request.merchantId}` : sql``;
+  // The latest of the zones' days: implied by the per-zone bound, but one the planner can use. Without it the
+  // day depends on the joined subscription, so every batch (and every `hasUnclaimed`) read the whole table
+  // (220,000 rows at the bench's size: a quarter to half a second each) instead of the scheduled rows' index.
+  const latest = zones.map(([, day]) => day).sort()[zones.length - 1] as string;
   const dueRows = sql`
     from ${installments} i
     join ${subscriptions} s on s.subscription_id = i.subscription_id
@@ -329,6 +335,7 @@ function claimFilter(request: ClaimRequest) {
            or (i.state = 'claimed' and i.claimed_at <= ${request.reclaimClaimedBefore.toISOString()}::timestamptz
                and i.last_run_id is distinct from ${request.runId}))
       and s.status in ('active', 'past_due') and i.number > 1
+      and i.due_on <= ${latest}::date
       and i.due_on <= ${upTo} ${merchantFilter}`;
   return { upTo, dueRows };
 }
