@@ -311,11 +311,10 @@ const RUN_WITH_COUNTS = sql`
   from ${runs} r left join ${runItems} i on i.run_id = r.id`;
 
 /**
- * What a run claims: scheduled installments from the 2nd on, of a collected subscription, due by then in its
- * zone; and, for the same attempt, those another run claimed before `reclaimClaimedBefore` whose outcome
- * never came back.
+ * What a run claims (`claimBatch`, `hasUnclaimed`; the due rows' FROM and WHERE, and each zone's last day):
+ * scheduled installments from the 2nd on, of a collected subscription, due by then in its zone; and, for the
+ * same attempt, those another run claimed before `reclaimClaimedBefore` whose outcome never came back.
  */
-/** What a run claims (`claimBatch`, `hasUnclaimed`): the due rows' FROM and WHERE, and each zone's last day. */
 export function claimFilter(request: ClaimRequest) {
   const zones = Object.entries(request.upTo);
   if (zones.length === 0) throw new Error('a claim needs the day of at least one time zone');
