@@ -20,7 +20,6 @@ export {
   createOutboxRelay,
   enqueueEvent,
   enqueueEvents,
-  keepPublishedFrom,
   type OutboxRelay,
   type OutboxRelayOptions,
   type OutboxTable,

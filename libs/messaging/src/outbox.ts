@@ -184,21 +184,11 @@ export interface OutboxRelayOptions {
    */
   gatherMs?: number;
   /**
-   * Keep published rows, marked `published_at`, instead of deleting them (`OUTBOX_KEEP_PUBLISHED`,
-   * `keepPublishedFrom`). Default false: each mark is a new version of the whole row, and the rows pile up.
+   * Keep published rows, marked `published_at`, instead of deleting them (`OUTBOX_KEEP_PUBLISHED`, read by
+   * `keepPublishedFrom` in libs/runtime). Default false: each mark is a new version of the whole row, and
+   * the rows pile up.
    */
   keepPublished?: boolean;
-}
-
-/**
- * `OUTBOX_KEEP_PUBLISHED` of a service's environment: `true`/`1` keeps published outbox rows as a log of
- * what the service emitted (the test suites read it); unset, `false` or `0` deletes them once published.
- */
-export function keepPublishedFrom(env: Record<string, string | undefined>): boolean {
-  const value = env.OUTBOX_KEEP_PUBLISHED || 'false';
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new Error(`OUTBOX_KEEP_PUBLISHED must be true, false, 1 or 0 (got ${JSON.stringify(value)})`);
 }
 
 export interface OutboxRelay {

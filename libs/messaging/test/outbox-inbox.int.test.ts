@@ -25,7 +25,6 @@ import {
   type DeliveredMessage,
   enqueueEvent,
   idempotentBatchConsumer,
-  keepPublishedFrom,
   idempotentConsumer,
   inboxTable,
   type MessageBus,
@@ -158,7 +157,7 @@ describe('transactional outbox', () => {
       schemaName: 'outbox_test',
       bus,
       logger,
-      keepPublished: keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'true' }),
+      keepPublished: true,
     });
     expect(await relay.runOnce()).toBe(2);
     const rows = rowsOf<{ id: string; published: boolean }>(
@@ -174,18 +173,6 @@ describe('transactional outbox', () => {
       await createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger }).runOnce(),
     ).toBe(0);
     await database.db.execute(sql`delete from outbox_test.outbox`);
-  });
-
-  it('reads OUTBOX_KEEP_PUBLISHED: deleting unless true or 1, and a clear error for anything else', () => {
-    expect(keepPublishedFrom({})).toBe(false);
-    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: '' })).toBe(false);
-    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'false' })).toBe(false);
-    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: '0' })).toBe(false);
-    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'true' })).toBe(true);
-    expect(keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: '1' })).toBe(true);
-    expect(() => keepPublishedFrom({ OUTBOX_KEEP_PUBLISHED: 'yes' })).toThrow(
-      'OUTBOX_KEEP_PUBLISHED must be true, false, 1 or 0 (got "yes")',
-    );
   });
 
   it('stores the event as the relay reads it: its body, the trace headers as a JSON object, due now', async () => {

@@ -10,5 +10,6 @@ export {
   systemClock,
   type Upstream,
 } from './service';
+export { keepPublishedFrom } from './outbox-settings';
 export { randomPool } from './random-pool';
 export { DEFAULT_PORTS, runMigrationsOnly, runStandalone } from './standalone';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { env as envRules, parseConfig } from '@payrail/config';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
-import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { createOutboxRelay } from '@payrail/messaging';
+import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { z } from 'zod';
 import {
   claimRunUntilDone,

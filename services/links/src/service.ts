@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
+import { createOutboxRelay } from '@payrail/messaging';
 import { parseConfig } from '@payrail/config';
-import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { keepPublishedFrom, randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';

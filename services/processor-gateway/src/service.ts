@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
+import { createOutboxRelay } from '@payrail/messaging';
 import { registerChargesProbe } from '@payrail/observability';
-import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';

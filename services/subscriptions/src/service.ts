@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay, keepPublishedFrom } from '@payrail/messaging';
-import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { createOutboxRelay } from '@payrail/messaging';
+import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
