@@ -13,6 +13,8 @@
  * The services run compiled (`npm run build` first), SIMULATED_TIME=true, BILLING_RUN_INTERVAL_MS=0, on a
  * database and broker names of their own on DATABASE_URL's server and AMQP_URL (default the local ones),
  * removed at the end. BENCH_PROFILE_DIR=<dir>: each service writes a CPU profile there when it stops.
+ * BENCH_NODE_ARGS: Node options for every service, after their own (`SERVICE_NODE_OPTIONS`), e.g.
+ * `--max-semi-space-size=16` for V8's default young generation.
  * BENCH_SEED_CACHE=1: the seeded database is kept as a template (payrail_bench_seed_billing_<size>) and later
  * runs of the same size start from a copy of it instead of seeding (for iterating on the charging path).
  */
@@ -41,7 +43,10 @@ async function main() {
     compiled: true,
     seedCache: process.env.BENCH_SEED_CACHE === '1',
     log,
-    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    nodeArgs: [
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ],
   });
   log('');
   log(`seeding: ${result.seeded} subscriptions in ${result.seedSeconds.toFixed(0)} s`);

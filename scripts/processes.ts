@@ -12,6 +12,16 @@ export const SERVICES: ServiceName[] = [
   'gateway',
 ];
 
+/**
+ * V8 options every service process runs with (the image sets the same in `NODE_OPTIONS`). A young
+ * generation of up to 32 MB a semi-space, not V8's 16: what a batch of events allocates lives for the
+ * batch's round trips to PostgreSQL and RabbitMQ, and with 16 MB much of it outlived a scavenge and was
+ * promoted, to be collected again by the slower full collections. At the billing bench's full size the
+ * Node processes used about 5 % less CPU per charge (docs/performance.md, "Last measurement"). It is a
+ * ceiling: an idle process's young generation stays small.
+ */
+export const SERVICE_NODE_OPTIONS = ['--max-semi-space-size=32'];
+
 /** Every durable consumer the services declare; their queues are deleted after a test or bench run. */
 export const CONSUMERS = [
   'subscriptions.create-subscription-on-link-created',
@@ -45,7 +55,10 @@ export interface ProcessOptions {
   onReady?: (service: ServiceName) => void;
   /** Run each service's compiled `dist/main.js` (`npm run build`) instead of its TypeScript through tsx. */
   compiled?: boolean;
-  /** Extra Node options for every service (the benchmark's `--cpu-prof`, not allowed in NODE_OPTIONS). */
+  /**
+   * Extra Node options for every service, after `SERVICE_NODE_OPTIONS` (so one of those can be given again
+   * with another value): the benchmark's `--cpu-prof`, not allowed in NODE_OPTIONS.
+   */
   nodeArgs?: string[];
   /**
    * Only these services (default: all); the others' URLs are still given to them (the start benchmark
@@ -177,8 +190,13 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
     const child = spawn(
       process.execPath,
       options.compiled
-        ? [...(options.nodeArgs ?? []), path.join(options.root, 'services', name, 'dist', 'main.js')]
+        ? [
+            ...SERVICE_NODE_OPTIONS,
+            ...(options.nodeArgs ?? []),
+            path.join(options.root, 'services', name, 'dist', 'main.js'),
+          ]
         : [
+            ...SERVICE_NODE_OPTIONS,
             ...(options.nodeArgs ?? []),
             '--import',
             'tsx',

@@ -356,7 +356,8 @@ describe('npm start, one process per service', () => {
     const commands = expectCompiledProcessTree(running as Started);
     for (const service of Object.keys(DEFAULT_PORTS))
       expect(commands).toContain(
-        `${process.execPath} ${path.join(ROOT, 'services', service, 'dist', 'main.js')}`,
+        // With the young generation the images give them too (SERVICE_NODE_OPTIONS, NODE_OPTIONS).
+        `${process.execPath} --max-semi-space-size=32 ${path.join(ROOT, 'services', service, 'dist', 'main.js')}`,
       );
   });
 
