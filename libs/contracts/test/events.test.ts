@@ -25,6 +25,17 @@ describe('event contracts', () => {
     expect(parsed.id).toBe(event.id);
   });
 
+  it('gives each event a time-ordered id (UUIDv7): ids made one after another sort in that order', () => {
+    const ids = Array.from({ length: 500 }, () => createEvent('link.paid', linkPaid, new Date()).id);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The first 48 bits are the creation time in milliseconds.
+    const createdAt = Number.parseInt(ids[0]?.replaceAll('-', '').slice(0, 12) ?? '', 16);
+    expect(Math.abs(createdAt - Date.now())).toBeLessThan(60_000);
+  });
+
   it('refuses to publish an invalid payload (a float amount)', () => {
     expect(() =>
       createEvent('link.paid', { ...linkPaid, amount: 150000.5 as unknown as string }, new Date()),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { newStoredCardCharge, type StoredCardChargeRequest } from '../src/application/charge-stored-card';
 import { newProcessorReference } from '../src/application/processor-references';
+import { DEFAULT_TIMINGS } from '../src/application/settle-charge';
 import { settlementOfCharge, settlementOfStatus } from '../src/application/settlements';
 import { blockAfterDecline, CARD_LOCK, countsTowardsCardLock, isBlocked } from '../src/domain/card-lock';
 import { safeMask } from '../src/domain/payment-method';
@@ -88,6 +90,26 @@ describe('card lock', () => {
 describe('references and masks', () => {
   it('processor references are 12 digits, never a card-number-like run', () => {
     for (let i = 0; i < 1000; i += 1) expect(newProcessorReference()).toMatch(/^[1-9]\d{11}$/);
+  });
+  it('a stored-card charge has a time-ordered id (UUIDv7): charges opened one after another sort in that order', () => {
+    const request: StoredCardChargeRequest = {
+      idempotencyKey: 'installment:1:attempt:1',
+      merchantId: '7d2f4a8e-8a55-4f0e-9b7b-0a3c1d2e3f40',
+      paymentMethodId: '0f5c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b',
+      amount: '150000.00',
+      currency: 'PYG',
+      description: 'Cuota 2',
+    };
+    const on = {
+      paymentMethodId: request.paymentMethodId,
+      processorCalls: 0,
+      now: new Date(),
+      timings: DEFAULT_TIMINGS,
+    };
+    const ids = Array.from({ length: 200 }, () => newStoredCardCharge(request, on).id);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
   });
   it('idempotency keys follow the documented shapes', () => {
     expect(installmentChargeKey(12, 3)).toBe('installment:12:attempt:3');

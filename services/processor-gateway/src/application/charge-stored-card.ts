@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { normalizeAmount } from '@payrail/money';
+import { v7 as timeOrderedUuid } from 'uuid';
 import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
 import type { Charge, Settlement, StoredCardDraft } from '../domain/charge';
 import type { PaymentMethod } from '../domain/payment-method';
@@ -34,7 +34,8 @@ export function newStoredCardCharge(
 ): StoredCardDraft {
   const { now } = on;
   return {
-    id: randomUUID(),
+    // Time-ordered (UUIDv7): each new charge goes at the end of the primary key's index, not on a random page.
+    id: timeOrderedUuid(),
     idempotencyKey: request.idempotencyKey,
     merchantId: request.merchantId,
     kind: 'stored-card',
