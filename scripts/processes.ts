@@ -17,8 +17,8 @@ export const SERVICES: ServiceName[] = [
  * generation of up to 32 MB a semi-space, not V8's 16: what a batch of events allocates lives for the
  * batch's round trips to PostgreSQL and RabbitMQ, and with 16 MB much of it outlived a scavenge and was
  * promoted, to be collected again by the slower full collections. At the billing bench's full size the
- * Node processes used about 5 % less CPU per charge (docs/performance.md, "Last measurement"). It is a
- * ceiling: an idle process's young generation stays small.
+ * Node processes used about 5 % less CPU per charge (docs/performance.md, measurement of 2026-11-26
+ * 12:10). It is a ceiling: an idle process's young generation stays small.
  */
 export const SERVICE_NODE_OPTIONS = ['--max-semi-space-size=32'];
 

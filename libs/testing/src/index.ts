@@ -10,6 +10,7 @@ export {
   aStaticLink,
   without,
 } from './mothers';
+export { countUpdates, type UpdateCounts } from './heap-only-updates';
 export {
   type MigratedTestDatabase,
   migratedTestDatabase,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DatabaseHandle, rowsOf } from '@payrail/db';
-import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
+import { countUpdates, type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postgresProjectionStore } from '../src/adapters/postgres/billing-store';
@@ -42,18 +42,12 @@ it('marks run items requested as heap-only updates (no new index entries), then 
     let heapOnly = 0;
     for (let first = 1; first <= items; first += 50) {
       await database.db.transaction(async (tx) => {
-        // The backend's counts not yet reported (this transaction's included): read around the marks.
-        const counts = async () =>
-          rowsOf<{ updates: number; heap_only: number }>(
-            await tx.execute(sql`select n_tup_upd::int as updates, n_tup_hot_upd::int as heap_only
-              from pg_stat_xact_user_tables where schemaname = 'billing_scheduler' and relname = 'run_items'`),
-          )[0] ?? { updates: 0, heap_only: 0 };
-        const before = await counts();
         const ids = Array.from({ length: 50 }, (_, index) => first + index);
-        await postgresProjectionStore(tx).markRunItems(ids.map(mark));
-        const after = await counts();
-        updates += after.updates - before.updates;
-        heapOnly += after.heap_only - before.heap_only;
+        const counted = await countUpdates(tx, 'billing_scheduler', 'run_items', () =>
+          postgresProjectionStore(tx).markRunItems(ids.map(mark)),
+        );
+        updates += counted.updates;
+        heapOnly += counted.heapOnly;
       });
     }
     passes.push([updates, heapOnly]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DatabaseHandle, rowsOf } from '@payrail/db';
-import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
+import { countUpdates, type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
@@ -63,30 +63,24 @@ it('settles charge attempts as heap-only updates (no new index entries)', async 
   let heapOnly = 0;
   for (const installmentIds of batches)
     await database.db.transaction(async (tx) => {
-      // The backend's counts not yet reported (this transaction's included): read around the update.
-      const counts = async () =>
-        rowsOf<{ updates: number; heap_only: number }>(
-          await tx.execute(sql`select n_tup_upd::int as updates, n_tup_hot_upd::int as heap_only
-            from pg_stat_xact_user_tables where schemaname = 'subscriptions' and relname = 'charge_attempts'`),
-        )[0] ?? { updates: 0, heap_only: 0 };
-      const before = await counts();
-      await postgresSubscriptionStore(tx).settleAttempts(
-        installmentIds.map((installmentId) => ({
-          installmentId,
-          attempt: 1,
-          outcome: {
-            status: 'succeeded' as const,
-            chargeId: randomUUID(),
-            processor: 'PARAGUAY.PROCESSOR_A',
-            settledAt: new Date('2026-03-10T12:00:05Z'),
-            declineCode: null,
-            category: null,
-          },
-        })),
+      const counted = await countUpdates(tx, 'subscriptions', 'charge_attempts', () =>
+        postgresSubscriptionStore(tx).settleAttempts(
+          installmentIds.map((installmentId) => ({
+            installmentId,
+            attempt: 1,
+            outcome: {
+              status: 'succeeded' as const,
+              chargeId: randomUUID(),
+              processor: 'PARAGUAY.PROCESSOR_A',
+              settledAt: new Date('2026-03-10T12:00:05Z'),
+              declineCode: null,
+              category: null,
+            },
+          })),
+        ),
       );
-      const after = await counts();
-      updates += after.updates - before.updates;
-      heapOnly += after.heap_only - before.heap_only;
+      updates += counted.updates;
+      heapOnly += counted.heapOnly;
     });
 
   const [settled] = rowsOf<{ count: number }>(

@@ -25,7 +25,7 @@ export function chargeOnChargeRequested(deps: ChargeDeps, logger: Logger): Subsc
     // the pool's few connections; the processor calls overlap. 100, not 50: with 50 the charges moved in
     // waves (a batch opened, the processor called, a batch settled, then the next deliveries) and the two
     // cores were about 10 % idle while a run charged: 934 → 1,012 charges/s in the full-size bench
-    // (docs/performance.md, "Last measurement").
+    // (docs/performance.md, the measurement of 2026-11-26 12:10).
     prefetch: 100,
     // A consumer span that continues the publisher's trace (as the inbox consumers' does): the charge, the
     // processor call and payment.* are in the installment's one trace.
