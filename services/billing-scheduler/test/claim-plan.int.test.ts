@@ -40,7 +40,7 @@ it('claims off the scheduled rows’ index, not by reading every installment, an
   await run('analyze billing_scheduler.installments');
   await run('analyze billing_scheduler.subscriptions');
 
-  const { dueRows } = claimFilter({
+  const { dueRows, scheduledRows } = claimFilter({
     runId: randomUUID(),
     trigger: 'operator',
     asOf: '2026-05-10',
@@ -54,6 +54,20 @@ it('claims off the scheduled rows’ index, not by reading every installment, an
   const plan = JSON.stringify(rowsOf(await database.db.execute(sql`explain (format json) ${query}`)));
   expect(plan).toContain('installments_scheduled_due_idx');
   expect(plan).not.toMatch(/"Seq Scan"[^}]*"Relation Name":"installments"/);
+
+  // A batch of scheduled rows reads them in the index's order and stops at the batch's size: no sort of
+  // every due row (10,000 here) for each batch of 500.
+  const batch = sql`select i.installment_id ${scheduledRows} order by i.due_on, i.installment_id limit 500
+    for update of i skip locked`;
+  const analyzed = JSON.stringify(
+    rowsOf(await database.db.execute(sql`explain (analyze, format json) ${batch}`)),
+  );
+  expect(analyzed).not.toContain('"Node Type":"Sort"');
+  const readByIndex = [
+    ...analyzed.matchAll(/"Index Name":"installments_scheduled_due_idx"[^}]*?"Actual Rows":(\d+)/g),
+  ];
+  expect(readByIndex.length).toBe(1);
+  expect(Number(readByIndex[0]?.[1])).toBeLessThanOrEqual(1_000);
 
   // Number 6 (due 2026-05-10) of each subscription: the scheduled ones due by the zone's day, none later.
   const due = rowsOf<{ number: number; count: number }>(

@@ -59,7 +59,9 @@ export const installments = billingSchedulerSchema.table(
   },
   (table) => [
     // The claim: scheduled rows by day, read with FOR UPDATE SKIP LOCKED.
-    index('installments_scheduled_due_idx').on(table.dueOn).where(sql`state = 'scheduled'`),
+    index('installments_scheduled_due_idx')
+      .on(table.dueOn, table.installmentId)
+      .where(sql`state = 'scheduled'`),
     // The reclaim: claims whose outcome never came, oldest first.
     index('installments_claimed_at_idx').on(table.claimedAt).where(sql`state = 'claimed'`),
     index('installments_subscription_idx').on(table.subscriptionId),
