@@ -173,6 +173,11 @@ export interface OutboxRelayOptions {
   schemaName: string;
   bus: MessageBus;
   logger: Logger;
+  /**
+   * Most rows one batch locks and publishes (default 500). Each batch is a transaction, a wait for the
+   * broker's confirms and a delete, whatever its size; with 100, subscriptions' relay (two events a charge)
+   * fell behind at 1,000 charges/s and held back processor-gateway's work (docs/performance.md).
+   */
   batchSize?: number;
   /** Safety net when a NOTIFY is missed. */
   pollIntervalMs?: number;
@@ -249,7 +254,7 @@ export function relaySelectStatement(outbox: OutboxTable): string {
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { database, outbox, bus, logger } = options;
-  const batchSize = options.batchSize ?? 100;
+  const batchSize = options.batchSize ?? 500;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const backoffMs = options.backoffMs ?? defaultBackoff;
   const gatherMs = options.gatherMs ?? 10;

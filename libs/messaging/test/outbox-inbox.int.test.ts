@@ -175,6 +175,16 @@ describe('transactional outbox', () => {
     await database.db.execute(sql`delete from outbox_test.outbox`);
   });
 
+  it('publishes up to 500 rows in one batch by default (one transaction, one wait for confirms, one delete)', async () => {
+    await database.db.transaction(async (tx) => {
+      for (let linkId = 1; linkId <= 600; linkId += 1) await enqueueEvent(tx, outbox, linkPaid(linkId));
+    });
+    const relay = createOutboxRelay({ database, outbox, schemaName: 'outbox_test', bus, logger });
+    expect(await relay.runOnce()).toBe(500);
+    expect(await relay.runOnce()).toBe(100);
+    expect(await database.db.select().from(outbox)).toEqual([]);
+  });
+
   it('stores the event as the relay reads it: its body, the trace headers as a JSON object, due now', async () => {
     const event = linkPaid(5);
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
