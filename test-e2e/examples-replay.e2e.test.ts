@@ -312,7 +312,7 @@ class Story {
     if (Array.isArray(documented) && Array.isArray(actual)) {
       for (const [index, item] of documented.entries()) this.learn(item, actual[index]);
     } else if (isObject(documented) && isObject(actual)) {
-      for (const [k, v] of Object.entries(documented)) this.learn(v, actual[k]);
+      for (const [k, v] of Object.entries(documented)) if (!SHAPE_ONLY.has(k)) this.learn(v, actual[k]);
     } else if (typeof documented === 'string' && typeof actual === 'string' && RUN_ID.test(documented)) {
       this.ids.set(documented, actual);
     }

@@ -452,7 +452,6 @@ const envelopeExample = {
   event: 'PAYMENT_SUCCESS',
   createdAt: '2026-11-23T12:04:12.000Z',
   data: {
-    ...WEBHOOK_EXAMPLES.PAYMENT_SUCCESS.data,
     txId: '0193a4e2-6c1b-7d4e-9f20-3b5c7a9e1d42',
     payRequestId: STORY_LINKS.membership,
     currency: 'PYG',
