@@ -18,6 +18,7 @@ const commands = {
   start: 'dist/start.js', // built from scripts/start.ts, run in this process (below)
   test: 'scripts/test.ts',
   migrate: 'scripts/migrate.ts',
+  'lint-openapi': 'scripts/lint-openapi.ts',
   build: 'scripts/build.mjs',
   'bench-billing': 'bench/billing.bench.ts',
   'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',

@@ -34,7 +34,8 @@ export {
   type PaymentLinkStatusName,
   paymentMethodsInput,
 } from './api/payment-links';
-export { type ApiOperation, defineOperation, type ExampleOf } from './api/operation';
+export { API_TAGS, type ApiOperation, type ApiTag, defineOperation, type ExampleOf } from './api/operation';
+export { DEMO_MERCHANT_ID, STORY_BASE_URL, STORY_DAY } from './api/story';
 export {
   COMMON_ERRORS,
   ERROR_CODES,

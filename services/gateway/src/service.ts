@@ -195,5 +195,6 @@ export const gatewayService: ServiceDefinition = {
   },
 };
 
+export { openApiDocument } from './adapters/http/docs';
 export { WEBHOOK_EVENTS_CONSUMER } from './adapters/messaging/record-webhook-events-on-events.consumer';
 export { WEBHOOK_SOURCE_EVENTS } from './application/webhooks/record-webhook-events';

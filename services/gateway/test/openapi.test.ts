@@ -90,11 +90,54 @@ describe('/openapi.json', () => {
     expect((document.components as Json).securitySchemes).toEqual({
       apiToken: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Api-Token' }),
       adminToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      webhookSignature: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'webhook-signature' }),
     });
     for (const operation of apiOperations) {
       const expected = operation.path.startsWith('/admin/') ? 'adminToken' : 'apiToken';
       expect(operationIn(operation)?.security, operation.path).toEqual([{ [expected]: [] }]);
       expect((operationIn(operation)?.responses as Json | undefined)?.['401'], operation.path).toBeDefined();
+    }
+  });
+
+  it('says how each webhook is signed: the Standard Webhooks signature, a security scheme of its own', () => {
+    const scheme = (document.components as { securitySchemes: Record<string, Json> }).securitySchemes
+      .webhookSignature;
+    expect(scheme?.description).toMatch(/HMAC-SHA256/);
+    const webhooks = (document as { webhooks: Record<string, { post: Json }> }).webhooks;
+    for (const kind of WEBHOOK_EVENT_KINDS) {
+      expect(webhooks[kind]?.post.security, kind).toEqual([{ webhookSignature: [] }]);
+    }
+  });
+
+  it('describes every tag and names the license', () => {
+    const tags = document.tags as Array<{ name: string; description?: string }>;
+    expect(tags.map((tag) => tag.name).sort()).toEqual(
+      [...new Set(apiOperations.flatMap((operation) => operation.tags))].sort(),
+    );
+    for (const tag of tags) expect(tag.description, tag.name).toMatch(/\w/);
+    expect((document.info as Json).license).toEqual({ name: 'MIT', identifier: 'MIT' });
+  });
+
+  it('says where the example story pays a link, in words and for the replay (`x-story-pays-first`)', () => {
+    const paying = apiOperations.filter((operation) => operation.storyPaysFirst?.length);
+    expect(paying.map((operation) => operation.operationId)).toEqual(['getPaymentLink']);
+    for (const operation of paying) {
+      const object = operationIn(operation) as Json;
+      expect(object['x-story-pays-first']).toEqual([...(operation.storyPaysFirst ?? [])]);
+      expect(object.description).toMatch(
+        /before this step the customer pays links 2 and 3 on the pay page, one after the other/,
+      );
+    }
+  });
+
+  it('gives path parameters examples of the type their schema says', () => {
+    for (const methods of Object.values(paths)) {
+      for (const operation of Object.values(methods)) {
+        const parameters = (operation.parameters ?? []) as Array<Json & { schema?: Json }>;
+        for (const parameter of parameters.filter((p) => p.in === 'path' && p.schema?.type === 'string')) {
+          expect(typeof parameter.example, `${operation.operationId} ${parameter.name}`).toBe('string');
+        }
+      }
     }
   });
 

@@ -4,6 +4,7 @@ import { moneyString } from '../rules';
 import type { ApiOperation } from './operation';
 import { amountInput } from './payment-links';
 import { calendarDate, MAX_LENGTH, text } from '../text';
+import { MEMBERSHIP, membershipInstallments, money, SOFTWARE, STORY_DAY, STORY_LINKS } from './story';
 
 /**
  * `POST /api/bank-notification/add` (spec 4.4 gives method and path only; the shape is ours, in the spec's
@@ -224,15 +225,48 @@ function problemExample(status: number, code: string, title: string, detail: str
   };
 }
 
+// The examples continue the story (`./story.ts`): the bank transfers pay link 1, the DYNAMIC
+// subscription's first invoice (installment 17) and the membership's installment 2, all made on the day.
+
 const linkExample = {
-  payRequestId: 1044,
+  payRequestId: STORY_LINKS.oneOff,
   amount: 150000,
   currency: 'PYG',
   bankName: 'Banco Nacional de Fomento',
   reference: 'TRF-2026-11-000123',
-  transferDate: '2026-11-20',
+  transferDate: STORY_DAY,
   note: 'Paid at the branch',
 };
+
+const firstInvoice = SOFTWARE.invoices[0];
+const installmentByIdExample = {
+  installmentId: firstInvoice.installmentId,
+  amount: money(firstInvoice.amount),
+  bankName: 'Banco Continental',
+  reference: '000981237',
+  transferDate: STORY_DAY,
+};
+
+const secondInstallment = membershipInstallments('transfer')[1] as { paymentDate: string; amount: number };
+const byIdentifiersExample = {
+  customIdentifier: MEMBERSHIP.customIdentifier,
+  customIdentifier2: MEMBERSHIP.customIdentifier2,
+  paymentDate: secondInstallment.paymentDate,
+  amount: secondInstallment.amount,
+  bankName: 'Banco Itaú',
+  reference: 'ITAU-77120045',
+  transferDate: STORY_DAY,
+};
+
+const registered = (id: number, request: { reference: string; bankName: string; transferDate: string }) => ({
+  id,
+  reference: request.reference,
+  bankName: request.bankName,
+  currency: 'PYG',
+  transferDate: request.transferDate,
+  status: 'SETTLED',
+  registeredAt: '2026-11-23T15:04:05.000Z',
+});
 
 const DESCRIPTION = [
   'Registers a transfer made outside the service and settles what it names, in the same request:',
@@ -256,10 +290,8 @@ const DESCRIPTION = [
   'or it failed), `FIRST_INSTALLMENT_SETTLED_BY_LINK` (pay the link instead), `SUBSCRIPTION_NOT_ACTIVE`,',
   '`MULTIPLE_SUBSCRIPTIONS_MATCH`, `MULTIPLE_INSTALLMENTS_MATCH`, `BANK_REFERENCE_REUSED`.',
   '',
-  'An installment by id: `{"installmentId": 1203, "amount": "150000.00", "bankName": "Banco Continental",',
-  '"reference": "000981237", "transferDate": "2026-11-21"}`. By identifiers and date: `{"customIdentifier":',
-  '"CI-4567890", "customIdentifier2": "CONTRACT-12", "paymentDate": "2026-12-10", "amount": 150000,',
-  '"bankName": "Banco Itaú", "reference": "ITAU-77120045", "transferDate": "2026-11-22"}`.',
+  'The examples settle one target each: a payment link, an installment by id, an installment by its',
+  "subscription's identifiers and date.",
 ].join('\n');
 
 export const bankNotificationOperations: ApiOperation[] = [
@@ -274,22 +306,65 @@ export const bankNotificationOperations: ApiOperation[] = [
     requestBody: {
       schema: bankNotificationRequest,
       example: linkExample,
+      examples: {
+        link: { summary: 'A transfer that pays link 1', value: linkExample },
+        installmentById: {
+          summary: "A transfer that pays installment 17, the DYNAMIC subscription's first invoice",
+          value: installmentByIdExample,
+        },
+        installmentByIdentifiers: {
+          summary:
+            "A transfer that pays the membership's installment of 2026-12-10, found by identifiers and date",
+          value: byIdentifiersExample,
+        },
+      },
     },
     responses: {
       200: {
         description: 'The transfer is registered and its target settled (or: the first result, again).',
         schema: bankNotificationResponse,
-        example: {
-          id: 311,
-          reference: 'TRF-2026-11-000123',
-          bankName: 'Banco Nacional de Fomento',
-          amount: '150000.00',
-          currency: 'PYG',
-          transferDate: '2026-11-20',
-          note: 'Paid at the branch',
-          status: 'SETTLED',
-          target: { type: 'PAY_REQUEST', payRequestId: 1044, statusId: 200 },
-          registeredAt: '2026-11-22T15:04:05.000Z',
+        examples: {
+          link: {
+            summary: 'Transfer 1: link 1 is paid',
+            value: {
+              ...registered(1, linkExample),
+              amount: money(linkExample.amount),
+              note: linkExample.note,
+              target: { type: 'PAY_REQUEST', payRequestId: STORY_LINKS.oneOff, statusId: 200 },
+            },
+          },
+          installmentById: {
+            summary: 'Transfer 2: installment 17 is paid',
+            value: {
+              ...registered(2, installmentByIdExample),
+              amount: installmentByIdExample.amount,
+              note: null,
+              target: {
+                type: 'INSTALLMENT',
+                installmentId: firstInvoice.installmentId,
+                paymentDate: firstInvoice.paymentDate,
+                status: 'paid',
+                customIdentifier: SOFTWARE.customIdentifier,
+                customIdentifier2: SOFTWARE.customIdentifier2,
+              },
+            },
+          },
+          installmentByIdentifiers: {
+            summary: 'Transfer 3: installment 2 is paid',
+            value: {
+              ...registered(3, byIdentifiersExample),
+              amount: money(byIdentifiersExample.amount),
+              note: null,
+              target: {
+                type: 'INSTALLMENT',
+                installmentId: 2,
+                paymentDate: byIdentifiersExample.paymentDate,
+                status: 'paid',
+                customIdentifier: MEMBERSHIP.customIdentifier,
+                customIdentifier2: MEMBERSHIP.customIdentifier2,
+              },
+            },
+          },
         },
       },
       400: {
@@ -312,7 +387,7 @@ export const bankNotificationOperations: ApiOperation[] = [
         description:
           "The target does not exist or is another merchant's: PAYMENT_LINK_NOT_FOUND, INSTALLMENT_NOT_FOUND, SUBSCRIPTION_NOT_FOUND.",
         schema: problem,
-        example: problemExample(404, 'PAYMENT_LINK_NOT_FOUND', 'Not Found', 'Payment link 1044 not found'),
+        example: problemExample(404, 'PAYMENT_LINK_NOT_FOUND', 'Not Found', 'Payment link 1 not found'),
       },
       409: {
         description:
@@ -322,7 +397,7 @@ export const bankNotificationOperations: ApiOperation[] = [
           409,
           'PAYMENT_LINK_ALREADY_PAID',
           'Conflict',
-          'Payment link 1044 is already paid',
+          'Payment link 1 is already paid',
         ),
       },
       422: {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { calendarDate } from '../text';
 import { merchantIdParams } from './admin';
 import { type ApiOperation, defineOperation } from './operation';
+import { DEMO_MERCHANT_ID, STORY_DAY } from './story';
 
 /** What an operator may ask of a billing run. */
 export const createBillingRunRequest = z.object({
@@ -95,13 +96,16 @@ export const dunningPolicyResponse = dunningPolicyRequest.extend({
   updatedAt: z.iso.datetime({ offset: true }).nullable(),
 });
 
+// The examples continue the story (`./story.ts`) for the demo merchant: a run as of the story's day finds
+// nothing due (its first installments were paid on the pay page or cancelled), and the operator sets the
+// merchant's dunning policy. The run's UUID is new in every account.
 const RUN_ID = '7d1f0a3c-9b2e-4c5d-8e6f-1a2b3c4d5e6f';
-const MERCHANT_ID = '0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10';
+const MERCHANT_ID = DEMO_MERCHANT_ID;
 
 const runExample = {
   id: RUN_ID,
   trigger: 'operator',
-  asOf: '2026-11-22',
+  asOf: STORY_DAY,
   merchantId: MERCHANT_ID,
   status: 'completed',
   due: 0,
@@ -129,7 +133,7 @@ export const billingAdminApi = {
     errors: ['AS_OF_IN_FUTURE'],
     requestBody: {
       schema: createBillingRunRequest,
-      example: { asOf: '2026-11-22', merchantId: MERCHANT_ID },
+      example: { asOf: STORY_DAY, merchantId: MERCHANT_ID },
     },
     responses: {
       202: {

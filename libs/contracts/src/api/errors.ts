@@ -115,18 +115,18 @@ export const LINK_ERRORS = {
     status: 409,
     description:
       'The link is already paid: a bank notification cannot pay it, the merchant cannot cancel it.',
-    detail: 'Payment link 1045 is already paid',
+    detail: 'Payment link 2 is already paid',
   },
   PAYMENT_LINK_CANCELLED: {
     status: 409,
     description: 'The link is cancelled: a bank notification cannot pay it, nor can it be cancelled again.',
-    detail: 'Payment link 1045 is cancelled',
+    detail: 'Payment link 5 is cancelled',
   },
   PAYMENT_LINK_EXPIRED: {
     status: 409,
     description:
       'The link is no longer payable (`payWaitHours` elapsed): neither paid by a bank notification nor cancelled.',
-    detail: 'Payment link 1045 has expired',
+    detail: 'Payment link 1 has expired',
   },
   AMOUNT_MISMATCH: {
     status: 422,
@@ -191,7 +191,7 @@ export const SUBSCRIPTION_ERRORS = {
   INVALID_STATE_TRANSITION: {
     status: 409,
     description: 'The subscription cannot change that way in its current status.',
-    detail: 'Subscription 311 cannot go from cancelled to active',
+    detail: 'Subscription 3 cannot go from cancelled to active',
   },
   CONCURRENT_MODIFICATION: {
     status: 409,
@@ -247,7 +247,7 @@ export const BANK_TRANSFER_ERRORS = {
     status: 409,
     description:
       'The bank `reference` already registered a transfer with other content; the same notification again answers its first result.',
-    detail: 'The reference TRF-2026-11-000123 already registered another transfer (311)',
+    detail: 'The reference TRF-2026-11-000123 already registered another transfer (1)',
   },
   SETTLEMENT_UNAVAILABLE: {
     status: 503,

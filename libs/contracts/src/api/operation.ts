@@ -1,6 +1,24 @@
 import type { z } from 'zod';
 import type { ErrorCode } from './errors';
 
+/** The groups of the reference, in the order a reader meets them, each with what it is for. */
+export const API_TAGS = {
+  'Payment links':
+    'Links for a single payment or for the first payment of a subscription, and reading them back.',
+  Subscriptions: 'The subscriptions made from recurrent links, with their installments.',
+  'Installments (v2)':
+    "Installments by id (snake_case, as the spec's bulk endpoint): list, add, modify, cancel, charge attempts.",
+  'Subscriptions (v1)':
+    'Installments of a subscription found by its identifiers or its link (camelCase): by amount, all, dates, cancel.',
+  'Bank transfers':
+    'Transfers made outside the service, notified by the merchant, settling a link or an installment.',
+  Webhooks:
+    'Endpoints that receive signed events (Standard Webhooks), their delivery log, and the event log for polling.',
+  Operator:
+    'For the operator (`Authorization: Bearer`): merchants and tokens, billing runs, dunning, webhook endpoints.',
+} as const satisfies Record<string, string>;
+export type ApiTag = keyof typeof API_TAGS;
+
 /** A documented example of one request and the outcome it has when the examples are followed in order. */
 export interface ExampleOf<T = unknown> {
   summary: string;
@@ -23,6 +41,7 @@ export interface ApiOperation<
   operationId: string;
   summary: string;
   description?: string;
+  /** Names of `API_TAGS`, where each has its description. */
   tags: string[];
   /** `apiToken`: the merchant's `Api-Token` header; `adminToken`: operator bearer token. */
   security: 'apiToken' | 'adminToken' | 'none';
@@ -43,6 +62,12 @@ export interface ApiOperation<
    * input, the Idempotency-Key ones); their statuses come from the error tables.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * The links (by `id`) the example story's customer pays on the pay page before this operation's
+   * examples: the document says so in the description and as `x-story-pays-first`, which the replay test
+   * follows (it pays them through the sandbox's hosted form, as a customer does).
+   */
+  storyPaysFirst?: readonly number[];
   /**
    * A request example whose step of the story ends in an error (an installment that cannot be added
    * before the first payment): its name and that error's code.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 import { dayOfMonthSchema, moneyString } from '../rules';
 import { calendarDate, MAX_LENGTH, text, textRules } from '../text';
+import { PAID_ON_PAY_PAGE, STORY_BASE_URL, STORY_LINKS } from './story';
 import { offsetDateTime } from './time';
 
 /** The largest amount a `numeric(18, 2)` column holds, in minor units. */
@@ -315,8 +316,9 @@ export const paymentLinkListResponse = z.object({
     .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
 });
 
-// The examples are one story for the demo merchant of `npm start` (SaaS contract, callback URL on
-// https://shop.example.com), on 2026-11-23: the subscription examples continue it with the links made here.
+// The examples are one story for the demo merchant of a fresh `npm start` (SaaS contract, no-login links
+// enabled, callback URL on https://shop.example.com), on 2026-11-23 (`./story.ts`): links 1 to 5 are made
+// here, and the subscription examples continue with them.
 
 const oneOffExample = {
   label: 'Gym membership',
@@ -347,6 +349,8 @@ const staticSubscriptionExample = {
   monthForSecondInstallment: 1,
   payWaitHours: 0,
   redirectUrl: 'https://shop.example.com/payments/done?order=117',
+  noLoginRequired: true,
+  documentNumber: '4567890',
   paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
 };
 
@@ -361,6 +365,8 @@ const dynamicSubscriptionExample = {
   creditAndDebitCard: true,
   recurrentPayment: true,
   recurrentPaymentType: 'DYNAMIC',
+  noLoginRequired: true,
+  documentNumber: '4567891',
 };
 
 const noIdentifierSubscriptionExample = {
@@ -379,7 +385,7 @@ const noIdentifierSubscriptionExample = {
 
 const signedInUserExample = {
   label: 'Invoice 2026-11',
-  amount: 99000.5,
+  amount: 99000,
   handleValue: 'ana@example.com',
   handleLabel: 'Ana Gómez',
   customIdentifier: 'CUST-881',
@@ -396,12 +402,12 @@ const createdLink = (id: number, amount: string, slug: string) => ({
   ammount: amount,
   statusId: 1,
   slug,
-  publicPayUrl: `https://pay.example.com/pay/${slug}`,
+  publicPayUrl: `${STORY_BASE_URL}/pay/${slug}`,
 });
 
-/** Link 1044 of the story as `GET /api/payrequests` finds it, before the bank transfer pays it. */
+/** Link 1 of the story as `GET /api/payrequests` finds it, before the bank transfer pays it. */
 const oneOffDetails = {
-  id: 1044,
+  id: STORY_LINKS.oneOff,
   statusId: 1,
   paid: false,
   currency: 'PYG',
@@ -414,7 +420,7 @@ const oneOffDetails = {
   createTime: '2026-11-23T09:00:00-03:00',
   expireTime: '2026-11-25T09:00:00-03:00',
   slug: 'q3JpVx0b7sX0cM2kTt9hWw',
-  publicPayUrl: 'https://pay.example.com/pay/q3JpVx0b7sX0cM2kTt9hWw',
+  publicPayUrl: `${STORY_BASE_URL}/pay/q3JpVx0b7sX0cM2kTt9hWw`,
   singlePayment: true,
   creditAndDebitCard: true,
   paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
@@ -461,11 +467,13 @@ export const paymentLinkApi = {
       examples: {
         oneOff: { summary: 'Single payment, valid for 48 hours', value: oneOffExample },
         staticSubscription: {
-          summary: 'STATIC subscription: enrolment fee, then 11 monthly installments',
+          summary:
+            'STATIC subscription: enrolment fee, then 11 monthly installments; the customer pays without an account, by document number',
           value: staticSubscriptionExample,
         },
         dynamicSubscription: {
-          summary: 'DYNAMIC subscription (SaaS contract only), identifier sent as a number',
+          summary:
+            'DYNAMIC subscription (SaaS contract only), identifier sent as a number; paid without an account',
           value: dynamicSubscriptionExample,
         },
         subscriptionWithoutIdentifiers: {
@@ -478,20 +486,23 @@ export const paymentLinkApi = {
       200: {
         description: 'The link was created.',
         schema: createPaymentLinkResponse,
-        example: createdLink(1044, '150000.00', 'q3JpVx0b7sX0cM2kTt9hWw'),
+        example: createdLink(STORY_LINKS.oneOff, '150000.00', 'q3JpVx0b7sX0cM2kTt9hWw'),
         examples: {
-          oneOff: { summary: 'Link 1044', value: createdLink(1044, '150000.00', 'q3JpVx0b7sX0cM2kTt9hWw') },
+          oneOff: {
+            summary: 'Link 1',
+            value: createdLink(STORY_LINKS.oneOff, '150000.00', 'q3JpVx0b7sX0cM2kTt9hWw'),
+          },
           staticSubscription: {
-            summary: 'Link 1045: subscription 311 follows',
-            value: createdLink(1045, '200000.00', 'Zp8rT2mQw4XbK1sLd9VfYg'),
+            summary: 'Link 2: subscription 1 follows (installments 1 to 12)',
+            value: createdLink(STORY_LINKS.membership, '200000.00', 'Zp8rT2mQw4XbK1sLd9VfYg'),
           },
           dynamicSubscription: {
-            summary: 'Link 1046: subscription 312 follows',
-            value: createdLink(1046, '87500.00', 'Hc5nE0uJr7WqA3tPz6MkDs'),
+            summary: 'Link 3: subscription 2 follows (installment 13)',
+            value: createdLink(STORY_LINKS.software, '87500.00', 'Hc5nE0uJr7WqA3tPz6MkDs'),
           },
           subscriptionWithoutIdentifiers: {
-            summary: 'Link 1047: subscription 313 follows',
-            value: createdLink(1047, '50000.00', 'Lm2gY9dFh4NbV8cXq1RsTe'),
+            summary: 'Link 4: subscription 3 follows (installments 14 to 16)',
+            value: createdLink(STORY_LINKS.course, '50000.00', 'Lm2gY9dFh4NbV8cXq1RsTe'),
           },
         },
       },
@@ -517,15 +528,14 @@ export const paymentLinkApi = {
         description: 'The link was created.',
         schema: signedInUserLinkResponse,
         example: {
-          id: 1048,
+          id: STORY_LINKS.invoice,
           currency: 'PYG',
-          amount: '99000.50',
+          amount: '99000.00',
           expireTime: '2026-11-24 09:00:00',
           statusId: 1,
           slug: 'Vd2y0nQd8M4lq0cX3JbR9g',
-          publicPayUrl:
-            'https://pay.example.com/pay/Vd2y0nQd8M4lq0cX3JbR9g?login=2tq1Xb0M5yJk3b0PZ9w7rVd8Qn4sLc1E6hA0uF2gT3I',
-          userId: 381,
+          publicPayUrl: `${STORY_BASE_URL}/pay/Vd2y0nQd8M4lq0cX3JbR9g?login=2tq1Xb0M5yJk3b0PZ9w7rVd8Qn4sLc1E6hA0uF2gT3I`,
+          userId: 1,
         },
       },
     },
@@ -539,16 +549,17 @@ export const paymentLinkApi = {
     tags: ['Payment links'],
     security: 'apiToken',
     pathParams: paymentLinkIdParams,
-    parameterExamples: { default: { id: 1045 } },
+    parameterExamples: { default: { id: String(STORY_LINKS.membership) } },
+    storyPaysFirst: PAID_ON_PAY_PAGE,
     errors: ['PAYMENT_LINK_NOT_FOUND'],
     responses: {
       200: {
         description: 'The payment link.',
         schema: paymentLinkDetails,
         example: {
-          id: 1045,
-          statusId: 1,
-          paid: false,
+          id: STORY_LINKS.membership,
+          statusId: 200,
+          paid: true,
           currency: 'PYG',
           amount: '200000.00',
           label: 'Monthly membership',
@@ -559,7 +570,7 @@ export const paymentLinkApi = {
           createTime: '2026-11-23T09:00:00-03:00',
           expireTime: null,
           slug: 'Zp8rT2mQw4XbK1sLd9VfYg',
-          publicPayUrl: 'https://pay.example.com/pay/Zp8rT2mQw4XbK1sLd9VfYg',
+          publicPayUrl: `${STORY_BASE_URL}/pay/Zp8rT2mQw4XbK1sLd9VfYg`,
           singlePayment: false,
           creditAndDebitCard: true,
           paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
@@ -611,7 +622,7 @@ export const paymentLinkApi = {
     tags: ['Payment links'],
     security: 'apiToken',
     pathParams: paymentLinkIdParams,
-    parameterExamples: { default: { id: 1048 } },
+    parameterExamples: { default: { id: String(STORY_LINKS.invoice) } },
     errors: [
       'PAYMENT_LINK_NOT_FOUND',
       'PAYMENT_LINK_ALREADY_PAID',
@@ -623,11 +634,11 @@ export const paymentLinkApi = {
         description: 'The link, cancelled.',
         schema: paymentLinkDetails,
         example: {
-          id: 1048,
+          id: STORY_LINKS.invoice,
           statusId: 7,
           paid: false,
           currency: 'PYG',
-          amount: '99000.50',
+          amount: '99000.00',
           label: 'Invoice 2026-11',
           handleValue: 'ana@example.com',
           handleLabel: 'Ana Gómez',
@@ -636,7 +647,7 @@ export const paymentLinkApi = {
           createTime: '2026-11-23T09:00:00-03:00',
           expireTime: '2026-11-24T09:00:00-03:00',
           slug: 'Vd2y0nQd8M4lq0cX3JbR9g',
-          publicPayUrl: 'https://pay.example.com/pay/Vd2y0nQd8M4lq0cX3JbR9g',
+          publicPayUrl: `${STORY_BASE_URL}/pay/Vd2y0nQd8M4lq0cX3JbR9g`,
           singlePayment: true,
           creditAndDebitCard: true,
           paymentMethods: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],

@@ -1,9 +1,22 @@
 import { z } from 'zod';
 import { DECLINE_CATEGORIES, INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from '../events';
 import { BULK_LIMITS, dayOfMonthSchema, moneyString } from '../rules';
-import { type ApiOperation, defineOperation } from './operation';
+import { type ApiOperation, type ApiTag, defineOperation } from './operation';
 import { calendarDate, MAX_LENGTH, text } from '../text';
 import { amountInput, identifierInput, identifierOf } from './payment-links';
+import {
+  COURSE,
+  changedBy,
+  courseInstallments,
+  MEMBERSHIP,
+  membershipInstallments,
+  money,
+  SOFTWARE,
+  STORY_LINKS,
+  STORY_SUBSCRIPTIONS,
+  type StoryInstallment,
+  v1Installment,
+} from './story';
 
 export { calendarDate };
 import { offsetDateTime } from './time';
@@ -322,56 +335,41 @@ export const bulkModifyInstallmentsResponse = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------------
-// Documentation. The examples continue the story of the payment-link examples (demo merchant, created
-// on 2026-11-23): link 1045 made subscription 311 (`4567890` / `CONTRACT-2026-117`, 12 installments),
-// link 1046 the DYNAMIC subscription 312 (`4567891`), and link 1047, with no identifier, subscription 313.
-
-/** Installments 1201..1212 of subscription 311 as created: the 1st is the link payment. */
-const storyInstallments = Array.from({ length: 12 }, (_, index) => {
-  const number = index + 1;
-  const month = 11 + index; // months since January 2026, zero-based: 11 is December
-  const paymentDate =
-    number === 1
-      ? '2026-11-23'
-      : `${2026 + Math.floor(month / 12)}-${String((month % 12) + 1).padStart(2, '0')}-05`;
-  return {
-    installmentId: 1200 + number,
-    number,
-    paymentDate,
-    amount: number === 1 ? '200000.00' : '150000.00',
-    status: 'pending' as const,
-    invoiceNumber: null,
-  };
-});
+// Documentation. The examples continue the story of the payment-link examples (`./story.ts`: the demo
+// merchant of a fresh `npm start`, 2026-11-23): link 2 made subscription 1 (`4567890` / `CONTRACT-2026-117`,
+// installments 1 to 12), link 3 the DYNAMIC subscription 2 (`4567891`, installment 13), and link 4, with no
+// identifier, subscription 3 (installments 14 to 16). The customer paid links 2 and 3 on the pay page.
 
 const storySubscription = {
-  id: 311,
-  payRequestId: 1045,
+  id: STORY_SUBSCRIPTIONS.membership,
+  payRequestId: STORY_LINKS.membership,
   type: 'STATIC',
-  status: 'pending',
-  customIdentifier: '4567890',
-  customIdentifier2: 'CONTRACT-2026-117',
+  status: 'active',
+  customIdentifier: MEMBERSHIP.customIdentifier,
+  customIdentifier2: MEMBERSHIP.customIdentifier2,
   currency: 'PYG',
-  firstAmount: '200000.00',
-  installmentAmount: '150000.00',
-  totalPeriods: 12,
-  dayOfMonth: 5,
+  firstAmount: money(MEMBERSHIP.firstAmount),
+  installmentAmount: money(MEMBERSHIP.installmentAmount),
+  totalPeriods: MEMBERSHIP.totalPeriods,
+  dayOfMonth: MEMBERSHIP.dayOfMonth,
   monthForSecondInstallment: 1,
   createTime: '2026-11-23T09:00:00-03:00',
-  activateTime: null,
+  activateTime: '2026-11-23T09:04:12-03:00',
   endTime: null,
 };
 
-const v1Installment = (installmentId: number, paymentDate: string, amount: string, status = 'pending') => ({
-  installmentId,
-  paymentDate,
-  amount,
-  status,
+/** A v2 installment (`amount` a number). */
+const v2Installment = (installment: StoryInstallment) => ({
+  installment_id: installment.installmentId,
+  payment_date: installment.paymentDate,
+  amount: installment.amount,
+  status: installment.status,
+  number: installment.number,
 });
 
-const v1Tags = ['Subscriptions (v1)'];
-const v2Tags = ['Installments (v2)'];
-const subscriptionTags = ['Subscriptions'];
+const v1Tags: ApiTag[] = ['Subscriptions (v1)'];
+const v2Tags: ApiTag[] = ['Installments (v2)'];
+const subscriptionTags: ApiTag[] = ['Subscriptions'];
 
 const LOCATOR_NOTE =
   'The subscription is found among the pending, active and past-due ones by `customIdentifier`, `customIdentifier2` ' +
@@ -413,13 +411,23 @@ export const subscriptionApi = {
     tags: subscriptionTags,
     security: 'apiToken',
     pathParams: subscriptionIdParams,
-    parameterExamples: { default: { id: 311 } },
+    parameterExamples: { default: { id: STORY_SUBSCRIPTIONS.membership } },
     errors: ['SUBSCRIPTION_NOT_FOUND'],
     responses: {
       200: {
         description: 'The subscription.',
         schema: subscriptionResponse,
-        example: { ...storySubscription, installments: storyInstallments },
+        example: {
+          ...storySubscription,
+          installments: membershipInstallments('firstPaid').map((installment) => ({
+            installmentId: installment.installmentId,
+            number: installment.number,
+            paymentDate: installment.paymentDate,
+            amount: money(installment.amount),
+            status: installment.status,
+            invoiceNumber: null,
+          })),
+        },
       },
     },
   }),
@@ -441,15 +449,13 @@ export const subscriptionApi = {
           'automatic debit (a declined charge leaves it pending until its retry).',
         schema: pendingInstallmentsResponse,
         example: {
-          installments: storyInstallments.slice(0, 3).map((installment) => ({
-            installment_id: installment.installmentId,
-            payment_date: installment.paymentDate,
-            amount: Number(installment.amount),
-            status: 'pending',
-            number: installment.number,
-            last_attempt: null,
-            next_attempt_on: null,
-          })),
+          installments: membershipInstallments('firstPaid')
+            .filter((installment) => installment.status === 'pending')
+            .map((installment) => ({
+              ...v2Installment(installment),
+              last_attempt: null,
+              next_attempt_on: null,
+            })),
         },
       },
     },
@@ -463,8 +469,8 @@ export const subscriptionApi = {
       'Up to 60 new pending installments, numbered after the last one. DYNAMIC subscriptions need an ' +
       '`invoice_number` per installment (422 INVOICE_NUMBER_REQUIRED), unique within the subscription ' +
       '(409 INVOICE_NUMBER_TAKEN). A subscription whose first payment is not made yet is 409 ' +
-      'SUBSCRIPTION_NOT_ACTIVE, as in the example story, where no customer has paid yet; a date before ' +
-      `today is 422 PAYMENT_DATE_IN_PAST. ${LOCATOR_NOTE_V2}`,
+      'SUBSCRIPTION_NOT_ACTIVE (in the example story the customer paid link 3 on the pay page, so the DYNAMIC ' +
+      `subscription is active); a date before today is 422 PAYMENT_DATE_IN_PAST. ${LOCATOR_NOTE_V2}`,
     tags: v2Tags,
     security: 'apiToken',
     errors: [
@@ -475,19 +481,19 @@ export const subscriptionApi = {
       'INVOICE_NUMBER_REQUIRED',
       'PAYMENT_DATE_IN_PAST',
     ],
-    exampleOutcomes: { dynamicInvoices: 'SUBSCRIPTION_NOT_ACTIVE' },
     requestBody: {
       schema: addInstallmentsRequest,
       example: undefined,
       examples: {
         dynamicInvoices: {
-          summary: 'Two invoices of the DYNAMIC subscription (409 until its first payment is made)',
+          summary: 'Two invoices of the DYNAMIC subscription, active since its first payment',
           value: {
-            custom_identifier: '4567891',
-            installments: [
-              { payment_date: '2027-01-15', amount: 87500.5, invoice_number: 'F-001-0004521' },
-              { payment_date: '2027-02-15', amount: 91200, invoice_number: 'F-001-0004522' },
-            ],
+            custom_identifier: SOFTWARE.customIdentifier,
+            installments: SOFTWARE.invoices.map((invoice) => ({
+              payment_date: invoice.paymentDate,
+              amount: invoice.amount,
+              invoice_number: invoice.invoiceNumber,
+            })),
           },
         },
       },
@@ -497,24 +503,14 @@ export const subscriptionApi = {
         description: 'The installments added',
         schema: installmentsResponse,
         example: {
-          installments: [
-            {
-              installment_id: 1310,
-              payment_date: '2027-01-15',
-              amount: 87500.5,
-              status: 'pending',
-              number: 2,
-              invoice_number: 'F-001-0004521',
-            },
-            {
-              installment_id: 1311,
-              payment_date: '2027-02-15',
-              amount: 91200.0,
-              status: 'pending',
-              number: 3,
-              invoice_number: 'F-001-0004522',
-            },
-          ],
+          installments: SOFTWARE.invoices.map((invoice) => ({
+            installment_id: invoice.installmentId,
+            payment_date: invoice.paymentDate,
+            amount: invoice.amount,
+            status: 'pending',
+            number: invoice.number,
+            invoice_number: invoice.invoiceNumber,
+          })),
         },
       },
     },
@@ -530,7 +526,7 @@ export const subscriptionApi = {
     tags: v2Tags,
     security: 'apiToken',
     pathParams: installmentIdParams,
-    parameterExamples: { default: { id: 1203 } },
+    parameterExamples: { default: { id: 3 } },
     errors: [
       'INSTALLMENT_NOT_FOUND',
       'INSTALLMENT_NOT_PENDING',
@@ -540,19 +536,13 @@ export const subscriptionApi = {
     ],
     requestBody: {
       schema: modifyInstallmentRequest,
-      example: { amount: 155000.0, payment_date: '2027-01-12' },
+      example: { amount: 155000, payment_date: '2027-01-12' },
     },
     responses: {
       200: {
         description: 'The installment as modified',
         schema: installmentResponse,
-        example: {
-          installment_id: 1203,
-          payment_date: '2027-01-12',
-          amount: 155000.0,
-          status: 'pending',
-          number: 3,
-        },
+        example: v2Installment(membershipInstallments('oneModified')[2] as StoryInstallment),
       },
     },
   }),
@@ -567,7 +557,7 @@ export const subscriptionApi = {
     tags: v2Tags,
     security: 'apiToken',
     pathParams: installmentIdParams,
-    parameterExamples: { default: { id: 1204 } },
+    parameterExamples: { default: { id: 4 } },
     errors: [
       'INSTALLMENT_NOT_FOUND',
       'INSTALLMENT_NOT_PENDING',
@@ -578,13 +568,7 @@ export const subscriptionApi = {
       200: {
         description: 'The installment, cancelled',
         schema: installmentResponse,
-        example: {
-          installment_id: 1204,
-          payment_date: '2027-02-05',
-          amount: 150000.0,
-          status: 'cancelled',
-          number: 4,
-        },
+        example: v2Installment(membershipInstallments('oneCancelled')[3] as StoryInstallment),
       },
     },
   }),
@@ -601,7 +585,7 @@ export const subscriptionApi = {
     tags: v2Tags,
     security: 'apiToken',
     pathParams: installmentIdParams,
-    parameterExamples: { default: { id: 1203 } },
+    parameterExamples: { default: { id: 3 } },
     errors: ['INSTALLMENT_NOT_FOUND'],
     responses: {
       200: {
@@ -610,38 +594,40 @@ export const subscriptionApi = {
         examples: {
           default: {
             summary: 'Not charged yet',
-            value: { installment_id: 1203, status: 'pending', next_attempt_on: null, attempts: [] },
+            value: { installment_id: 3, status: 'pending', next_attempt_on: null, attempts: [] },
           },
           dunning: {
-            summary: 'Declined twice (insufficient funds), a third attempt scheduled',
+            summary:
+              'Later in the story: on its day (2027-01-10, at 170000) declined twice for insufficient funds, ' +
+              'retried on the days of the dunning policy set below (1, 2, 4, 7 days after)',
             value: {
-              installment_id: 1203,
+              installment_id: 3,
               status: 'pending',
-              next_attempt_on: '2027-01-17',
+              next_attempt_on: '2027-01-12',
               attempts: [
                 {
                   attempt: 1,
-                  requested_at: '2027-01-12T06:00:04-03:00',
-                  amount: 155000.0,
+                  requested_at: '2027-01-10T06:00:04-03:00',
+                  amount: 170000,
                   currency: 'PYG',
                   processor: 'PARAGUAY.PROCESSOR_A',
                   status: 'failed',
-                  settled_at: '2027-01-12T06:00:05-03:00',
+                  settled_at: '2027-01-10T06:00:05-03:00',
                   decline_code: '51',
                   category: 'soft',
-                  next_attempt_on: '2027-01-13',
+                  next_attempt_on: '2027-01-11',
                 },
                 {
                   attempt: 2,
-                  requested_at: '2027-01-13T06:00:03-03:00',
-                  amount: 155000.0,
+                  requested_at: '2027-01-11T06:00:03-03:00',
+                  amount: 170000,
                   currency: 'PYG',
                   processor: 'PARAGUAY.PROCESSOR_A',
                   status: 'failed',
-                  settled_at: '2027-01-13T06:00:04-03:00',
+                  settled_at: '2027-01-11T06:00:04-03:00',
                   decline_code: '51',
                   category: 'soft',
-                  next_attempt_on: '2027-01-17',
+                  next_attempt_on: '2027-01-12',
                 },
               ],
             },
@@ -672,15 +658,15 @@ export const subscriptionApi = {
       example: {
         operations: [
           {
-            custom_identifier: '4567890',
-            custom_identifier2: 'CONTRACT-2026-117',
+            custom_identifier: MEMBERSHIP.customIdentifier,
+            custom_identifier2: MEMBERSHIP.customIdentifier2,
             updates: [
-              { payment_date: '2027-03-05', amount: 160000.0 },
-              { payment_date: '2027-04-05', amount: 160000.0 },
+              { payment_date: '2027-03-05', amount: 160000 },
+              { payment_date: '2027-04-05', amount: 160000 },
             ],
           },
-          { pay_request_id: 1047, updates: [{ payment_date: '2026-12-10', amount: 55000 }] },
-          { custom_identifier: '7654321', updates: [{ payment_date: '2026-12-05', amount: 99000.5 }] },
+          { pay_request_id: STORY_LINKS.course, updates: [{ payment_date: '2026-12-10', amount: 55000 }] },
+          { custom_identifier: '7654321', updates: [{ payment_date: '2026-12-05', amount: 99000 }] },
         ],
       },
     },
@@ -704,28 +690,28 @@ export const subscriptionApi = {
                 {
                   payment_date: '2027-03-05',
                   status: 'updated',
-                  installment_id: 1205,
-                  updated_fields: { amount: 160000.0 },
+                  installment_id: 5,
+                  updated_fields: { amount: 160000 },
                 },
                 {
                   payment_date: '2027-04-05',
                   status: 'updated',
-                  installment_id: 1206,
-                  updated_fields: { amount: 160000.0 },
+                  installment_id: 6,
+                  updated_fields: { amount: 160000 },
                 },
               ],
             },
             {
               custom_identifier: null,
               custom_identifier2: null,
-              pay_request_id: 1047,
+              pay_request_id: STORY_LINKS.course,
               status: 'success',
               updates: [
                 {
                   payment_date: '2026-12-10',
                   status: 'updated',
-                  installment_id: 1215,
-                  updated_fields: { amount: 55000.0 },
+                  installment_id: 15,
+                  updated_fields: { amount: 55000 },
                 },
               ],
             },
@@ -761,12 +747,7 @@ export const subscriptionApi = {
       200: {
         description: 'The installments modified',
         schema: changedInstallmentsResponse,
-        example: {
-          installments: [
-            v1Installment(1202, '2026-12-05', '165000.00'),
-            v1Installment(1207, '2027-05-05', '165000.00'),
-          ],
-        },
+        example: { installments: changedBy('byAmount').map(v1Installment) },
       },
     },
   }),
@@ -784,12 +765,7 @@ export const subscriptionApi = {
       200: {
         description: 'The installments modified',
         schema: changedInstallmentsResponse,
-        example: {
-          installments: [
-            v1Installment(1202, '2026-12-05', '170000.00'),
-            v1Installment(1203, '2027-01-12', '170000.00'),
-          ],
-        },
+        example: { installments: changedBy('all').map(v1Installment) },
       },
     },
   }),
@@ -809,12 +785,7 @@ export const subscriptionApi = {
       200: {
         description: 'The installments moved',
         schema: changedInstallmentsResponse,
-        example: {
-          installments: [
-            v1Installment(1202, '2026-12-10', '170000.00'),
-            v1Installment(1203, '2027-01-10', '170000.00'),
-          ],
-        },
+        example: { installments: changedBy('dates').map(v1Installment) },
       },
     },
   }),
@@ -838,13 +809,17 @@ export const subscriptionApi = {
     ],
     requestBody: {
       schema: cancelByAmountRequest,
-      example: { payRequestId: 1047, amount: 50000, quantity: 1 },
+      example: { payRequestId: STORY_LINKS.course, amount: COURSE.amount, quantity: 1 },
     },
     responses: {
       200: {
         description: 'The installments cancelled',
         schema: changedInstallmentsResponse,
-        example: { installments: [v1Installment(1216, '2027-01-10', '50000.00', 'cancelled')] },
+        example: {
+          installments: [
+            v1Installment({ ...(courseInstallments[2] as StoryInstallment), status: 'cancelled' }),
+          ],
+        },
       },
     },
   }),
@@ -854,9 +829,8 @@ export const subscriptionApi = {
     operationId: 'cancelInstallmentByInvoice',
     summary: 'Cancel an installment by invoice (DYNAMIC only)',
     description:
-      'Cancels the pending installment carrying that invoice number; STATIC subscriptions answer 422. In the ' +
-      'example story the invoice was never added (the subscription is not active yet), so it is 404 ' +
-      `INSTALLMENT_NOT_FOUND. ${LOCATOR_NOTE}`,
+      'Cancels the pending installment carrying that invoice number; STATIC subscriptions answer 422, an ' +
+      `invoice number the subscription does not have 404 INSTALLMENT_NOT_FOUND. ${LOCATOR_NOTE}`,
     tags: v1Tags,
     security: 'apiToken',
     errors: [
@@ -866,22 +840,18 @@ export const subscriptionApi = {
       'INSTALLMENT_NOT_PENDING',
       'SUBSCRIPTION_NOT_DYNAMIC',
     ],
-    exampleOutcomes: { invoice: 'INSTALLMENT_NOT_FOUND' },
     requestBody: {
       schema: cancelByInvoiceRequest,
-      example: undefined,
-      examples: {
-        invoice: {
-          summary: 'The invoice F-001-0004521 of the DYNAMIC subscription',
-          value: { customIdentifier: '4567891', invoiceNumber: 'F-001-0004521' },
-        },
+      example: {
+        customIdentifier: SOFTWARE.customIdentifier,
+        invoiceNumber: SOFTWARE.invoices[1].invoiceNumber,
       },
     },
     responses: {
       200: {
         description: 'The installment cancelled',
         schema: changedInstallmentsResponse,
-        example: { installments: [v1Installment(1310, '2027-01-15', '87500.50', 'cancelled')] },
+        example: { installments: [v1Installment({ ...SOFTWARE.invoices[1], status: 'cancelled' })] },
       },
     },
   }),
@@ -892,14 +862,15 @@ export const subscriptionApi = {
     summary: 'Cancel the entire subscription',
     description:
       'The subscription becomes cancelled with every pending installment (installment 1 too while the link ' +
-      'is unpaid: the link is then cancelled too, `statusId` 7, and can no longer be paid). An installment ' +
-      `whose charge is in progress is left to finish. ${LOCATOR_NOTE}`,
+      'is unpaid: the link is then cancelled too, `statusId` 7, and can no longer be paid, as with the ' +
+      "example story's course, whose link was never paid). An installment whose charge is in progress is " +
+      `left to finish. ${LOCATOR_NOTE}`,
     tags: v1Tags,
     security: 'apiToken',
     errors: ['SUBSCRIPTION_NOT_FOUND', 'MULTIPLE_SUBSCRIPTIONS_MATCH'],
     requestBody: {
       schema: cancelAllRequest,
-      example: { customIdentifier: '4567890', customIdentifier2: 'CONTRACT-2026-117' },
+      example: { payRequestId: STORY_LINKS.course },
     },
     responses: {
       200: {
@@ -907,8 +878,12 @@ export const subscriptionApi = {
         schema: changedInstallmentsResponse,
         example: {
           installments: [
-            v1Installment(1201, '2026-11-23', '200000.00', 'cancelled'),
-            v1Installment(1202, '2026-12-10', '170000.00', 'cancelled'),
+            v1Installment({ ...(courseInstallments[0] as StoryInstallment), status: 'cancelled' }),
+            v1Installment({
+              ...(courseInstallments[1] as StoryInstallment),
+              amount: 55000,
+              status: 'cancelled',
+            }),
           ],
         },
       },

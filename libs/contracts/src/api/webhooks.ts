@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CURRENCIES } from '../merchant-context';
 import { MAX_LENGTH, text, textRules } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
+import { DEMO_MERCHANT_ID, MEMBERSHIP, STORY_LINKS, STORY_SUBSCRIPTIONS } from './story';
 
 /**
  * The event kinds a merchant's webhook receiver gets (design 5: the envelope receivers in the field
@@ -254,12 +255,14 @@ export const webhookDeliveryIdParams = z.object({ id: z.uuid() });
 export const merchantWebhookEndpointParams = z.object({ id: z.uuid(), endpointId: z.uuid() });
 
 // ---------------------------------------------------------------------------------------------------
-// Examples: one story, replayed in document order (the demo merchant of `npm start`).
+// Examples: one story, replayed in document order (the demo merchant of `npm start`, `./story.ts`). The
+// UUIDs are new in every account: each stands for the one the step that made it answered.
 
 const ENDPOINT_ID = '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f';
 const ADMIN_ENDPOINT_ID = '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182';
 const DELIVERY_ID = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
-const DEMO_MERCHANT_ID = '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f';
+/** What the story's endpoints receive: the payments, as a receiver written for them stores them. */
+const STORY_EVENTS = ['PAYMENT_SUCCESS', 'PAYMENT_FAILED'];
 
 const baseData = {
   txId: null,
@@ -427,7 +430,7 @@ const endpointExample = {
   url: 'https://gym.example.com/hooks/payments',
   method: 'PUT',
   auth: { type: 'basic', username: 'payrail' },
-  events: null,
+  events: STORY_EVENTS,
   description: 'Accounting system',
   status: 'enabled',
   disabledAt: null,
@@ -437,44 +440,57 @@ const endpointExample = {
   updatedAt: '2026-11-23T12:00:00.000Z',
 };
 
+/** The endpoint once its secret was rotated: the old secret signs beside the new one for 24 hours. */
+const rotated = {
+  previousSecretExpiresAt: '2026-11-24T12:00:01.000Z',
+  updatedAt: '2026-11-23T12:00:01.000Z',
+};
+
+/** The first payment of the story (link 2, the membership's installment 1, by card) in the event log. */
 const envelopeExample = {
   id: 'evt_2c7b1f0e9d8a4b6c5e3f2a1d',
-  event: 'INSTALLMENT_UPDATED',
-  createdAt: '2026-11-23T12:00:00.000Z',
+  event: 'PAYMENT_SUCCESS',
+  createdAt: '2026-11-23T12:04:12.000Z',
   data: {
-    txId: null,
-    payRequestId: 1045,
+    txId: '0193a4e2-6c1b-7d4e-9f20-3b5c7a9e1d42',
+    payRequestId: STORY_LINKS.membership,
     currency: 'PYG',
-    amount: null,
-    statusId: 1,
-    customIdentifier: '4567890',
-    customIdentifier2: null,
-    label: 'Gym membership',
-    subscriptionId: 311,
-    subscriptionTotalPeriods: 12,
-    subscriptionPayedPeriod: null,
+    amount: MEMBERSHIP.firstAmount,
+    statusId: 200,
+    customIdentifier: MEMBERSHIP.customIdentifier,
+    customIdentifier2: MEMBERSHIP.customIdentifier2,
+    label: 'Monthly membership',
+    subscriptionId: STORY_SUBSCRIPTIONS.membership,
+    subscriptionTotalPeriods: MEMBERSHIP.totalPeriods,
+    subscriptionPayedPeriod: 1,
+    installmentId: 1,
+    paidAt: '2026-11-23T12:04:12.000Z',
+    method: 'CARD',
+    paidCount: 1,
+    paidTotal: MEMBERSHIP.firstAmount,
   },
 };
 
+/** The delivery of the story's test event: its receiver (not there yet) did not answer, so it is retried. */
 const deliveryExample = {
   id: DELIVERY_ID,
   endpointId: ENDPOINT_ID,
   eventId: 'evt_9a8b7c6d5e4f3a2b1c0d9e8f',
   event: 'WEBHOOK_TEST',
-  status: 'delivered',
+  status: 'pending',
   origin: 'test',
   attempts: [
     {
       attemptedAt: '2026-11-23T12:00:01.000Z',
-      statusCode: 204,
-      durationMs: 87,
-      response: '',
-      error: null,
+      statusCode: null,
+      durationMs: 12,
+      response: null,
+      error: 'getaddrinfo ENOTFOUND gym.example.com',
     },
   ],
-  nextAttemptAt: null,
+  nextAttemptAt: '2026-11-23T12:00:06.000Z',
   createdAt: '2026-11-23T12:00:00.000Z',
-  deliveredAt: '2026-11-23T12:00:01.000Z',
+  deliveredAt: null,
 };
 
 const WEBHOOKS_DESCRIPTION =
@@ -502,6 +518,7 @@ export const webhookApi = {
         url: 'https://gym.example.com/hooks/payments',
         method: 'PUT',
         auth: { type: 'basic', username: 'payrail', password: 's3cret-of-the-receiver' },
+        events: STORY_EVENTS,
         description: 'Accounting system',
       },
     },
@@ -547,7 +564,7 @@ export const webhookApi = {
         schema: rotateSecretResponse,
         example: {
           secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
-          previousSecretExpiresAt: '2026-11-24T12:00:00.000Z',
+          previousSecretExpiresAt: rotated.previousSecretExpiresAt,
         },
       },
     },
@@ -577,7 +594,9 @@ export const webhookApi = {
     operationId: 'listWebhookDeliveries',
     summary: 'The delivery log',
     description:
-      'Newest first; each delivery with its attempts (time, status code, duration, first 1 KB of the answer).',
+      'Newest first; each delivery with its attempts (time, status code, duration, first 1 KB of the answer). ' +
+      "In the example story the endpoint's receiver (gym.example.com) does not exist: the test event's " +
+      'delivery failed once and waits for its retry.',
     tags: ['Webhooks'],
     security: 'apiToken',
     query: listWebhookDeliveriesQuery,
@@ -628,10 +647,14 @@ export const webhookApi = {
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
     requestBody: {
       schema: replayRequest,
-      example: { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' },
+      example: { from: '2026-11-23T00:00:00-03:00', to: '2026-11-24T00:00:00-03:00' },
     },
     responses: {
-      202: { description: 'Queued.', schema: replayResponse, example: { replayed: 1 } },
+      202: {
+        description: 'Queued.',
+        schema: replayResponse,
+        example: { replayed: 5 },
+      },
     },
   }),
   getWebhookEndpoint: defineOperation({
@@ -645,7 +668,11 @@ export const webhookApi = {
     parameterExamples: { default: { id: ENDPOINT_ID } },
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
     responses: {
-      200: { description: 'The endpoint.', schema: webhookEndpointResponse, example: endpointExample },
+      200: {
+        description: 'The endpoint.',
+        schema: webhookEndpointResponse,
+        example: { ...endpointExample, ...rotated },
+      },
     },
   }),
   updateWebhookEndpoint: defineOperation({
@@ -671,7 +698,12 @@ export const webhookApi = {
       200: {
         description: 'The endpoint after the change.',
         schema: webhookEndpointResponse,
-        example: { ...endpointExample, method: 'POST', auth: { type: 'header', name: 'X-Receiver-Token' } },
+        example: {
+          ...endpointExample,
+          ...rotated,
+          method: 'POST',
+          auth: { type: 'header', name: 'X-Receiver-Token' },
+        },
       },
     },
   }),
@@ -699,11 +731,12 @@ export const webhookApi = {
     tags: ['Webhooks'],
     security: 'apiToken',
     query: listEventsQuery,
+    parameterExamples: { default: { type: 'PAYMENT_SUCCESS', limit: 1 } },
     responses: {
       200: {
         description: 'A page of events.',
         schema: eventListResponse,
-        example: { events: [envelopeExample], nextCursor: '1', hasMore: false },
+        example: { events: [envelopeExample], nextCursor: '3', hasMore: true },
       },
     },
   }),
@@ -735,6 +768,7 @@ export const adminWebhookApi = {
         url: 'https://gym.example.com/hooks/operator',
         method: 'POST',
         auth: { type: 'header', name: 'X-Receiver-Token', value: 'tok_0p3r4t0r' },
+        events: STORY_EVENTS,
         description: 'Set up by the operator',
       },
     },
@@ -784,7 +818,7 @@ export const adminWebhookApi = {
         schema: rotateSecretResponse,
         example: {
           secret: 'whsec_Yb2nQ7tV1cX9mK4pL6sD3fG8hJ0wE5rA',
-          previousSecretExpiresAt: '2026-11-24T12:00:00.000Z',
+          previousSecretExpiresAt: rotated.previousSecretExpiresAt,
         },
       },
     },
@@ -825,7 +859,7 @@ export const adminWebhookApi = {
       200: {
         description: 'The endpoint.',
         schema: webhookEndpointResponse,
-        example: { ...adminEndpointExample, url: 'https://gym.example.com/hooks/operator' },
+        example: { ...adminEndpointExample, ...rotated, url: 'https://gym.example.com/hooks/operator' },
       },
     },
   }),
@@ -844,7 +878,7 @@ export const adminWebhookApi = {
       200: {
         description: 'The endpoint after the change.',
         schema: webhookEndpointResponse,
-        example: { ...adminEndpointExample, url: 'https://gym.example.com/hooks/operator' },
+        example: { ...adminEndpointExample, ...rotated, url: 'https://gym.example.com/hooks/operator' },
       },
     },
   }),

@@ -40,18 +40,23 @@ function assetsFolder(): string {
   return path.dirname(requireHere.resolve('swagger-ui-dist/package.json'));
 }
 
+/** The OpenAPI document `/openapi.json` serves (also written to a file by `npm run lint:openapi`). */
+export function openApiDocument() {
+  return buildOpenApiDocument(apiOperations);
+}
+
 /**
  * `/openapi.json` and `/docs`: public, no token needed to read the reference. The document is built on
  * the first request for it, not at start (converting every schema costs the gateway about a second of
  * start-up and keeps megabytes nobody may read).
  */
 export function docsRoutes() {
-  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  let document: ReturnType<typeof openApiDocument> | undefined;
   const cache = new Map<string, string>();
   const routes = new Hono();
 
   routes.get('/openapi.json', (c) => {
-    document ??= buildOpenApiDocument(apiOperations);
+    document ??= openApiDocument();
     return c.json(document);
   });
   routes.get('/docs', (c) => c.html(PAGE));

@@ -1,4 +1,5 @@
 import {
+  API_TAGS,
   type ApiOperation,
   ERROR_CODES,
   type ErrorCode,
@@ -53,7 +54,7 @@ const TITLES: Record<number, string> = {
   502: 'Bad Gateway',
 };
 
-const EXAMPLE_ID = { apiToken: '1045', adminToken: '0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10', none: '1' };
+const EXAMPLE_ID = { apiToken: '2', adminToken: '0b6f3c52-8c1e-4a3e-9a55-2f4d1b7c9e10', none: '1' };
 
 /** The field a 400 example names: the first the operation reads. */
 function firstField(operation: ApiOperation): string {
@@ -190,13 +191,38 @@ function responsesOf(operation: ApiOperation): JsonObject {
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
+/** The processor sandbox's card that is always approved. */
+const TEST_CARD = '4242 4242 4242 4242';
+
+/** Where the example story needs a payment, the operation says who pays what, and how. */
+function storyPaymentNote(operation: ApiOperation): string | undefined {
+  const links = operation.storyPaysFirst ?? [];
+  if (links.length === 0) return undefined;
+  const named = links.map(String);
+  if (named.length === 1) {
+    return (
+      `**In the example story**, before this step the customer pays link ${named[0]} on the pay page: open its ` +
+      `\`publicPayUrl\`, confirm the document number, choose the card and type the sandbox's test card ${TEST_CARD} ` +
+      '(any future expiry, any CVV).'
+    );
+  }
+  return (
+    `**In the example story**, before this step the customer pays links ${named.slice(0, -1).join(', ')} and ` +
+    `${named.at(-1)} on the pay page, one after the other: open each one's \`publicPayUrl\`, confirm the ` +
+    `document number, choose the card and type the sandbox's test card ${TEST_CARD} (any future expiry, any ` +
+    'CVV). A subscription is active a moment after its first payment.'
+  );
+}
+
 function operationObject(operation: ApiOperation): JsonObject {
   const result: JsonObject = {
     operationId: operation.operationId,
     summary: operation.summary,
     tags: operation.tags,
   };
-  if (operation.description) result.description = operation.description;
+  const description = [operation.description, storyPaymentNote(operation)].filter(Boolean).join('\n\n');
+  if (description) result.description = description;
+  if (operation.storyPaysFirst?.length) result['x-story-pays-first'] = [...operation.storyPaysFirst];
   result.security = operation.security === 'none' ? [] : [{ [operation.security]: [] }];
   const parameters = parametersOf(operation);
   if (parameters.length > 0) result.parameters = parameters;
@@ -225,9 +251,13 @@ UTF-16 surrogates are refused with 400, as are dates that do not exist (\`2026-0
 **Times** are ISO 8601 with the offset of your time zone (\`2026-11-23T09:00:00-03:00\`), except \`expireTime\` of
 the signed-in-user link, which is \`yyyy-MM-dd HH:mm:ss\` in your time zone.
 
-**The examples are one story**, for the demo merchant of \`npm start\` on 2026-11-23: paste them in the order of
-this document and each answers as documented (a request example named like a response example has that
-outcome). Ids and dates differ in your account: use the ones your responses give.
+**The examples are one story**, for the demo merchant of a fresh \`npm start\` on 2026-11-23: paste them in the
+order of this document and each answers as documented (a request example named like a response example has
+that outcome). Where the story needs a payment, the operation says so: the customer pays the link on its pay
+page with the sandbox's test card. Numeric ids (links, subscriptions, installments, transfers) are the ones a
+fresh start gives; UUIDs (webhook endpoints and deliveries, events, merchants, tokens, billing runs) are new
+in every account: use the ones your responses give. On another day the dates move with it: the first
+installment falls on the day itself, the others as many months later as your day is after the story's.
 
 **Idempotency.** Every POST, PUT and PATCH under \`/api\` accepts an \`Idempotency-Key\` header. The first
 response to a key is kept for 24 hours per merchant: the same request again returns that response (with
@@ -273,6 +303,7 @@ function webhooksSection(): JsonObject {
           "Sent by POST (or PUT, as the endpoint is configured), with the endpoint's Basic or header " +
           'credentials. Answer any 2xx within 10 seconds; anything else is retried for 3 days.',
         tags: ['Webhooks'],
+        security: [{ webhookSignature: [] }],
         parameters: headers,
         requestBody: {
           required: true,
@@ -305,13 +336,19 @@ export function buildOpenApiDocument(
     paths[operation.path] ??= {};
     (paths[operation.path] as Record<string, JsonObject>)[operation.method] = operationObject(operation);
   }
-  const tags = [...new Set(operations.flatMap((operation) => operation.tags))].map((name) => ({ name }));
+  const tagDescriptions: Record<string, string> = API_TAGS;
+  const tags = [...new Set(operations.flatMap((operation) => operation.tags))].map((name) => ({
+    name,
+    ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}),
+  }));
   return {
     openapi: '3.1.1',
     info: {
       title: 'Recurring-Payment and Payment-Link Service',
       version: options.version ?? '1.9',
       description: DESCRIPTION,
+      // No LICENSE file and no `license` in package.json: the project is published under MIT.
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
     tags,
@@ -342,6 +379,18 @@ export function buildOpenApiDocument(
           type: 'http',
           scheme: 'bearer',
           description: 'The operator’s admin token (`ADMIN_TOKEN`).',
+        },
+        webhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'webhook-signature',
+          description:
+            'How a webhook receiver knows a delivery is ours (Standard Webhooks): `webhook-signature` is ' +
+            '`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64 part ' +
+            'of the endpoint’s `whsec_` secret (two signatures, space separated, for 24 hours after a rotation). ' +
+            'Recompute it over the raw body, compare in constant time, and refuse a `webhook-timestamp` more ' +
+            'than a few minutes away from now. The endpoint’s own credentials (Basic or a header of its ' +
+            'choosing), when configured, come along too.',
         },
       },
     },
