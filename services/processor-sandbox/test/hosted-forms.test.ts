@@ -73,12 +73,18 @@ describe('the hosted forms speak the page’s language', () => {
       }).toString(),
     });
     expect(again.status).toBe(400);
-    expect(testId(again.text, 'form-error')).toBe('Only the sandbox test cards are accepted (see its README)');
+    expect(testId(again.text, 'form-error')).toBe(
+      'Only the sandbox test cards are accepted (see its README)',
+    );
     expect(again.text).toContain('<html lang="en">');
     const spanish = await sandbox.call('/checkout/new', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ process_id: processId, card_number: '42', card_expiry: '12/40' }).toString(),
+      body: new URLSearchParams({
+        process_id: processId,
+        card_number: '42',
+        card_expiry: '12/40',
+      }).toString(),
     });
     expect(testId(spanish.text, 'form-error')).toBe('El número de tarjeta tiene de 13 a 19 dígitos');
   });
@@ -113,14 +119,17 @@ describe('the hosted forms speak the page’s language', () => {
 });
 
 describe('the CVV is masked', () => {
-  it.each(['A', 'B'] as const)('on PROCESSOR_%s’s form: a password field, numeric keypad, cc-csc', async (which) => {
-    const { html } = which === 'A' ? await paymentFormA() : await paymentFormB();
-    const cvv = /<input id="card-cvv"[^>]*>/.exec(html)?.[0] ?? '';
-    expect(cvv).toContain('type="password"');
-    expect(cvv).toContain('inputmode="numeric"');
-    expect(cvv).toContain('autocomplete="cc-csc"');
-    expect(cvv).toContain('data-testid="card-cvv"');
-  });
+  it.each(['A', 'B'] as const)(
+    'on PROCESSOR_%s’s form: a password field, numeric keypad, cc-csc',
+    async (which) => {
+      const { html } = which === 'A' ? await paymentFormA() : await paymentFormB();
+      const cvv = /<input id="card-cvv"[^>]*>/.exec(html)?.[0] ?? '';
+      expect(cvv).toContain('type="password"');
+      expect(cvv).toContain('inputmode="numeric"');
+      expect(cvv).toContain('autocomplete="cc-csc"');
+      expect(cvv).toContain('data-testid="card-cvv"');
+    },
+  );
 });
 
 describe('a card registration that a payment follows reads as that payment', () => {

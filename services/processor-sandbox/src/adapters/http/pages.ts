@@ -149,7 +149,8 @@ function layout(lang: FormLang, title: string, body: string): string {
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>
-body{font-family:system-ui,sans-serif;max-width:26rem;margin:1.5rem auto;padding:0 1rem;color:#1b1f24}
+body{font-family:system-ui,sans-serif;max-width:26rem;margin:1rem auto;padding:0 1rem;color:#1b1f24}
+h1{font-size:1.2rem;margin:0 0 .5rem}
 label{display:block;margin:.6rem 0 .2rem;font-size:.9rem}
 input{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem;border:1px solid #9aa4b1;border-radius:4px}
 .row{display:flex;gap:.75rem}.row>div{flex:1}
@@ -196,7 +197,7 @@ export function cardFormPage(options: CardFormOptions): string {
   return layout(
     lang,
     options.title,
-    `<h1 style="font-size:1.2rem">${escapeHtml(options.brand)}</h1>
+    `<h1>${escapeHtml(options.brand)}</h1>
 ${amountLine}
 ${options.error ? `<p class="error" role="alert" data-testid="form-error">${escapeHtml(options.error)}</p>` : ''}
 ${options.returnLink ? `<p><a data-testid="return-link" href="${escapeHtml(options.returnLink)}">${word(lang, 'backToMerchant')}</a></p>` : ''}

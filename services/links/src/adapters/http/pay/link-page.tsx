@@ -279,7 +279,7 @@ function Schedule(props: {
       ) : null}
       <p data-testid="pay-schedule-words">{words}</p>
       {consent ? (
-        <p class="consent" data-testid="pay-schedule-consent">
+        <p class="notice consent" data-testid="pay-schedule-consent">
           {consent}
         </p>
       ) : null}
