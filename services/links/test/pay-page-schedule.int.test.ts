@@ -1,5 +1,6 @@
 import type { MerchantContext, SubscriptionOfLink } from '@payrail/contracts';
 import {
+  aDynamicLink,
   aMerchant,
   aOneOffLink,
   aStaticLink,
@@ -357,6 +358,40 @@ describe('the schedule on the pay page is the subscription as it is now', () => 
     expect(testId(await open(link.slug), 'pay-schedule-words')).toBe(
       'Tu tarjeta se debitará automáticamente en cada fecha, todos los meses hasta que se cancele la suscripción.',
     );
+  });
+
+  it('a DYNAMIC plan: the consent to each installment the merchant announces; once paid, the invoices to come', async () => {
+    const saas = aMerchant({ name: 'Software SA', saasContract: true });
+    const link = await createLink(aDynamicLink({ amount: 80000 }), saas);
+    const before = await open(link.slug, { signedIn: false });
+    expect(testId(before, 'pay-schedule-words')).toBe(
+      'Un primer pago de Gs. 80.000 hoy; las cuotas siguientes las informa el comercio en cada factura.',
+    );
+    expect(testId(before, 'pay-schedule-consent')).toBe(
+      'Al suscribirte, aceptás que tu tarjeta se debite automáticamente por cada cuota que el comercio informe, en su fecha.',
+    );
+    await markPaid(link.id);
+    subscriptions.set(saas.merchantId, link.id, {
+      subscriptionId: 1,
+      type: 'DYNAMIC',
+      status: 'active',
+      currency: 'PYG',
+      totalPeriods: null,
+      dayOfMonth: null,
+      installmentAmount: null,
+      installments: [
+        { number: 1, paymentDate: '2026-11-22', amount: '80000.00', status: 'paid', paidAt: null },
+        { number: 2, paymentDate: '2026-12-10', amount: '95500.00', status: 'pending', paidAt: null },
+      ],
+    });
+    const after = await open(link.slug, { signedIn: false });
+    expect(testId(after, 'pay-schedule-words')).toBe(
+      'Tu tarjeta se debitará automáticamente en la fecha de cada cuota que el comercio informe.',
+    );
+    expect(rows(after).map((row) => row.text)).toEqual([
+      '1 | 22 de noviembre de 2026 · Pagada | Gs. 80.000 |',
+      '2 | 10 de diciembre de 2026 · Por debitar | Gs. 95.500 |',
+    ]);
   });
 
   it.each(['down', 'slow', 'garbled'] as const)(
