@@ -138,6 +138,11 @@ export async function startBrowserSystem(executablePath: string): Promise<Browse
 export class MerchantApi {
   constructor(private readonly env: BrowserSystem) {}
 
+  /** Any merchant API operation with the merchant's token; a status of 300 or more throws. */
+  async request(merchant: Merchant, method: string, urlPath: string, body?: unknown): Promise<Json> {
+    return this.call(method, urlPath, { 'api-token': merchant.apiToken }, body);
+  }
+
   private async call(method: string, urlPath: string, headers: Json, body?: unknown) {
     const response = await fetch(`${this.env.gatewayUrl}${urlPath}`, {
       method,
@@ -206,7 +211,17 @@ export class MerchantApi {
     if (!found) return undefined;
     return (await this.call('GET', `/api/subscriptions/${found.id}`, {
       'api-token': merchant.apiToken,
-    })) as { id: number; status: string; installments: Array<{ number: number; status: string }> };
+    })) as {
+      id: number;
+      status: string;
+      installments: Array<{
+        installmentId: number;
+        number: number;
+        paymentDate: string;
+        amount: string;
+        status: string;
+      }>;
+    };
   }
 }
 

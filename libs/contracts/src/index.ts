@@ -172,3 +172,8 @@ export {
   type WebhookEventKind,
   webhookOperations,
 } from './api/webhooks';
+export {
+  type SubscriptionOfLink,
+  subscriptionOfLinkPath,
+  subscriptionOfLinkResponse,
+} from './subscription-of-link';

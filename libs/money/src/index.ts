@@ -59,3 +59,55 @@ export function isAmount(input: unknown): input is number | string {
     return false;
   }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Amounts shown to people.
+
+/** The languages amounts are shown to people in: the pay page's and the sandbox forms' (Spanish first). */
+export type DisplayLang = 'es' | 'en';
+
+/** How each language writes numbers: Spanish `150.000,50`, English `150,000.50`. */
+const SEPARATORS: Record<DisplayLang, { group: string; decimal: string }> = {
+  es: { group: '.', decimal: ',' },
+  en: { group: ',', decimal: '.' },
+};
+
+/**
+ * Currencies as a customer reads them. The guaraní has no minor unit in use: `Gs. 150.000`. The euro
+ * goes after the number in Spanish (`1.234,50 €`), before it in English (`€1,234.50`).
+ */
+const CURRENCY_STYLE: Record<
+  string,
+  { symbol: string; decimals: boolean; after?: DisplayLang[]; space: boolean }
+> = {
+  PYG: { symbol: 'Gs.', decimals: false, space: true },
+  USD: { symbol: 'US$', decimals: true, space: true },
+  EUR: { symbol: '€', decimals: true, after: ['es'], space: false },
+};
+
+function group(digits: string, separator: string): string {
+  let out = '';
+  for (let index = 0; index < digits.length; index++) {
+    const fromEnd = digits.length - index;
+    out += digits[index];
+    if (fromEnd > 1 && (fromEnd - 1) % 3 === 0) out += separator;
+  }
+  return out;
+}
+
+/**
+ * An amount (a decimal string or an integer, never a float) in a person's language and its currency, as
+ * the pay page and the processor sandbox's forms show it. Digits are grouped by hand on the string.
+ */
+export function formatMoney(amount: string | number, currency: string, lang: DisplayLang): string {
+  const normalized = formatAmount(parseAmount(amount));
+  const negative = normalized.startsWith('-');
+  const [whole = '0', cents = '00'] = (negative ? normalized.slice(1) : normalized).split('.');
+  const style = CURRENCY_STYLE[currency] ?? { symbol: currency, decimals: true, space: true };
+  const { group: groupSeparator, decimal } = SEPARATORS[lang];
+  // A guaraní amount with cents (never accepted by the API, but not impossible in old data) still shows them.
+  const showCents = style.decimals || cents !== '00';
+  const number = `${negative ? '-' : ''}${group(whole, groupSeparator)}${showCents ? decimal + cents : ''}`;
+  if (style.after?.includes(lang)) return `${number} ${style.symbol}`;
+  return style.space || lang === 'es' ? `${style.symbol} ${number}` : `${style.symbol}${number}`;
+}

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatAmount, InvalidAmount, isAmount, normalizeAmount, parseAmount } from '../src/index';
+import {
+  formatAmount,
+  formatMoney,
+  InvalidAmount,
+  isAmount,
+  normalizeAmount,
+  parseAmount,
+} from '../src/index';
 
 describe('money', () => {
   it.each([
@@ -43,5 +50,18 @@ describe('money', () => {
         expect(parseAmount(JSON.parse(written) as number)).toBe(BigInt(whole) * 100n + BigInt(cents));
       }),
     );
+  });
+});
+
+describe('amounts shown to people', () => {
+  it.each([
+    ['150000.00', 'PYG', 'es', 'Gs. 150.000'],
+    [150000, 'PYG', 'en', 'Gs. 150,000'],
+    ['150000.50', 'PYG', 'es', 'Gs. 150.000,50'],
+    ['1234.5', 'USD', 'es', 'US$ 1.234,50'],
+    ['1234567.89', 'EUR', 'en', '€1,234,567.89'],
+    ['0.05', 'EUR', 'es', '0,05 €'],
+  ] as const)('%s %s in %s is %s', (amount, currency, lang, expected) => {
+    expect(formatMoney(amount, currency, lang)).toBe(expected);
   });
 });

@@ -20,6 +20,7 @@ import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment
 import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
 import { postgresLinkPaymentRepository } from './adapters/postgres/link-payment-repository';
 import { cardPaymentsClient } from './adapters/processor-gateway/card-payments-client';
+import { subscriptionsClient } from './adapters/subscriptions/subscriptions-client';
 import { linkExpiredEvent } from './application/events';
 import { postgresMerchantProfiles } from './adapters/postgres/merchant-profiles';
 import { postgresCustomerRepository } from './adapters/postgres/customer-repository';
@@ -39,6 +40,8 @@ const newLoginCode = () => randomBytes(32).toString('base64url');
 const linksEnvSchema = z.object({
   /** How long the pay page waits for processor-gateway (which itself waits up to 25 s for a processor). */
   PROCESSOR_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  /** How long the pay page waits for a subscription's schedule (one indexed read at subscriptions). */
+  SUBSCRIPTIONS_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
   /** How often links past their `payWaitHours` are written expired (statusId 6, `link.expired`); 0: never. */
   LINK_EXPIRY_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
 });
@@ -96,6 +99,11 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
             upstream: upstream('processor-gateway'),
             internalSecret,
             timeoutMs: settings.PROCESSOR_GATEWAY_TIMEOUT_MS,
+          }),
+          subscriptions: subscriptionsClient({
+            upstream: upstream('subscriptions'),
+            internalSecret,
+            timeoutMs: settings.SUBSCRIPTIONS_TIMEOUT_MS,
           }),
           clock,
           publicBaseUrl,

@@ -17,6 +17,7 @@ import { linkPayments, outbox, paymentLinks } from '../src/adapters/postgres/sch
 import { linkExpiredEvent } from '../src/application/events';
 import { createLinksService } from '../src/service';
 import { processorGatewayStub } from './support/processor-gateway-stub';
+import { subscriptionsStub } from './support/subscriptions-stub';
 
 /** The test's customer session: `x-test-customer: <merchantId>:<customerId>` (pay-identity owns the real one). */
 const testSession: MiddlewareHandler<{ Variables: CustomerVariables }> = async (c, next) => {
@@ -27,12 +28,17 @@ const testSession: MiddlewareHandler<{ Variables: CustomerVariables }> = async (
 
 const clock = testClock(new Date('2026-11-22T12:00:00Z'));
 const stub = processorGatewayStub();
+// subscriptions has made no subscription: the page shows the links' own terms and offers them.
+const subscriptions = subscriptionsStub();
 let svc: ServiceUnderTest;
 beforeAll(async () => {
   svc = await startService(createLinksService({ customerSession: testSession }), {
     clock,
     env: { PROCESSOR_SANDBOX_URL: 'http://sandbox.test:3005', LINK_EXPIRY_SWEEP_MS: '0' },
-    upstreams: { 'processor-gateway': (request) => stub.handle(request) },
+    upstreams: {
+      'processor-gateway': (request) => stub.handle(request),
+      subscriptions: (request) => subscriptions.handle(request),
+    },
   });
 });
 afterAll(async () => svc?.stop());
@@ -154,8 +160,12 @@ describe('paying a link on the pay page', () => {
     const html = await posted.text();
     const charge = stub.chargeOfKey(`link:${link.id}:payment:1`)!;
     expect(charge.amount).toBe('150000.00');
+    // The processor's form, told the page's language and amount (display hints the sandbox reads).
     expect(html).toContain(
-      `<iframe src="http://sandbox.test:3005/checkout/new?process_id=${charge.processId}"`,
+      `<iframe src="http://sandbox.test:3005/checkout/new?process_id=${charge.processId}&amp;lang=es&amp;amount=150000.00&amp;currency=PYG"`,
+    );
+    expect(html).toMatch(
+      /<a href="[^"]+" data-testid="pay-continue">¿Ya pagaste y esta página no cambió\? Ver cómo quedó tu pago<\/a>/,
     );
     expect(posted.headers.get('content-security-policy')).toContain('frame-src http://sandbox.test:3005;');
 
@@ -337,7 +347,9 @@ describe('paying a link on the pay page', () => {
       processor: 'PARAGUAY.PROCESSOR_B',
     });
     expect(posted.status).toBe(303);
-    expect(posted.headers.get('location')).toMatch(/^http:\/\/sandbox\.test:3005\/pagos\//);
+    expect(posted.headers.get('location')).toMatch(
+      /^http:\/\/sandbox\.test:3005\/pagos\/[^?]+\?lang=es&amount=150000\.00&currency=PYG$/,
+    );
     // The customer types the card on B's page; it sends the browser back to our return URL.
     const [registrationId, registration] = [...stub.registrations].at(-1)!;
     expect(registration.customerId).toBe(customer.customerId);
@@ -384,7 +396,7 @@ describe('paying a link on the pay page', () => {
       option: 'single',
       processor: 'PARAGUAY.PROCESSOR_B',
     });
-    const hash = posted.headers.get('location')!.split('/pagos/')[1]!;
+    const hash = new URL(posted.headers.get('location')!).pathname.split('/pagos/')[1]!;
     const back = await customer.get(`/pay/processor-b/return?hash=${hash}`);
     expect(back.status).toBe(303);
     expect(back.headers.get('location')).toBe(`/pay/${link.slug}/return/1`);

@@ -11,13 +11,17 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentLinks } from '../src/adapters/postgres/schema';
 import { linksService } from '../src/service';
+import { subscriptionsStub } from './support/subscriptions-stub';
 
 const clock = testClock(new Date('2026-11-22T12:00:00Z'));
+// No subscription made yet for any link: the page shows a link's own terms (pay-page-schedule.int.test.ts).
+const subscriptions = subscriptionsStub();
 let svc: ServiceUnderTest;
 beforeAll(async () => {
   svc = await startService(linksService, {
     clock,
     env: { PROCESSOR_SANDBOX_URL: 'http://sandbox.test:3005' },
+    upstreams: { subscriptions: (request) => subscriptions.handle(request) },
   });
 });
 afterAll(async () => svc?.stop());
@@ -35,10 +39,10 @@ async function open(slug: string, headers: Record<string, string> = {}, query = 
   return { response, html: await response.text() };
 }
 
-/** The text inside the element with that test id (first one), tags stripped. */
+/** The text inside the element with that test id (first one; none of its own kind inside), tags stripped. */
 function testId(html: string, id: string): string | undefined {
-  const match = new RegExp(`data-testid="${id}"[^>]*>([\\s\\S]*?)</`).exec(html);
-  return match?.[1]?.replace(/<[^>]+>/g, '').trim();
+  const match = new RegExp(`<(\\w+)[^>]*data-testid="${id}"[^>]*>([\\s\\S]*?)</\\1>`).exec(html);
+  return match?.[2]?.replace(/<[^>]+>/g, '').trim();
 }
 
 describe('GET /pay/{slug}', () => {
@@ -86,26 +90,31 @@ describe('GET /pay/{slug}', () => {
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 
-  it('a subscription shows its schedule in words and as a short table, dates in the merchant calendar', async () => {
+  it('a subscription shows its schedule in words and as a table, dates in the merchant calendar', async () => {
     const { slug } = await createLink(
-      aStaticLink({ amount: 150000, installmentAmount: 120000, totalPeriods: 12, dayOfMonth: 5 }),
+      aStaticLink({ amount: 150000, installmentAmount: 120000, totalPeriods: 14, dayOfMonth: 5 }),
     );
     const { html } = await open(slug);
     expect(testId(html, 'pay-schedule-words')).toBe(
-      'Un primer pago de Gs. 150.000 hoy y luego 11 cuotas de Gs. 120.000, el día 5 de cada mes desde diciembre de 2026.',
+      'Un primer pago de Gs. 150.000 hoy y luego 13 cuotas de Gs. 120.000, el día 5 de cada mes desde diciembre de 2026.',
     );
     const table = /<table data-testid="pay-schedule-table">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
     const rows = [
-      ...table.matchAll(/<tr><td>(\d+)<\/td><td>([^<]*)<\/td><td class="num">([^<]*)<\/td>/g),
+      ...table.matchAll(
+        /<tr data-testid="pay-schedule-row"[^>]*><td>(\d+)<\/td><td>([^<]*)<\/td><td class="num"><span class="money">([^<]*)<\/span><\/td>/g,
+      ),
     ].map((row) => row.slice(1));
     expect(rows[0]).toEqual(['1', 'Hoy', 'Gs. 150.000']);
     expect(rows[1]).toEqual(['2', '5 de diciembre de 2026', 'Gs. 120.000']);
     expect(rows[2]).toEqual(['3', '5 de enero de 2027', 'Gs. 120.000']);
-    expect(rows).toHaveLength(6);
-    expect(html).toContain('… y 6 cuotas más');
+    // Twelve rows in the table, the other two one tap away.
+    expect(rows).toHaveLength(12);
+    expect(html).toMatch(
+      /<details data-testid="pay-schedule-rest"><summary>Ver las 2 cuotas siguientes<\/summary>/,
+    );
     const english = await open(slug, {}, '?lang=en');
     expect(testId(english.html, 'pay-schedule-words')).toBe(
-      'A first payment of Gs. 150,000 today, then 11 installments of Gs. 120,000 on day 5 of each month from December 2026.',
+      'A first payment of Gs. 150,000 today, then 13 installments of Gs. 120,000 on day 5 of each month from December 2026.',
     );
   });
 

@@ -147,7 +147,9 @@ describe('PROCESSOR_A one-off payment', () => {
       }).toString(),
     });
     expect(page.status).toBe(200);
-    expect(page.text).toContain('data-testid="result">declined 05');
+    expect(page.text).toContain(
+      'data-testid="result" data-outcome="declined" data-code="05">Pago rechazado (código 05)',
+    );
     expect(page.text).toContain('window.parent.postMessage');
     expect(page.text).toContain('"status":"payment_fail"');
     expect(page.text).toContain('http://shop.test/return?status=payment_fail');

@@ -3,6 +3,7 @@ import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
+import { payPageRoutes } from './adapters/http/pay-page-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
 import { createSubscriptionOnLinkCreated } from './adapters/messaging/create-subscription-on-link-created.consumer';
@@ -43,6 +44,8 @@ export const subscriptionsService: ServiceDefinition = {
       '/internal',
       bankTransferRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
     );
+    // links' pay page: the schedule as it is now, where the customer agrees to it.
+    app.route('/internal', payPageRoutes({ store: postgresSubscriptionStore(database.db), internalSecret }));
     const relay = createOutboxRelay({
       database,
       outbox,

@@ -54,7 +54,7 @@ export type PaymentStep =
   /** PROCESSOR_A: its form in an iframe inside our page. */
   | { kind: 'iframe'; link: PaymentLink; attempt: LinkPayment; formUrl: string }
   /** PROCESSOR_B: its own page. */
-  | { kind: 'redirect'; url: string }
+  | { kind: 'redirect'; link: PaymentLink; attempt: LinkPayment; url: string }
   | { kind: 'paid'; link: PaymentLink }
   | { kind: 'declined'; link: PaymentLink }
   /** The processor has not confirmed yet: the page asks again shortly. */
@@ -156,7 +156,7 @@ function stepOfSettled(link: PaymentLink, attempt: LinkPayment): PaymentStep {
 function formStep(link: PaymentLink, attempt: LinkPayment, form: HostedForm): PaymentStep {
   return form.kind === 'iframe'
     ? { kind: 'iframe', link, attempt, formUrl: form.formUrl }
-    : { kind: 'redirect', url: form.url };
+    : { kind: 'redirect', link, attempt, url: form.url };
 }
 
 /** Charges the attempt's (saved) card with the attempt's key; a repeat answers the same charge. */

@@ -80,3 +80,104 @@ export function staticSchedule(
   }
   return rows;
 }
+
+/** An installment's status as subscriptions keeps it. */
+export type InstallmentState = 'pending' | 'processing' | 'paid' | 'failed' | 'cancelled';
+
+/** A row of the schedule the page shows: an installment as it is now. */
+export interface ScheduleRow extends ScheduledInstallment {
+  status: InstallmentState;
+}
+
+/** The subscription's status, or null while subscriptions has not made it from the link yet. */
+export type PlanStatus = 'pending' | 'active' | 'past_due' | 'completed' | 'cancelled' | null;
+
+/** A subscription's schedule as the pay page shows it. */
+export interface PageSchedule {
+  type: 'STATIC' | 'DYNAMIC';
+  status: PlanStatus;
+  /** Every month until cancelled (`totalPeriods` null): the rows are the installments made so far. */
+  openEnded: boolean;
+  rows: ScheduleRow[];
+}
+
+/** What the subscription's part of the page says, by the link's and the subscription's state. */
+export type ScheduleSituation =
+  /** The link is payable: the plan the customer agrees to by subscribing. */
+  | 'offer'
+  /** The first payment is made; the card is debited on each date to come. */
+  | 'collecting'
+  | 'completed'
+  | 'cancelled'
+  /** Nothing to show: the link expired or was cancelled, or was paid without the subscription. */
+  | 'none';
+
+export function scheduleSituation(page: PayPageStatus, plan: PlanStatus): ScheduleSituation {
+  if (page === 'pending' || page === 'rejected') return 'offer';
+  if (page !== 'paid') return 'none';
+  switch (plan) {
+    case 'active':
+    case 'past_due':
+      return 'collecting';
+    case 'completed':
+      return 'completed';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      // No subscription, or one never activated: the link was paid as a one-off payment.
+      return 'none';
+  }
+}
+
+/** The plan as the link's terms make it, before subscriptions has made the subscription: nothing changed yet. */
+export function scheduleAsCreated(
+  link: Pick<PaymentLink, 'amount' | 'createdAt' | 'recurrence'>,
+  timezone: string,
+): PageSchedule | undefined {
+  const terms = link.recurrence;
+  if (!terms) return undefined;
+  const rows =
+    terms.type === 'STATIC'
+      ? staticSchedule(link, timezone)
+      : [{ number: 1, date: null, amount: link.amount }];
+  return {
+    type: terms.type,
+    status: null,
+    openEnded: terms.type === 'STATIC' && (terms.totalPeriods as number | null) === null,
+    rows: rows.map((row) => ({ ...row, status: 'pending' })),
+  };
+}
+
+/** The subscription as subscriptions answers for it (`SubscriptionOfLink` of libs/contracts). */
+export interface CurrentSubscription {
+  type: 'STATIC' | 'DYNAMIC';
+  status: Exclude<PlanStatus, null>;
+  totalPeriods: number | null;
+  installments: Array<{ number: number; paymentDate: string; amount: string; status: InstallmentState }>;
+}
+
+/**
+ * The plan as it is now: every installment with its current date, amount and status. Installment 1 is the
+ * link payment: "today" while the link is payable, the day it was paid once it is.
+ */
+export function scheduleAsItIs(subscription: CurrentSubscription, paidOn: IsoDate | null): PageSchedule {
+  return {
+    type: subscription.type,
+    status: subscription.status,
+    openEnded: subscription.type === 'STATIC' && subscription.totalPeriods === null,
+    rows: subscription.installments.map((installment) => ({
+      number: installment.number,
+      date: installment.number === 1 ? paidOn : (installment.paymentDate as IsoDate),
+      amount: installment.amount,
+      status: installment.number === 1 && paidOn ? 'paid' : installment.status,
+    })),
+  };
+}
+
+/**
+ * Installments still to be debited after the first payment: pending, or being charged now. Paid and
+ * cancelled ones are done; a failed one (dunning gave up) is not charged again automatically.
+ */
+export function rowsToCome(rows: readonly ScheduleRow[]): ScheduleRow[] {
+  return rows.filter((row) => row.number > 1 && (row.status === 'pending' || row.status === 'processing'));
+}

@@ -58,29 +58,49 @@ export interface EnteredCard {
   readonly expiryYear: number;
 }
 
-export class CardInputError extends Error {}
+/** Why a typed card was refused, for the form to say it in the developer's language. */
+export type CardInputProblem =
+  | 'expiry-format'
+  | 'expiry-month'
+  | 'expired'
+  | 'number-digits'
+  | 'not-a-test-card'
+  | 'cvv-digits';
+
+/** A card typed wrong; the message (English) is the test API's, `problem` what a form says. */
+export class CardInputError extends Error {
+  constructor(
+    readonly problem: CardInputProblem,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CardInputError';
+  }
+}
 
 /** `MM/YY` (or `MM/YYYY`), and not before the month of `today`. */
 export function parseExpiry(text: string, today: Date): { month: number; year: number } {
   const match = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(text);
-  if (!match) throw new CardInputError('Expiry must look like MM/YY');
+  if (!match) throw new CardInputError('expiry-format', 'Expiry must look like MM/YY');
   const [, monthText = '', yearText = ''] = match;
   const month = Number(monthText);
   const year = yearText.length === 2 ? 2000 + Number(yearText) : Number(yearText);
-  if (month < 1 || month > 12) throw new CardInputError('Expiry month must be 01 to 12');
+  if (month < 1 || month > 12) throw new CardInputError('expiry-month', 'Expiry month must be 01 to 12');
   const currentMonths = today.getUTCFullYear() * 12 + today.getUTCMonth();
-  if (year * 12 + (month - 1) < currentMonths) throw new CardInputError('The card has expired');
+  if (year * 12 + (month - 1) < currentMonths) throw new CardInputError('expired', 'The card has expired');
   return { month, year };
 }
 
 export function readCard(input: { number: string; expiry?: string; cvv?: string }, today: Date): EnteredCard {
   const number = input.number.replace(/[\s-]/g, '');
-  if (!/^\d{13,19}$/.test(number)) throw new CardInputError('Card number must have 13 to 19 digits');
+  if (!/^\d{13,19}$/.test(number))
+    throw new CardInputError('number-digits', 'Card number must have 13 to 19 digits');
   const behaviour = TEST_CARDS[number];
   // Refusing every other number keeps real cards from ever being typed into a test tool.
-  if (!behaviour) throw new CardInputError('Only the sandbox test cards are accepted (see its README)');
+  if (!behaviour)
+    throw new CardInputError('not-a-test-card', 'Only the sandbox test cards are accepted (see its README)');
   const cvv = input.cvv ?? '123';
-  if (!/^\d{3,4}$/.test(cvv)) throw new CardInputError('CVV must have 3 or 4 digits');
+  if (!/^\d{3,4}$/.test(cvv)) throw new CardInputError('cvv-digits', 'CVV must have 3 or 4 digits');
   const expiry = parseExpiry(input.expiry ?? defaultExpiry(today), today);
   return {
     number,

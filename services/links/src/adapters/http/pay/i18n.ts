@@ -16,6 +16,7 @@ const es = {
   statusPaid: 'Pagado',
   statusExpired: 'Vencido',
   statusCancelled: 'Anulado',
+  statusFirstPaid: 'Primer pago hecho',
   alreadyPaid: 'Este enlace ya fue pagado. No hace falta pagar de nuevo.',
   expiredNothingToPay: 'Este enlace venció y ya no se puede pagar. Pedí un enlace nuevo al comercio.',
   cancelledNothingToPay: 'El comercio anuló este enlace; no hay nada que pagar.',
@@ -35,6 +36,8 @@ const es = {
   savedCardLabel: '{brand} •••• {last4}, vence {expiry}',
   newCard: 'Una tarjeta nueva',
   saveCard: 'Guardar esta tarjeta para próximos pagos',
+  subscriptionKeepsCard:
+    'En la suscripción, tu tarjeta queda guardada con el procesador para los débitos automáticos de cada cuota.',
   pay: 'Pagar {amount}',
   payAndSubscribe: 'Pagar {amount} y suscribirme',
   loginNeeded: 'Para pagar, primero ingresá con tu correo.',
@@ -44,9 +47,36 @@ const es = {
   scheduleTitle: 'Plan de pagos',
   scheduleInWords:
     'Un primer pago de {first} hoy y luego {count} cuotas de {installment}, el día {day} de cada mes desde {month}.',
+  scheduleVaried:
+    'Un primer pago de {first} hoy y luego {count} cuotas, en las fechas y por los montos de la tabla.',
+  scheduleOpenEnded:
+    'Un primer pago de {first} hoy y luego {installment} el día {day} de cada mes desde {month}, todos los meses hasta que se cancele.',
   scheduleSinglePeriod: 'Un único pago de {first} hoy.',
   scheduleDynamic:
     'Un primer pago de {first} hoy; las cuotas siguientes las informa el comercio en cada factura.',
+  scheduleConsent:
+    'Al suscribirte, aceptás que tu tarjeta se debite automáticamente en cada fecha de la tabla, por el monto de esa cuota. No tenés que volver a pagar.',
+  scheduleConsentDynamic:
+    'Al suscribirte, aceptás que tu tarjeta se debite automáticamente por cada cuota que el comercio informe, en su fecha.',
+  firstPaymentMade: 'El primer pago ya está hecho.',
+  scheduleToCome:
+    'Quedan {count} cuotas por debitar: tu tarjeta se debitará automáticamente en cada fecha de la tabla.',
+  scheduleToComeOne: 'Queda 1 cuota por debitar: tu tarjeta se debitará automáticamente en su fecha.',
+  scheduleToComeOpenEnded:
+    'Tu tarjeta se debitará automáticamente en cada fecha, todos los meses hasta que se cancele la suscripción.',
+  scheduleToComeDynamic:
+    'Tu tarjeta se debitará automáticamente en la fecha de cada cuota que el comercio informe.',
+  scheduleNothingToCome: 'Por ahora no queda ninguna cuota por debitar.',
+  scheduleCompleted: 'Todas las cuotas están pagadas: no se debitará nada más.',
+  scheduleCancelled: 'La suscripción fue cancelada: no se debitará nada más de tu tarjeta.',
+  scheduleUnavailable:
+    'No pudimos consultar el plan de pagos actualizado. Volvé a intentarlo en un momento: hasta entonces no se puede empezar la suscripción.',
+  scheduleRest: 'Ver las {count} cuotas siguientes',
+  rowPending: 'Por debitar',
+  rowProcessing: 'Debitándose',
+  rowPaid: 'Pagada',
+  rowFailed: 'No se pudo debitar',
+  rowCancelled: 'Anulada',
   scheduleInstallment: 'Cuota',
   scheduleDate: 'Fecha',
   scheduleAmount: 'Monto',
@@ -54,6 +84,8 @@ const es = {
   scheduleMore: '… y {count} cuotas más',
   cardFormTitle: 'Datos de la tarjeta',
   cardFormHint: 'Escribí los datos de tu tarjeta en el formulario seguro del procesador.',
+  cardFormHintSubscription:
+    'Se cobra el primer pago ahora y la tarjeta queda guardada con el procesador para los débitos automáticos de las cuotas.',
   cardFormCancel: 'Volver',
   paymentInProgress: 'Estamos confirmando tu pago. Esta página se actualiza sola.',
   refresh: 'Actualizar',
@@ -61,11 +93,14 @@ const es = {
   receiptText: 'Recibimos tu pago de {amount} para «{label}».',
   receiptReference: 'Referencia',
   receiptDate: 'Fecha',
+  receiptSubscription:
+    'Las próximas cuotas se debitarán automáticamente de tu tarjeta en cada fecha del plan.',
+  receiptSeePlan: 'Ver el plan de pagos',
   formExpired: 'El formulario venció. Volvé a intentarlo.',
   unavailableTitle: 'No pudimos procesar el pago',
   unavailableText:
     'El procesador de pago no respondió a tiempo. No se cobró nada: volvé a intentarlo en un momento.',
-  continueAfterForm: 'Si el formulario terminó y no pasa nada, continuá aquí',
+  continueAfterForm: '¿Ya pagaste y esta página no cambió? Ver cómo quedó tu pago',
   backToLink: 'Volver al pago',
   declineSoft: 'la tarjeta no tiene fondos suficientes o el banco no autorizó el pago',
   declineHard: 'el banco rechazó la tarjeta',
@@ -103,6 +138,7 @@ const en: Messages = {
   statusPaid: 'Paid',
   statusExpired: 'Expired',
   statusCancelled: 'Cancelled',
+  statusFirstPaid: 'First payment made',
   alreadyPaid: 'This link is already paid. There is nothing more to pay.',
   expiredNothingToPay: 'This link has expired and can no longer be paid. Ask the merchant for a new one.',
   cancelledNothingToPay: 'The merchant cancelled this link; there is nothing to pay.',
@@ -122,6 +158,8 @@ const en: Messages = {
   savedCardLabel: '{brand} •••• {last4}, expires {expiry}',
   newCard: 'A new card',
   saveCard: 'Save this card for future payments',
+  subscriptionKeepsCard:
+    'With the subscription, your card is kept by the processor for each installment’s automatic debit.',
   pay: 'Pay {amount}',
   payAndSubscribe: 'Pay {amount} and subscribe',
   loginNeeded: 'To pay, first sign in with your e-mail.',
@@ -131,9 +169,36 @@ const en: Messages = {
   scheduleTitle: 'Payment plan',
   scheduleInWords:
     'A first payment of {first} today, then {count} installments of {installment} on day {day} of each month from {month}.',
+  scheduleVaried:
+    'A first payment of {first} today, then {count} installments, on the dates and for the amounts in the table.',
+  scheduleOpenEnded:
+    'A first payment of {first} today, then {installment} on day {day} of each month from {month}, every month until cancelled.',
   scheduleSinglePeriod: 'A single payment of {first} today.',
   scheduleDynamic:
     'A first payment of {first} today; the merchant announces each later installment with its invoice.',
+  scheduleConsent:
+    'By subscribing, you agree that your card will be debited automatically on each date in the table, for that installment’s amount. You do not need to pay again.',
+  scheduleConsentDynamic:
+    'By subscribing, you agree that your card will be debited automatically for each installment the merchant announces, on its date.',
+  firstPaymentMade: 'The first payment is made.',
+  scheduleToCome:
+    '{count} installments are still to come: your card will be debited automatically on each date in the table.',
+  scheduleToComeOne: '1 installment is still to come: your card will be debited automatically on its date.',
+  scheduleToComeOpenEnded:
+    'Your card will be debited automatically on each date, every month until the subscription is cancelled.',
+  scheduleToComeDynamic:
+    'Your card will be debited automatically on the date of each installment the merchant announces.',
+  scheduleNothingToCome: 'For now no installment is left to debit.',
+  scheduleCompleted: 'Every installment is paid: nothing more will be debited.',
+  scheduleCancelled: 'The subscription was cancelled: nothing more will be debited from your card.',
+  scheduleUnavailable:
+    'We could not load the current payment plan. Please try again in a moment: until then the subscription cannot be started.',
+  scheduleRest: 'See the next {count} installments',
+  rowPending: 'To be debited',
+  rowProcessing: 'Being debited',
+  rowPaid: 'Paid',
+  rowFailed: 'Could not be debited',
+  rowCancelled: 'Cancelled',
   scheduleInstallment: 'Installment',
   scheduleDate: 'Date',
   scheduleAmount: 'Amount',
@@ -141,6 +206,8 @@ const en: Messages = {
   scheduleMore: '… and {count} more installments',
   cardFormTitle: 'Card details',
   cardFormHint: "Type your card details in the processor's secure form.",
+  cardFormHintSubscription:
+    'The first payment is charged now and the processor keeps the card for the installments’ automatic debits.',
   cardFormCancel: 'Back',
   paymentInProgress: 'We are confirming your payment. This page refreshes by itself.',
   refresh: 'Refresh',
@@ -148,11 +215,14 @@ const en: Messages = {
   receiptText: 'We received your payment of {amount} for “{label}”.',
   receiptReference: 'Reference',
   receiptDate: 'Date',
+  receiptSubscription:
+    'The next installments will be debited automatically from your card on each date of the plan.',
+  receiptSeePlan: 'See the payment plan',
   formExpired: 'The form expired. Please try again.',
   unavailableTitle: 'We could not process the payment',
   unavailableText:
     'The payment processor did not answer in time. Nothing was charged: please try again in a moment.',
-  continueAfterForm: 'If the form has finished and nothing happens, continue here',
+  continueAfterForm: 'Already paid and this page has not changed? See how your payment went',
   backToLink: 'Back to the payment',
   declineSoft: 'the card has insufficient funds or the bank did not authorise the payment',
   declineHard: 'the bank declined the card',
@@ -187,6 +257,30 @@ export function say(lang: Lang, key: TextKey, values: Record<string, string | nu
   return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
     name in values ? String(values[name]) : whole,
   );
+}
+
+/**
+ * A message with its placeholders filled by text or by markup (an amount in its own element): the parts
+ * in order, for JSX to render (text parts are escaped there).
+ */
+export function sayWith<T>(
+  lang: Lang,
+  key: TextKey,
+  values: Record<string, string | number | T>,
+): Array<string | T> {
+  const parts: Array<string | T> = [];
+  const template = MESSAGES[lang][key];
+  let last = 0;
+  for (const match of template.matchAll(/\{(\w+)\}/g)) {
+    const name = match[1] ?? '';
+    if (!(name in values)) continue;
+    parts.push(template.slice(last, match.index));
+    const value = values[name] as string | number | T;
+    parts.push(typeof value === 'number' ? String(value) : value);
+    last = (match.index ?? 0) + match[0].length;
+  }
+  parts.push(template.slice(last));
+  return parts.filter((part) => part !== '');
 }
 
 /**

@@ -33,7 +33,17 @@ button.secondary{background:#fff;color:#123d6a;border:2px solid #123d6a}
 table{width:100%;border-collapse:collapse;font-size:.95rem}
 th,td{text-align:left;padding:.35rem .25rem;border-bottom:1px solid #e5e7eb}
 td.num,th.num{text-align:right}
-iframe{width:100%;min-height:26rem;border:1px solid #9aa3af;border-radius:.4rem;background:#fff}
+.money{white-space:nowrap}
+.row-status{display:block;font-size:.85rem;color:#4b5563}
+tr[data-status=cancelled] td{color:#4b5563}
+tr[data-status=cancelled] .money{text-decoration:line-through}
+.consent{font-weight:500}
+details{margin-top:.5rem}
+summary{cursor:pointer;color:#123d6a;padding:.35rem 0}
+form:has(input[name=option][value=subscription]:checked) .save-card{display:none}
+.keeps-card{display:none}
+form:has(input[name=option][value=subscription]:checked) .keeps-card{display:block}
+iframe{width:100%;height:40rem;border:1px solid #9aa3af;border-radius:.4rem;background:#fff}
 footer{max-width:36rem;margin:0 auto;padding:0 1rem 2rem;font-size:.85rem;color:#4b5563}
 footer a{color:#123d6a}
 `;

@@ -1,10 +1,19 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { Processor } from '@payrail/contracts';
-import type { PayOption, PayPageStatus, ScheduledInstallment } from '../../../domain/pay-page';
+import type { LinkSchedule } from '../../../application/link-schedule';
+import {
+  type InstallmentState,
+  type PayOption,
+  type PayPageStatus,
+  rowsToCome,
+  type ScheduleRow,
+  type ScheduleSituation,
+  scheduleSituation,
+} from '../../../domain/pay-page';
 import type { PaymentLink } from '../../../domain/payment-link';
 import { CSRF_FIELD } from './csrf';
-import { type Lang, MESSAGES, say } from './i18n';
+import { type Lang, MESSAGES, say, sayWith } from './i18n';
 import { tell } from './identity-i18n';
 import { Layout } from './layout';
 import { formatMoney } from './money-format';
@@ -40,7 +49,8 @@ export interface LinkPageProps {
   status: PayPageStatus;
   /** Why the last attempt was declined, already in the customer's words (statusId 5). */
   declineReason?: string;
-  schedule: ScheduledInstallment[];
+  /** A subscription's schedule as it is now (undefined for a one-off link). */
+  schedule?: LinkSchedule;
   /** Present only while the link is payable. */
   panel?: PayPanel;
 }
@@ -66,57 +76,215 @@ function monthInWords(date: string, lang: Lang): string {
   return lang === 'es' ? `${monthName} de ${year}` : `${monthName} ${year}`;
 }
 
-/** The table shows the first rows and says how many follow: a short table, not a year of lines. */
-const SCHEDULE_ROWS_SHOWN = 6;
+/** An amount in its own element, never broken across lines (`.money`: `white-space: nowrap`). */
+export function Money(props: { amount: string; currency: string; lang: Lang }) {
+  return <span class="money">{formatMoney(props.amount, props.currency, props.lang)}</span>;
+}
 
-function Schedule(props: { lang: Lang; link: LinkPageProps['link']; rows: ScheduledInstallment[] }) {
-  const { lang, link, rows } = props;
-  const money = (amount: string) => formatMoney(amount, link.currency, lang);
-  const terms = link.recurrence;
-  if (!terms) return null;
-  let words: string;
-  if (terms.type === 'DYNAMIC') {
-    words = say(lang, 'scheduleDynamic', { first: money(link.amount) });
-  } else if (rows.length <= 1) {
-    words = say(lang, 'scheduleSinglePeriod', { first: money(link.amount) });
-  } else {
-    words = say(lang, 'scheduleInWords', {
-      first: money(link.amount),
-      count: rows.length - 1,
-      installment: money(terms.installmentAmount),
-      day: terms.dayOfMonth,
-      month: monthInWords(rows[1]?.date ?? '', lang),
+/** The table shows this many rows; the rest are one tap away (a `<details>`, no script). */
+const SCHEDULE_ROWS_SHOWN = 12;
+
+const ROW_STATUS_TEXT: Record<InstallmentState, keyof typeof MESSAGES.es> = {
+  pending: 'rowPending',
+  processing: 'rowProcessing',
+  paid: 'rowPaid',
+  failed: 'rowFailed',
+  cancelled: 'rowCancelled',
+};
+
+/** `2027-01-05` → 5 (the day of the month of a calendar day). */
+const dayOf = (date: string | null) => (date ? Number(date.slice(8, 10)) : 0);
+
+function ScheduleRows(props: {
+  lang: Lang;
+  currency: string;
+  rows: ScheduleRow[];
+  situation: ScheduleSituation;
+}) {
+  const t = MESSAGES[props.lang];
+  return (
+    <>
+      {props.rows.map((row) => {
+        // Before the first payment every installment is to be debited: only a change (cancelled) is said.
+        const statusShown = props.situation !== 'offer' || row.status !== 'pending';
+        return (
+          <tr
+            data-testid="pay-schedule-row"
+            data-number={String(row.number)}
+            data-status={row.status}
+            data-date={row.date ?? ''}
+            data-amount={row.amount}
+          >
+            <td>{row.number}</td>
+            <td>
+              {row.date ? dateInWords(row.date, props.lang) : t.scheduleToday}
+              {statusShown ? <span class="row-status">{String(t[ROW_STATUS_TEXT[row.status]])}</span> : null}
+            </td>
+            <td class="num">
+              <Money amount={row.amount} currency={props.currency} lang={props.lang} />
+            </td>
+          </tr>
+        );
+      })}
+    </>
+  );
+}
+
+function ScheduleTable(props: {
+  lang: Lang;
+  currency: string;
+  rows: ScheduleRow[];
+  situation: ScheduleSituation;
+}) {
+  const t = MESSAGES[props.lang];
+  const head = (
+    <thead>
+      <tr>
+        <th scope="col">{t.scheduleInstallment}</th>
+        <th scope="col">{t.scheduleDate}</th>
+        <th scope="col" class="num">
+          {t.scheduleAmount}
+        </th>
+      </tr>
+    </thead>
+  );
+  const shown = props.rows.slice(0, SCHEDULE_ROWS_SHOWN);
+  const rest = props.rows.slice(SCHEDULE_ROWS_SHOWN);
+  return (
+    <>
+      <table data-testid="pay-schedule-table">
+        {head}
+        <tbody>
+          <ScheduleRows {...props} rows={shown} />
+        </tbody>
+      </table>
+      {rest.length > 0 ? (
+        <details data-testid="pay-schedule-rest">
+          <summary>{say(props.lang, 'scheduleRest', { count: rest.length })}</summary>
+          <table>
+            {head}
+            <tbody>
+              <ScheduleRows {...props} rows={rest} />
+            </tbody>
+          </table>
+        </details>
+      ) : null}
+    </>
+  );
+}
+
+/** What the plan is, in words, before the first payment (what the customer agrees to by subscribing). */
+function offerWords(
+  lang: Lang,
+  link: LinkPageProps['link'],
+  rows: ScheduleRow[],
+  type: 'STATIC' | 'DYNAMIC',
+  openEnded: boolean,
+) {
+  const money = (amount: string) => <Money amount={amount} currency={link.currency} lang={lang} />;
+  const first = money(rows[0]?.amount ?? link.amount);
+  if (type === 'DYNAMIC') return sayWith(lang, 'scheduleDynamic', { first });
+  const toCome = rows.filter((row) => row.number > 1 && row.status !== 'cancelled');
+  const next = toCome[0];
+  if (!next) return sayWith(lang, 'scheduleSinglePeriod', { first });
+  const uniform = toCome.every((row) => row.amount === next.amount && dayOf(row.date) === dayOf(next.date));
+  if (uniform && openEnded) {
+    return sayWith(lang, 'scheduleOpenEnded', {
+      first,
+      installment: money(next.amount),
+      day: dayOf(next.date),
+      month: monthInWords(next.date ?? '', lang),
     });
   }
-  const shown = rows.slice(0, SCHEDULE_ROWS_SHOWN);
+  if (uniform) {
+    return sayWith(lang, 'scheduleInWords', {
+      first,
+      count: toCome.length,
+      installment: money(next.amount),
+      day: dayOf(next.date),
+      month: monthInWords(next.date ?? '', lang),
+    });
+  }
+  return sayWith(lang, 'scheduleVaried', { first, count: toCome.length });
+}
+
+/** What is still to come, in words, after the first payment. */
+function toComeWords(
+  lang: Lang,
+  rows: ScheduleRow[],
+  type: 'STATIC' | 'DYNAMIC',
+  openEnded: boolean,
+): string {
+  if (type === 'DYNAMIC') return MESSAGES[lang].scheduleToComeDynamic;
+  if (openEnded) return MESSAGES[lang].scheduleToComeOpenEnded;
+  const count = rowsToCome(rows).length;
+  if (count === 0) return MESSAGES[lang].scheduleNothingToCome;
+  return count === 1 ? MESSAGES[lang].scheduleToComeOne : say(lang, 'scheduleToCome', { count });
+}
+
+/**
+ * The subscription's part of the page: before the first payment, the plan as it is now and the customer's
+ * consent to its automatic debits; after it, that the first payment is made and what is still to come.
+ */
+function Schedule(props: {
+  lang: Lang;
+  link: LinkPageProps['link'];
+  status: PayPageStatus;
+  schedule: LinkSchedule;
+}) {
+  const { lang, link } = props;
+  const t = MESSAGES[lang];
+  if (props.schedule.kind === 'unavailable') {
+    if (props.status !== 'pending' && props.status !== 'rejected' && props.status !== 'paid') return null;
+    return (
+      <section aria-labelledby="schedule-title" data-testid="pay-schedule">
+        <h2 id="schedule-title">{t.scheduleTitle}</h2>
+        <p class="notice error" role="alert" data-testid="pay-schedule-unavailable">
+          {t.scheduleUnavailable}
+        </p>
+      </section>
+    );
+  }
+  const { rows, type, openEnded } = props.schedule.schedule;
+  const situation = scheduleSituation(props.status, props.schedule.schedule.status);
+  if (situation === 'none') return null;
+  let lead: unknown = null;
+  let words: unknown;
+  let consent: string | null = null;
+  switch (situation) {
+    case 'offer':
+      words = offerWords(lang, link, rows, type, openEnded);
+      consent = type === 'DYNAMIC' ? t.scheduleConsentDynamic : t.scheduleConsent;
+      break;
+    case 'collecting':
+      lead = t.firstPaymentMade;
+      words = toComeWords(lang, rows, type, openEnded);
+      break;
+    case 'completed':
+      lead = t.firstPaymentMade;
+      words = t.scheduleCompleted;
+      break;
+    case 'cancelled':
+      lead = t.firstPaymentMade;
+      words = t.scheduleCancelled;
+      break;
+  }
   return (
-    <section aria-labelledby="schedule-title" data-testid="pay-schedule">
-      <h2 id="schedule-title">{MESSAGES[lang].scheduleTitle}</h2>
-      <p data-testid="pay-schedule-words">{words}</p>
-      {shown.length > 1 ? (
-        <table data-testid="pay-schedule-table">
-          <thead>
-            <tr>
-              <th scope="col">{MESSAGES[lang].scheduleInstallment}</th>
-              <th scope="col">{MESSAGES[lang].scheduleDate}</th>
-              <th scope="col" class="num">
-                {MESSAGES[lang].scheduleAmount}
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((row) => (
-              <tr>
-                <td>{row.number}</td>
-                <td>{row.date ? dateInWords(row.date, lang) : MESSAGES[lang].scheduleToday}</td>
-                <td class="num">{money(row.amount)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <section aria-labelledby="schedule-title" data-testid="pay-schedule" data-situation={situation}>
+      <h2 id="schedule-title">{t.scheduleTitle}</h2>
+      {lead ? (
+        <p class="notice" role="status" data-testid="pay-first-payment">
+          {lead}
+        </p>
       ) : null}
-      {rows.length > shown.length ? (
-        <p>{say(lang, 'scheduleMore', { count: rows.length - shown.length })}</p>
+      <p data-testid="pay-schedule-words">{words}</p>
+      {consent ? (
+        <p class="notice consent" data-testid="pay-schedule-consent">
+          {consent}
+        </p>
+      ) : null}
+      {rows.length > 1 ? (
+        <ScheduleTable lang={lang} currency={link.currency} rows={rows} situation={situation} />
       ) : null}
     </section>
   );
@@ -130,13 +298,13 @@ const PROCESSOR_TEXT = {
 /** `PARAGUAY.PROCESSOR_A` → `PROCESSOR_A`, the suffix of its test id. */
 const shortName = (processor: Processor) => processor.replace('PARAGUAY.', '');
 
-function ChoosePanel(props: {
-  lang: Lang;
-  amountText: string;
-  panel: Extract<PayPanel, { kind: 'choose' }>;
-}) {
+function ChoosePanel(props: { lang: Lang; amount: unknown; panel: Extract<PayPanel, { kind: 'choose' }> }) {
   const { lang, panel } = props;
   const t = MESSAGES[lang];
+  const single = panel.options.includes('single');
+  const subscription = panel.options.includes('subscription');
+  // Both offered: the box and the note follow the chosen option (CSS `:has`, no script).
+  const both = single && subscription;
   return (
     <section aria-labelledby="choose-title">
       <h2 id="choose-title">{t.chooseHowTitle}</h2>
@@ -156,7 +324,7 @@ function ChoosePanel(props: {
               {option === 'single' ? t.optionSingle : t.optionSubscription}
             </label>
           ))}
-          {panel.options.includes('subscription') ? <p>{t.subscriptionNeedsCard}</p> : null}
+          {subscription ? <p>{t.subscriptionNeedsCard}</p> : null}
         </fieldset>
         {panel.savedCards.length > 0 ? (
           <fieldset>
@@ -194,12 +362,20 @@ function ChoosePanel(props: {
                 {t[PROCESSOR_TEXT[processor]]}
               </label>
             ))}
-            <label class="choice">
-              <input type="checkbox" name="saveCard" value="yes" data-testid="pay-save-card" />
-              {t.saveCard}
-            </label>
+            {single ? (
+              // A subscription keeps the card anyway: the box is offered for a one-off payment only.
+              <label class={both ? 'choice save-card' : 'choice'}>
+                <input type="checkbox" name="saveCard" value="yes" data-testid="pay-save-card" />
+                {t.saveCard}
+              </label>
+            ) : null}
+            {subscription ? (
+              <p class={both ? 'keeps-card' : undefined} data-testid="pay-keeps-card">
+                {t.subscriptionKeepsCard}
+              </p>
+            ) : null}
             <button type="submit" name="newCard" value="yes" data-testid="pay-submit">
-              {say(lang, 'pay', { amount: props.amountText })}
+              {sayWith(lang, 'pay', { amount: props.amount })}
             </button>
           </fieldset>
         ) : (
@@ -220,6 +396,14 @@ export function LinkPage(props: LinkPageProps) {
   const { lang } = props;
   const t = MESSAGES[lang];
   const amountText = formatMoney(props.link.amount, props.link.currency, lang);
+  const situation =
+    props.schedule?.kind === 'known'
+      ? scheduleSituation(props.status, props.schedule.schedule.status)
+      : 'none';
+  // A paid subscription: its first payment is made, and its page says what is still to come.
+  const subscribed = situation === 'collecting' || situation === 'completed' || situation === 'cancelled';
+  // Nothing more to pay only where that is true: a one-off payment, or a plan whose state the page knows.
+  const nothingMore = props.status === 'paid' && !subscribed && props.schedule?.kind !== 'unavailable';
   return (
     <Layout
       lang={lang}
@@ -232,15 +416,15 @@ export function LinkPage(props: LinkPageProps) {
         <h2 id="pay-label" data-testid="pay-label">
           {props.link.label}
         </h2>
-        <p class="amount" data-testid="pay-amount">
+        <p class="amount money" data-testid="pay-amount">
           {amountText}
         </p>
         <p>
           <span class="status" data-testid="pay-status" data-status={props.status}>
-            {t[STATUS_TEXT[props.status]]}
+            {subscribed ? t.statusFirstPaid : t[STATUS_TEXT[props.status]]}
           </span>
         </p>
-        {props.status === 'paid' ? (
+        {nothingMore ? (
           <p class="notice" role="status">
             {t.alreadyPaid}
           </p>
@@ -261,7 +445,9 @@ export function LinkPage(props: LinkPageProps) {
           </p>
         ) : null}
       </section>
-      <Schedule lang={lang} link={props.link} rows={props.schedule} />
+      {props.schedule ? (
+        <Schedule lang={lang} link={props.link} status={props.status} schedule={props.schedule} />
+      ) : null}
       {props.panel?.kind === 'sign-in' ? (
         <section>
           <p>{props.panel.noLogin ? t.identifyNeeded : t.loginNeeded}</p>
@@ -271,7 +457,11 @@ export function LinkPage(props: LinkPageProps) {
         </section>
       ) : null}
       {props.panel?.kind === 'choose' ? (
-        <ChoosePanel lang={lang} amountText={amountText} panel={props.panel} />
+        <ChoosePanel
+          lang={lang}
+          amount={<Money amount={props.link.amount} currency={props.link.currency} lang={lang} />}
+          panel={props.panel}
+        />
       ) : null}
     </Layout>
   );

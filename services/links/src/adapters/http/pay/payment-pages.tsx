@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { PaymentLink } from '../../../domain/payment-link';
-import { type Lang, MESSAGES, say } from './i18n';
+import { type Lang, MESSAGES, sayWith } from './i18n';
 import { Layout } from './layout';
 import { dateInWords } from './link-page';
 import { formatMoney } from './money-format';
@@ -13,6 +13,9 @@ interface PageBase {
   merchantName: string;
   link: Pick<PaymentLink, 'label' | 'amount' | 'currency' | 'slug'>;
 }
+
+/** A receipt also says, for a subscription, that the next installments are debited automatically. */
+type ReceiptLink = PageBase['link'] & Pick<PaymentLink, 'recurrence' | 'singlePayment'>;
 
 /**
  * Bancard-style checkout: the form's result page posts a message to its parent and the parent navigates.
@@ -32,7 +35,13 @@ window.location.assign(target.pathname+target.search);});})();`;
 
 /** PROCESSOR_A's form inside our page; the rest of the page is ours (merchant, label, amount). */
 export function IframePage(
-  props: PageBase & { formUrl: string; returnPath: string; processorOrigins: readonly string[] },
+  props: PageBase & {
+    formUrl: string;
+    returnPath: string;
+    processorOrigins: readonly string[];
+    /** The customer chose the subscription: the card is kept for its debits. */
+    subscription?: boolean;
+  },
 ) {
   const t = MESSAGES[props.lang];
   return (
@@ -48,11 +57,12 @@ export function IframePage(
         <h2 id="card-form-title">{t.cardFormTitle}</h2>
         <p>
           <span data-testid="pay-label">{props.link.label}</span>:{' '}
-          <strong data-testid="pay-amount">
+          <strong class="money" data-testid="pay-amount">
             {formatMoney(props.link.amount, props.link.currency, props.lang)}
           </strong>
         </p>
         <p>{t.cardFormHint}</p>
+        {props.subscription ? <p data-testid="pay-card-kept">{t.cardFormHintSubscription}</p> : null}
         <iframe src={props.formUrl} title={t.cardFormTitle} data-testid="pay-processor-frame" />
         <p>
           <a href={props.returnPath} data-testid="pay-continue">
@@ -100,7 +110,9 @@ export function WaitingPage(props: PageBase & { refreshPath: string }) {
 }
 
 /** After payment, when the merchant gave no `redirectUrl`. */
-export function ReceiptPage(props: PageBase & { paidOn: string | null; reference: string | null }) {
+export function ReceiptPage(
+  props: Omit<PageBase, 'link'> & { link: ReceiptLink; paidOn: string | null; reference: string | null },
+) {
   const t = MESSAGES[props.lang];
   const amount = formatMoney(props.link.amount, props.link.currency, props.lang);
   return (
@@ -118,8 +130,13 @@ export function ReceiptPage(props: PageBase & { paidOn: string | null; reference
             {t.statusPaid}
           </span>
         </p>
-        <p>{say(props.lang, 'receiptText', { amount, label: props.link.label })}</p>
-        <p class="amount" data-testid="pay-amount">
+        <p>
+          {sayWith(props.lang, 'receiptText', {
+            amount: <span class="money">{amount}</span>,
+            label: props.link.label,
+          })}
+        </p>
+        <p class="amount money" data-testid="pay-amount">
           {amount}
         </p>
         <table>
@@ -134,6 +151,16 @@ export function ReceiptPage(props: PageBase & { paidOn: string | null; reference
             </tr>
           </tbody>
         </table>
+        {props.link.recurrence ? (
+          <>
+            {props.link.singlePayment ? null : <p>{t.receiptSubscription}</p>}
+            <p>
+              <a href={`/pay/${encodeURIComponent(props.link.slug)}`} data-testid="pay-see-plan">
+                {t.receiptSeePlan}
+              </a>
+            </p>
+          </>
+        ) : null}
       </section>
     </Layout>
   );

@@ -15,17 +15,14 @@ import {
   returnPath,
   startPayment,
 } from '../../../application/pay-link';
-import {
-  isPayable,
-  payOptions,
-  payPageStatus,
-  processorsForLink,
-  staticSchedule,
-} from '../../../domain/pay-page';
+import { scheduleOfLink } from '../../../application/link-schedule';
+import { isPayable, payOptions, payPageStatus, processorsForLink } from '../../../domain/pay-page';
+import type { PaymentLink } from '../../../domain/payment-link';
 import { type CardPayments, CardPaymentsUnavailable, type SavedCard } from '../../../ports/card-payments';
 import type { LinkPaymentRepository } from '../../../ports/link-payment-repository';
 import type { MerchantProfiles } from '../../../ports/merchant-profiles';
 import type { PaymentLinkRepository } from '../../../ports/payment-link-repository';
+import type { Subscriptions } from '../../../ports/subscriptions';
 import { type CsrfSettings, csrfToken, requireCsrf } from './csrf';
 import { type Lang, MESSAGES, pickLang } from './i18n';
 import { htmlDocument } from './layout';
@@ -40,6 +37,8 @@ export interface PayRoutesDeps {
   merchants: MerchantProfiles;
   /** processor-gateway: saved cards, hosted forms, charges. */
   cards: CardPayments;
+  /** subscriptions: a recurrent link's schedule as it is now. */
+  subscriptions: Subscriptions;
   clock: Clock;
   /** The public origin of the pay page, where processors send the browser back. */
   publicBaseUrl: string;
@@ -63,6 +62,28 @@ export function page(c: Context, body: unknown, status: 200 | 400 | 403 | 404 | 
 }
 
 const LANG_COOKIE = 'payrail_lang';
+
+/**
+ * The processor's form, told what the page around it shows: the customer's language and the amount about
+ * to be charged (a card registration that the payment follows knows no amount of its own). Display hints
+ * only, which the processor sandbox reads; they change nothing of what is charged.
+ */
+export function withFormHints(
+  url: string,
+  lang: Lang,
+  link: Pick<PaymentLink, 'amount' | 'currency'>,
+): string {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return url;
+  }
+  target.searchParams.set('lang', lang);
+  target.searchParams.set('amount', link.amount);
+  target.searchParams.set('currency', link.currency);
+  return target.toString();
+}
 
 /** The customer's language for this request (`?lang=`, else as chosen before, else `Accept-Language`). */
 export function langOf(c: Context): Lang {
@@ -158,7 +179,7 @@ export function payRoutes(deps: PayRoutesDeps) {
       case 'declined':
         return c.redirect(linkPath(slug), 303);
       case 'redirect':
-        return c.redirect(step.url, 303);
+        return c.redirect(withFormHints(step.url, c.var.lang, step.link), 303);
       case 'paid':
         // The merchant's page exactly as given, its own query string kept; else our receipt.
         return c.redirect(step.link.redirectUrl || `${linkPath(slug)}/receipt`, 303);
@@ -172,7 +193,8 @@ export function payRoutes(deps: PayRoutesDeps) {
             path={c.req.path}
             merchantName={merchant?.name ?? ''}
             link={step.link}
-            formUrl={step.formUrl}
+            subscription={step.attempt.subscription}
+            formUrl={withFormHints(step.formUrl, c.var.lang, step.link)}
             returnPath={returnPath(slug, step.attempt.paymentNumber)}
             processorOrigins={deps.processorOrigins}
           />,
@@ -280,8 +302,17 @@ export function payRoutes(deps: PayRoutesDeps) {
     const status = payPageStatus(link, now);
     const lang = c.var.lang;
     const timezone = merchant?.timezone ?? DEFAULT_TIMEZONE;
+    // Only where the plan matters: before the first payment (the terms agreed to) and after it.
+    const schedule =
+      status === 'pending' || status === 'rejected' || status === 'paid'
+        ? await scheduleOfLink({ subscriptions: deps.subscriptions }, merchant, link, timezone)
+        : undefined;
     let panel: PayPanel | undefined;
-    if (isPayable(link, now)) {
+    // Without the plan as it is now, the customer cannot agree to it: the subscription is not offered.
+    const options = payOptions(link).filter(
+      (option) => option !== 'subscription' || schedule?.kind !== 'unavailable',
+    );
+    if (isPayable(link, now) && options.length > 0) {
       const customer = c.var.customer;
       if (!customer || customer.merchantId !== link.merchantId) {
         panel = {
@@ -301,7 +332,7 @@ export function payRoutes(deps: PayRoutesDeps) {
           kind: 'choose',
           action: `/pay/${encodeURIComponent(slug)}/pay?lang=${lang}`,
           csrf: csrfToken(c, deps.csrf),
-          options: payOptions(link),
+          options,
           processors: processorsForLink(link, merchant?.processors ?? []),
           savedCards,
         };
@@ -317,7 +348,7 @@ export function payRoutes(deps: PayRoutesDeps) {
         link={link}
         status={status}
         declineReason={declineReason(lang, link.lastDecline)}
-        schedule={staticSchedule(link, timezone)}
+        schedule={schedule}
         panel={panel}
       />,
     );
