@@ -1,6 +1,7 @@
 import type { IsoDate } from '@payrail/time';
 import { SubscriptionError } from './errors';
 import { type Installment, isOutstanding } from './installment';
+import { isOpenEnded } from './open-ended';
 import type { SubscriptionStatus, SubscriptionType } from './status';
 
 export interface Subscription {
@@ -13,10 +14,18 @@ export interface Subscription {
   customIdentifier2: string | null;
   currency: string;
   firstAmount: string;
+  /** STATIC: the amount of installments 2 and later as it is now (`modify-all` changes it). */
   installmentAmount: string | null;
+  /** STATIC: including the first; null: DYNAMIC, or an open-ended STATIC plan (every month until cancelled). */
   totalPeriods: number | null;
+  /** The current debit day (`modify-dates` changes it); the day of the installments an open-ended plan adds. */
   dayOfMonth: number | null;
   monthForSecondInstallment: number | null;
+  /**
+   * Open-ended plans: how many of the plan's months have their installment so far (installment 1, the link
+   * payment, is the first); the next one added falls in the month after. Null for every other subscription.
+   */
+  periodsScheduled: number | null;
   timezone: string;
   createdOn: IsoDate;
   createdAt: Date;
@@ -119,7 +128,7 @@ export function cancelSubscription(subscription: Subscription, at: Date): Subscr
 /**
  * An active STATIC subscription with nothing left to collect is completed. A DYNAMIC one stays active:
  * its installments arrive by invoice over time, so having none pending today does not mean it is over
- * (it ends with cancel-all).
+ * (it ends with cancel-all). So does an open-ended STATIC one (`totalPeriods` null): it never completes.
  */
 export function completeIfFinished(
   subscription: Subscription,
@@ -127,6 +136,7 @@ export function completeIfFinished(
   at: Date,
 ): Subscription {
   if (subscription.status !== 'active' || subscription.type !== 'STATIC') return subscription;
+  if (isOpenEnded(subscription)) return subscription;
   if (installments.some(isOutstanding)) return subscription;
   return { ...moveTo(subscription, 'completed'), endedAt: at };
 }
