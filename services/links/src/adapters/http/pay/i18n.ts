@@ -44,6 +44,8 @@ const es = {
   scheduleTitle: 'Plan de pagos',
   scheduleInWords:
     'Un primer pago de {first} hoy y luego {count} cuotas de {installment}, el día {day} de cada mes desde {month}.',
+  scheduleOpenEnded:
+    'Un primer pago de {first} hoy y luego {installment} el día {day} de cada mes desde {month}, todos los meses hasta que se cancele.',
   scheduleSinglePeriod: 'Un único pago de {first} hoy.',
   scheduleDynamic:
     'Un primer pago de {first} hoy; las cuotas siguientes las informa el comercio en cada factura.',
@@ -52,6 +54,7 @@ const es = {
   scheduleAmount: 'Monto',
   scheduleToday: 'Hoy',
   scheduleMore: '… y {count} cuotas más',
+  scheduleMoreUntilCancelled: '… y así todos los meses hasta que se cancele.',
   cardFormTitle: 'Datos de la tarjeta',
   cardFormHint: 'Escribí los datos de tu tarjeta en el formulario seguro del procesador.',
   cardFormCancel: 'Volver',
@@ -131,6 +134,8 @@ const en: Messages = {
   scheduleTitle: 'Payment plan',
   scheduleInWords:
     'A first payment of {first} today, then {count} installments of {installment} on day {day} of each month from {month}.',
+  scheduleOpenEnded:
+    'A first payment of {first} today, then {installment} on day {day} of each month from {month}, every month until cancelled.',
   scheduleSinglePeriod: 'A single payment of {first} today.',
   scheduleDynamic:
     'A first payment of {first} today; the merchant announces each later installment with its invoice.',
@@ -139,6 +144,7 @@ const en: Messages = {
   scheduleAmount: 'Amount',
   scheduleToday: 'Today',
   scheduleMore: '… and {count} more installments',
+  scheduleMoreUntilCancelled: '… and so on every month until cancelled.',
   cardFormTitle: 'Card details',
   cardFormHint: "Type your card details in the processor's secure form.",
   cardFormCancel: 'Back',

@@ -75,8 +75,17 @@ function Schedule(props: { lang: Lang; link: LinkPageProps['link']; rows: Schedu
   const terms = link.recurrence;
   if (!terms) return null;
   let words: string;
+  const openEnded = terms.type === 'STATIC' && terms.totalPeriods === null;
   if (terms.type === 'DYNAMIC') {
     words = say(lang, 'scheduleDynamic', { first: money(link.amount) });
+  } else if (openEnded) {
+    // No number of installments: every month until the subscription is cancelled.
+    words = say(lang, 'scheduleOpenEnded', {
+      first: money(link.amount),
+      installment: money(terms.installmentAmount),
+      day: terms.dayOfMonth,
+      month: monthInWords(rows[1]?.date ?? '', lang),
+    });
   } else if (rows.length <= 1) {
     words = say(lang, 'scheduleSinglePeriod', { first: money(link.amount) });
   } else {
@@ -115,7 +124,9 @@ function Schedule(props: { lang: Lang; link: LinkPageProps['link']; rows: Schedu
           </tbody>
         </table>
       ) : null}
-      {rows.length > shown.length ? (
+      {openEnded ? (
+        <p>{MESSAGES[lang].scheduleMoreUntilCancelled}</p>
+      ) : rows.length > shown.length ? (
         <p>{say(lang, 'scheduleMore', { count: rows.length - shown.length })}</p>
       ) : null}
     </section>
