@@ -2,7 +2,7 @@ import { normalizeAmount } from '@payrail/money';
 import type { Installment } from './installment';
 import type { NewInstallmentPlan } from './operations';
 import { debitDate } from './schedule';
-import type { Subscription } from './subscription';
+import { isOpenEnded, type Subscription } from './subscription';
 
 /**
  * Open-ended subscriptions: a STATIC plan created with `totalPeriods: null`, every month until it is
@@ -18,10 +18,7 @@ import type { Subscription } from './subscription';
  */
 export const OPEN_ENDED_HORIZON = 12;
 
-/** STATIC with no `totalPeriods`: every month until cancelled. */
-export function isOpenEnded(subscription: Pick<Subscription, 'type' | 'totalPeriods'>): boolean {
-  return subscription.type === 'STATIC' && subscription.totalPeriods === null;
-}
+export { isOpenEnded };
 
 /** How many of the plan's months an open-ended subscription schedules when it is created: 1 and 12 more. */
 export const OPEN_ENDED_INITIAL_PERIODS = 1 + OPEN_ENDED_HORIZON;

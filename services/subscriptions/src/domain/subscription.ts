@@ -1,7 +1,6 @@
 import type { IsoDate } from '@payrail/time';
 import { SubscriptionError } from './errors';
 import { type Installment, isOutstanding } from './installment';
-import { isOpenEnded } from './open-ended';
 import type { SubscriptionStatus, SubscriptionType } from './status';
 
 export interface Subscription {
@@ -36,6 +35,14 @@ export interface Subscription {
   processor: string | null;
   /** The links service's customer who paid the first installment. */
   customerId: number | null;
+}
+
+/**
+ * A STATIC plan with no `totalPeriods`: every month until cancelled (`totalPeriods: null` at creation). Its
+ * installments live on a rolling horizon (`open-ended.ts`).
+ */
+export function isOpenEnded(subscription: Pick<Subscription, 'type' | 'totalPeriods'>): boolean {
+  return subscription.type === 'STATIC' && subscription.totalPeriods === null;
 }
 
 /** Where a subscription's installments are charged: the card of its first payment, or a replacement. */
