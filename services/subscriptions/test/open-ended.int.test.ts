@@ -16,8 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSUMERS } from '../../../scripts/processes';
 import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/record-charge-outcome.consumer';
 import { inbox } from '../src/adapters/postgres/schema';
+import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
 import { postgresConsumerUnitOfWork } from '../src/adapters/postgres/unit-of-work';
+import { recordChargeSucceeded, recordChargesSucceeded } from '../src/application/record-charge-outcome';
 import { OPEN_ENDED_HORIZON } from '../src/domain/open-ended';
+import type { SubscriptionStore } from '../src/ports/subscription-store';
 import { subscriptionsService } from '../src/service';
 import {
   aCard,
@@ -250,6 +253,69 @@ describe('an open-ended subscription', () => {
     expectHorizon(final);
     expect(await announcedNumbers(subscription.id)).toEqual(final.map((i) => i.number));
     expect((await subscriptionOfLink(svc, subscription.linkId))?.periodsScheduled).toBe(19);
+  });
+
+  it('a batch of charges records what the same charges one at a time would, the horizon in one insert', async () => {
+    const merchant = aMerchant();
+    const copies = [await subscribed(merchant), await subscribed(merchant)];
+    // Installments 2 and 3 of each copy charged; their payments then recorded as one batch, or one by one.
+    const paymentsOf = async (copy: (typeof copies)[number]) => [
+      paymentSucceeded(await charge(merchant, copy.installments[1] as InstallmentRow), copy.card).data,
+      paymentSucceeded(await charge(merchant, copy.installments[2] as InstallmentRow), copy.card).data,
+    ];
+    const [batched, single] = copies as [(typeof copies)[number], (typeof copies)[number]];
+    const batchPayments = await paymentsOf(batched);
+    const singlePayments = await paymentsOf(single);
+    const calls: string[] = [];
+    const store = postgresSubscriptionStore(svc.database.db);
+    const counting = (inner: SubscriptionStore): SubscriptionStore =>
+      new Proxy(inner, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls.push(String(property));
+            if (property === 'transaction') {
+              const work = args[0] as (tx: SubscriptionStore) => Promise<unknown>;
+              return target.transaction((tx) => work(counting(tx)));
+            }
+            return (value as (...all: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    const counted = counting(store);
+    await recordChargesSucceeded(
+      { store: counted, clock },
+      batchPayments.map((data) => ({ data, within: (work) => work() })),
+    );
+    for (const data of singlePayments) await recordChargeSucceeded({ store, clock }, data);
+
+    const shape = async (copy: (typeof copies)[number]) => ({
+      installments: (await rows(copy.subscription.id)).map((i) => [
+        i.number,
+        i.paymentDate,
+        i.amount,
+        i.status,
+      ]),
+      periods: (await subscriptionOfLink(svc, copy.subscription.linkId))?.periodsScheduled,
+      scheduled: (await installmentSets(svc, 'installments.scheduled', copy.subscription.id)).flatMap((set) =>
+        set.map((item) => [item.number, item.paymentDate, item.amount]),
+      ),
+    });
+    const batchedShape = await shape(batched);
+    expect(batchedShape).toEqual(await shape(single));
+    expect(batchedShape.installments).toHaveLength(15);
+    expect(batchedShape.scheduled.map(([number]) => number)).toEqual([14, 15]);
+    expect(calls).toEqual([
+      'transaction',
+      'lockSubscriptionsOfInstallments',
+      'attemptStatuses',
+      'insertInstallmentsOfMany',
+      'settleAttempts',
+      'saveInstallments',
+      'saveSubscriptions',
+      'publishEach',
+    ]);
   });
 
   it('adds installments on the terms modify-all and modify-dates set; v1 modify-by-amount, v2 edits and bulk change only theirs', async () => {
