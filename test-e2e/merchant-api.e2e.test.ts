@@ -135,12 +135,12 @@ describe('payment links through the gateway', () => {
 
   const rules: Array<[string, Record<string, unknown>, number, string[]]> = [
     [
-      'totalPeriods: null on a STATIC subscription',
+      // `totalPeriods: null` sent as such is an open-ended subscription (open-ended-subscription.e2e.test.ts).
+      'totalPeriods absent on a STATIC subscription',
       {
         ...oneOff,
         recurrentPayment: true,
         installmentAmount: 1,
-        totalPeriods: null,
         dayOfMonth: 5,
         monthForSecondInstallment: 1,
       },

@@ -15,7 +15,8 @@ export const recurrenceSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('STATIC'),
     installmentAmount: moneyString,
-    totalPeriods: z.number().int().min(1),
+    /** Including the first; null: open-ended, every month until cancelled (older messages always carry a number). */
+    totalPeriods: z.number().int().min(1).nullable(),
     dayOfMonth: dayOfMonthSchema,
     monthForSecondInstallment: z.number().int().min(0),
   }),
@@ -194,7 +195,15 @@ export const eventSchemas = {
       currency: z.enum(CURRENCIES),
       /** The merchant's time zone: payment dates are calendar days there. */
       timezone: z.string(),
-      /** The whole schedule (STATIC) or installment 1 alone (DYNAMIC); later additions are `installments.scheduled`. */
+      /**
+       * STATIC: the plan's installments including the first; null: DYNAMIC, or an open-ended STATIC plan
+       * (every month until cancelled). Absent in messages from before open-ended plans.
+       */
+      totalPeriods: z.number().int().min(1).nullable().optional(),
+      /**
+       * The whole schedule (STATIC), the first 13 of an open-ended plan, or installment 1 alone (DYNAMIC);
+       * later additions (merchant's v2 additions, an open-ended plan's rolling horizon) are `installments.scheduled`.
+       */
       installments: z.array(
         z.object({
           installmentId: z.number().int().positive(),

@@ -72,6 +72,73 @@ describe('event contracts', () => {
   });
 });
 
+describe('open-ended STATIC plans (totalPeriods null)', () => {
+  const recurrence = {
+    type: 'STATIC' as const,
+    installmentAmount: '150000.00',
+    totalPeriods: null,
+    dayOfMonth: 5,
+    monthForSecondInstallment: 1,
+  };
+  const linkCreated = {
+    linkId: 8,
+    merchantId: linkPaid.merchantId,
+    slug: 'slug-8',
+    label: 'Gym',
+    amount: '150000.00',
+    currency: 'PYG' as const,
+    customIdentifier: null,
+    customIdentifier2: null,
+    paymentMethods: ['PARAGUAY.PROCESSOR_A' as const],
+    timezone: 'America/Asuncion',
+    createdAt: '2026-11-23T12:00:00.000Z',
+    createdOn: '2026-11-23',
+    recurrence,
+  };
+
+  it('link.created carries totalPeriods null; a message with a number (all older ones) still reads', () => {
+    const event = createEvent('link.created', linkCreated, new Date());
+    expect(parseEvent('link.created', JSON.stringify(event)).data.recurrence).toEqual(recurrence);
+    const fixed = createEvent(
+      'link.created',
+      { ...linkCreated, recurrence: { ...recurrence, totalPeriods: 12 } },
+      new Date(),
+    );
+    expect(parseEvent('link.created', JSON.stringify(fixed)).data.recurrence).toMatchObject({
+      totalPeriods: 12,
+    });
+    const { totalPeriods: _, ...withoutTotal } = recurrence;
+    expect(() =>
+      createEvent('link.created', { ...linkCreated, recurrence: withoutTotal } as never, new Date()),
+    ).toThrow(ContractViolation);
+  });
+
+  it('subscription.created says totalPeriods (null: open-ended); an older message without it still reads', () => {
+    const created = {
+      subscriptionId: 3,
+      merchantId: linkPaid.merchantId,
+      linkId: 8,
+      type: 'STATIC' as const,
+      status: 'pending' as const,
+      customIdentifier: null,
+      customIdentifier2: null,
+      currency: 'PYG' as const,
+      timezone: 'America/Asuncion',
+      installments: [{ installmentId: 30, number: 1, paymentDate: '2026-11-23', amount: '150000.00' }],
+    };
+    const open = createEvent('subscription.created', { ...created, totalPeriods: null }, new Date());
+    expect(parseEvent('subscription.created', JSON.stringify(open)).data.totalPeriods).toBeNull();
+    const old = {
+      id: 'e-2',
+      type: 'subscription.created',
+      v: 1,
+      occurredAt: '2026-11-23T12:00:00Z',
+      data: created,
+    };
+    expect(parseEvent('subscription.created', JSON.stringify(old)).data.totalPeriods).toBeUndefined();
+  });
+});
+
 describe('payment method of link.paid and installment.paid', () => {
   it('reads a link.paid written before `method` existed as a card payment', () => {
     const { method: _method, ...withoutMethod } = linkPaid;

@@ -108,7 +108,6 @@ describe('POST /api/saleitems/add', () => {
       ['installmentAmount'],
     ],
     ['STATIC without totalPeriods', without(staticSubscription, 'totalPeriods'), ['totalPeriods']],
-    ['STATIC with totalPeriods: null', { ...staticSubscription, totalPeriods: null }, ['totalPeriods']],
     ['STATIC without dayOfMonth', without(staticSubscription, 'dayOfMonth'), ['dayOfMonth']],
     [
       'STATIC without monthForSecondInstallment',
@@ -370,6 +369,37 @@ describe('POST /api/saleitems/add', () => {
       dayOfMonth: 5,
       monthForSecondInstallment: 1,
     });
+  });
+
+  it('totalPeriods: null on a STATIC subscription is open-ended (every month until cancelled); absent is 400', async () => {
+    const { status, body } = await create({ ...staticSubscription, totalPeriods: null }, plain);
+    expect(status).toBe(200);
+    expect((await storedLink(body.id)).recurrence).toEqual({
+      type: 'STATIC',
+      installmentAmount: '100000.00',
+      totalPeriods: null,
+      dayOfMonth: 5,
+      monthForSecondInstallment: 1,
+    });
+    const events = await svc.database.db.select().from(outbox).where(eq(outbox.type, 'link.created'));
+    const created = events
+      .map((event) => JSON.parse(event.body).data)
+      .find((data) => data.linkId === body.id);
+    expect(created.recurrence).toEqual({
+      type: 'STATIC',
+      installmentAmount: '100000.00',
+      totalPeriods: null,
+      dayOfMonth: 5,
+      monthForSecondInstallment: 1,
+    });
+    const details = await svc.request('GET', `/api/payrequests/${body.id}`, { merchant: plain });
+    expect(await details.json()).toMatchObject({ recurrentPaymentType: 'STATIC', totalPeriods: null });
+
+    const before = await linkCount();
+    const absent = await create(without(staticSubscription, 'totalPeriods'));
+    expect(absent.status).toBe(400);
+    expect((absent.body as unknown as Problem).errors.map((e) => e.path)).toEqual(['totalPeriods']);
+    expect(await linkCount()).toBe(before);
   });
 
   it('a DYNAMIC subscription needs none of the STATIC fields (SaaS merchant)', async () => {

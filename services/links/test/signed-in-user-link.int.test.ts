@@ -64,6 +64,31 @@ describe('POST /api/ext-app/payrequests/signed-in-user', () => {
     expect(String(body.publicPayUrl).startsWith(`http://pay.test/pay/${body.slug}?login=`)).toBe(true);
   });
 
+  it('totalPeriods: null on a STATIC subscription is open-ended; absent is 400, storing nothing', async () => {
+    const subscription = {
+      ...request,
+      singlePayment: false,
+      recurrentPayment: true,
+      recurrentPaymentType: 'STATIC',
+      installmentAmount: 120000,
+      dayOfMonth: 5,
+      monthForSecondInstallment: 1,
+    };
+    const openEnded = await create({ ...subscription, totalPeriods: null });
+    expect(openEnded.status).toBe(200);
+    const [row] = await svc.database.db
+      .select()
+      .from(paymentLinks)
+      .where(eq(paymentLinks.id, Number(openEnded.body.id)));
+    expect(row?.recurrence).toMatchObject({ type: 'STATIC', totalPeriods: null });
+
+    const before = await counts();
+    const absent = await create(subscription);
+    expect(absent.status).toBe(400);
+    expect((absent.body as unknown as Problem).errors.map((e) => e.path)).toEqual(['totalPeriods']);
+    expect(await counts()).toEqual(before);
+  });
+
   it('expireTime is null for a link without expiry', async () => {
     const { body } = await create({ ...request, payWaitHours: 0 });
     expect(body.expireTime).toBeNull();

@@ -19,6 +19,7 @@ const subscription: Subscription = {
   totalPeriods: 4,
   dayOfMonth: 10,
   monthForSecondInstallment: 1,
+  periodsScheduled: null,
   timezone: 'America/Asuncion',
   createdOn: '2026-11-15',
   createdAt: now,

@@ -35,6 +35,7 @@ function aSubscription(overrides: Partial<Subscription> = {}): Subscription {
     totalPeriods: 4,
     dayOfMonth: 10,
     monthForSecondInstallment: 1,
+    periodsScheduled: null,
     timezone: 'America/Asuncion',
     createdOn: '2026-01-15',
     createdAt: at,

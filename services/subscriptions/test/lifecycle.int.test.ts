@@ -56,6 +56,7 @@ describe('link.created → pending subscription', () => {
       customIdentifier2: 'C-9',
       currency: 'PYG',
       timezone: 'America/Asuncion',
+      totalPeriods: 4,
       installments: installments.map((i) => ({
         installmentId: i.id,
         number: i.number,

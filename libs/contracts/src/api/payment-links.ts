@@ -110,7 +110,20 @@ const linkFields = {
     .nullish()
     .transform((value) => value ?? 'STATIC'),
   installmentAmount: amountInput.nullish(),
-  totalPeriods: z.number().int().min(1).max(MAX_TOTAL_PERIODS).nullish(),
+  totalPeriods: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TOTAL_PERIODS)
+    .nullish()
+    .meta({
+      description:
+        `Total installments including the first, 1 to ${MAX_TOTAL_PERIODS}. On a STATIC subscription, \`null\` ` +
+        'sent as such makes it open-ended: charged every month until cancelled (`POST ' +
+        '/api/subscriptions/cancel-all`), never completed; its next 12 installments always exist, the next ' +
+        'month added as each one is paid, failed or cancelled. Absent on a STATIC subscription: 400. Not ' +
+        'used by DYNAMIC subscriptions.',
+    }),
   dayOfMonth: dayOfMonthSchema.nullish(),
   monthForSecondInstallment: z.number().int().min(0).max(MAX_MONTH_FOR_SECOND_INSTALLMENT).nullish(),
   payWaitHours: z
@@ -150,8 +163,17 @@ function linkRules(link: LinkShape, ctx: z.RefinementCtx): void {
   }
   if (link.recurrentPayment === true && link.recurrentPaymentType === 'STATIC') {
     for (const field of STATIC_FIELDS) {
-      if (link[field] === undefined || link[field] === null) {
-        issue(field, 'required when recurrentPayment is true and recurrentPaymentType is STATIC');
+      // `totalPeriods: null`, sent as such, is an open-ended plan (every month until cancelled); absent, it
+      // is missing like the others.
+      const value = link[field];
+      const missing = value === undefined || (value === null && field !== 'totalPeriods');
+      if (missing) {
+        issue(
+          field,
+          field === 'totalPeriods'
+            ? 'required when recurrentPayment is true and recurrentPaymentType is STATIC (null: every month until cancelled)'
+            : 'required when recurrentPayment is true and recurrentPaymentType is STATIC',
+        );
       }
     }
   }

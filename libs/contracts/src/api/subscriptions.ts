@@ -129,9 +129,23 @@ const subscriptionView = z.object({
   customIdentifier2: z.string().nullable(),
   currency: z.string(),
   firstAmount: money2,
-  installmentAmount: money2.nullable(),
-  totalPeriods: z.number().int().nullable(),
-  dayOfMonth: z.number().int().nullable(),
+  installmentAmount: money2.nullable().meta({
+    description: 'STATIC: the amount from the 2nd installment on, as it is now (`modify-all` changes it).',
+  }),
+  totalPeriods: z
+    .number()
+    .int()
+    .nullable()
+    .meta({
+      description:
+        'STATIC: installments including the first. Null: DYNAMIC, or a STATIC plan created with `totalPeriods: ' +
+        'null`, open-ended (every month until cancelled; its next 12 installments always exist, it never completes).',
+    }),
+  dayOfMonth: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'STATIC: the debit day as it is now (`modify-dates` changes it).' }),
   monthForSecondInstallment: z.number().int().nullable(),
   createTime: offsetDateTime,
   activateTime: offsetDateTime.nullable(),
@@ -522,7 +536,8 @@ export const subscriptionApi = {
     summary: 'Modify one installment (amount and/or date)',
     description:
       "Pending installments from the 2nd on only (else 409). A `payment_date` before today in the merchant's " +
-      'time zone is refused with 422 PAYMENT_DATE_IN_PAST.',
+      'time zone is refused with 422 PAYMENT_DATE_IN_PAST. It changes that installment only: those an ' +
+      'open-ended subscription adds later follow its terms (`modify-all`, `modify-dates`).',
     tags: v2Tags,
     security: 'apiToken',
     pathParams: installmentIdParams,
@@ -735,7 +750,9 @@ export const subscriptionApi = {
     path: '/api/subscriptions/modify-by-amount',
     operationId: 'modifyInstallmentsByAmount',
     summary: 'Modify installments by amount',
-    description: `Every pending installment (from the 2nd on) of \`amount\` gets \`newAmount\`. ${LOCATOR_NOTE}`,
+    description:
+      "Every pending installment (from the 2nd on) of `amount` gets `newAmount`. The plan's terms stay: the " +
+      `installments an open-ended subscription adds later come with its installment amount. ${LOCATOR_NOTE}`,
     tags: v1Tags,
     security: 'apiToken',
     errors: ['SUBSCRIPTION_NOT_FOUND', 'MULTIPLE_SUBSCRIPTIONS_MATCH', 'NO_MATCHING_PENDING_INSTALLMENTS'],
@@ -756,7 +773,9 @@ export const subscriptionApi = {
     path: '/api/subscriptions/modify-all',
     operationId: 'modifyAllInstallments',
     summary: 'Modify the amount of all pending installments',
-    description: `Every pending installment from the 2nd on gets \`newAmount\`. ${LOCATOR_NOTE}`,
+    description:
+      "Every pending installment from the 2nd on gets `newAmount`, and so does a STATIC subscription's " +
+      `installment amount: the installments an open-ended subscription adds later come with it. ${LOCATOR_NOTE}`,
     tags: v1Tags,
     security: 'apiToken',
     errors: ['SUBSCRIPTION_NOT_FOUND', 'MULTIPLE_SUBSCRIPTIONS_MATCH'],
@@ -775,8 +794,9 @@ export const subscriptionApi = {
     operationId: 'modifyPaymentDay',
     summary: 'Modify the debit day of pending installments',
     description:
-      'Moves each pending installment (from the 2nd on) to `dayOfMonth` (1 to 28) of its own month. A day ' +
-      `already past in the current month makes that installment due at once. ${LOCATOR_NOTE}`,
+      'Moves each pending installment (from the 2nd on) to `dayOfMonth` (1 to 28) of its own month, and makes ' +
+      "it the STATIC subscription's debit day: the installments an open-ended subscription adds later fall on " +
+      `it. A day already past in the current month makes that installment due at once. ${LOCATOR_NOTE}`,
     tags: v1Tags,
     security: 'apiToken',
     errors: ['SUBSCRIPTION_NOT_FOUND', 'MULTIPLE_SUBSCRIPTIONS_MATCH'],
@@ -797,7 +817,8 @@ export const subscriptionApi = {
     description:
       'Cancels the pending installments (from the 2nd on) of that amount, earliest first: `quantity` of them, ' +
       'all when absent. More than there are is refused (409 NOT_ENOUGH_PENDING_INSTALLMENTS), none is 409 ' +
-      'NO_MATCHING_PENDING_INSTALLMENTS. A STATIC subscription left with nothing to collect becomes completed. ' +
+      'NO_MATCHING_PENDING_INSTALLMENTS. A STATIC subscription left with nothing to collect becomes completed; ' +
+      'an open-ended one goes on (the next 12 months are added on its terms): cancel-all ends it. ' +
       LOCATOR_NOTE,
     tags: v1Tags,
     security: 'apiToken',
@@ -864,7 +885,8 @@ export const subscriptionApi = {
       'The subscription becomes cancelled with every pending installment (installment 1 too while the link ' +
       'is unpaid: the link is then cancelled too, `statusId` 7, and can no longer be paid, as with the ' +
       "example story's course, whose link was never paid). An installment whose charge is in progress is " +
-      `left to finish. ${LOCATOR_NOTE}`,
+      'left to finish. This is how an open-ended subscription ends: nothing is added to it after. ' +
+      `${LOCATOR_NOTE}`,
     tags: v1Tags,
     security: 'apiToken',
     errors: ['SUBSCRIPTION_NOT_FOUND', 'MULTIPLE_SUBSCRIPTIONS_MATCH'],

@@ -89,7 +89,8 @@ function recurrenceOf(input: PaymentLinkInput): RecurrenceTerms | null {
   return {
     type: 'STATIC',
     installmentAmount: normalizeAmount(input.installmentAmount as number | string),
-    totalPeriods: input.totalPeriods as number,
+    // `null` (sent as such): open-ended, every month until cancelled.
+    totalPeriods: input.totalPeriods ?? null,
     dayOfMonth: input.dayOfMonth as number,
     monthForSecondInstallment: input.monthForSecondInstallment as number,
   };

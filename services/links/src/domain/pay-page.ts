@@ -62,9 +62,15 @@ export interface ScheduledInstallment {
 }
 
 /**
+ * How many installments of an open-ended plan (`totalPeriods: null`, every month until cancelled) the page
+ * lists: the first payment and the 12 months after it, as many as subscriptions schedules at the start.
+ */
+export const OPEN_ENDED_ROWS = 13;
+
+/**
  * The STATIC schedule (design 4): installment 1 is the link payment; installment k ≥ 2 falls on
  * `dayOfMonth` of the month `creation month + monthForSecondInstallment + (k − 2)`, in the merchant's
- * time zone.
+ * time zone. An open-ended plan has no last installment: its first `OPEN_ENDED_ROWS`.
  */
 export function staticSchedule(
   link: Pick<PaymentLink, 'amount' | 'createdAt' | 'recurrence'>,
@@ -74,7 +80,8 @@ export function staticSchedule(
   if (terms?.type !== 'STATIC') return [];
   const created = monthOf(localDate(link.createdAt, timezone));
   const rows: ScheduledInstallment[] = [{ number: 1, date: null, amount: link.amount }];
-  for (let number = 2; number <= terms.totalPeriods; number++) {
+  const last = terms.totalPeriods ?? OPEN_ENDED_ROWS;
+  for (let number = 2; number <= last; number++) {
     const month = addMonths(created, terms.monthForSecondInstallment + number - 2);
     rows.push({ number, date: dayIn(month, terms.dayOfMonth), amount: terms.installmentAmount });
   }
@@ -143,7 +150,7 @@ export function scheduleAsCreated(
   return {
     type: terms.type,
     status: null,
-    openEnded: terms.type === 'STATIC' && (terms.totalPeriods as number | null) === null,
+    openEnded: terms.type === 'STATIC' && terms.totalPeriods === null,
     rows: rows.map((row) => ({ ...row, status: 'pending' })),
   };
 }

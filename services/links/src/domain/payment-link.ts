@@ -9,7 +9,8 @@ export type RecurrenceTerms =
   | {
       type: 'STATIC';
       installmentAmount: string;
-      totalPeriods: number;
+      /** Including the first; null: open-ended, every month until the subscription is cancelled. */
+      totalPeriods: number | null;
       dayOfMonth: number;
       monthForSecondInstallment: number;
     }

@@ -28,8 +28,9 @@ export async function addInstallments(
       localDate(at, subscription.timezone),
     );
     const added = await store.insertInstallments(subscription.id, planned, at);
-    if (subscription.type === 'STATIC') {
-      // STATIC counts its periods: the added ones are periods too.
+    if (subscription.type === 'STATIC' && subscription.totalPeriods !== null) {
+      // A fixed STATIC plan counts its periods: the added ones are periods too. An open-ended one has no
+      // count: the added installments take numbers, and its plan's months go on as they were.
       await store.saveSubscription({
         ...subscription,
         totalPeriods: (subscription.totalPeriods ?? 0) + added.length,

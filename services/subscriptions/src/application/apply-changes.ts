@@ -5,9 +5,11 @@ import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { SubscriptionStore } from '../ports/subscription-store';
 import type { UseCaseDeps } from './deps';
 import { findSubscriptionForUpdate } from './find-subscription';
+import { topUpHorizon } from '../domain/open-ended';
 import {
   type CancelReason,
   installmentsChanged,
+  installmentsScheduled,
   type PaymentSource,
   paidTally,
   subscriptionStatusChanged,
@@ -34,6 +36,8 @@ export interface PlannedChanges {
   real: Array<{ before: Installment; after: Installment }>;
   /** The subscription after the completion and past-due rules; the one given when they change nothing. */
   subscription: Subscription;
+  /** Every installment of the subscription, as the changes leave them. */
+  installments: Installment[];
   /** Every change announced. */
   events: EventEnvelope[];
 }
@@ -58,22 +62,48 @@ export function planChanges(changes: ChangeSet): PlannedChanges {
     ...installmentsChanged(next, real, at, changes.payment, paidTally(afterAll)),
     ...subscriptionStatusChanged(subscription, next, at, changes.cancelReason),
   ];
-  return { real, subscription: next, events };
+  return { real, subscription: next, installments: afterAll, events };
+}
+
+/**
+ * An open-ended subscription's horizon after a change (`topUpHorizon`): the installments it is missing
+ * stored, announced as `installments.scheduled` (billing-scheduler and the gateway learn them from it), and
+ * the subscription with its periods counted, to be saved by the caller. Nothing for any other subscription.
+ * Runs under the subscription's row lock, so two writers never add the same installment; the unique
+ * (subscription, number) would refuse it anyway.
+ */
+export async function scheduleHorizon(
+  store: SubscriptionStore,
+  subscription: Subscription,
+  installments: Installment[],
+  at: Date,
+): Promise<{ subscription: Subscription; added: Installment[]; events: EventEnvelope[] }> {
+  const topUp = topUpHorizon(subscription, installments);
+  if (!topUp) return { subscription, added: [], events: [] };
+  const added = await store.insertInstallments(subscription.id, topUp.added, at);
+  return {
+    subscription: topUp.subscription,
+    added,
+    events: installmentsScheduled(topUp.subscription, added, at),
+  };
 }
 
 /**
  * Stores changed installments and the subscription in one go, with the events announcing every change
- * (`planChanges`: past due back to active, a finished STATIC subscription completed). Returns the
- * installments that really changed and the subscription as stored.
+ * (`planChanges`: past due back to active, a finished STATIC subscription completed), and tops up an
+ * open-ended subscription's horizon (`scheduleHorizon`) with the terms as the change leaves them. Returns
+ * the installments that really changed and the subscription as stored.
  */
 export async function applyChanges(
   store: SubscriptionStore,
   changes: ChangeSet,
 ): Promise<{ changed: Installment[]; subscription: Subscription }> {
-  const { real, subscription: next, events } = planChanges(changes);
+  const { real, subscription: planned, installments, events } = planChanges(changes);
   await store.saveInstallments(real, changes.at);
+  const horizon = await scheduleHorizon(store, planned, installments, changes.at);
+  const next = horizon.subscription;
   if (next !== changes.subscription) await store.saveSubscription(next);
-  await store.publish(events);
+  await store.publish([...events, ...horizon.events]);
   return { changed: real.map(({ after }) => after), subscription: next };
 }
 

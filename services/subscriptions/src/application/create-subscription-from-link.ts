@@ -1,4 +1,5 @@
 import type { EventData } from '@payrail/contracts';
+import { OPEN_ENDED_INITIAL_PERIODS } from '../domain/open-ended';
 import { dynamicSchedule, staticSchedule } from '../domain/schedule';
 import type { Subscription } from '../domain/subscription';
 import { activateWithPayment, paymentSourceOf } from './activate-subscription-on-payment';
@@ -6,7 +7,8 @@ import { subscriptionCreated } from './events';
 import type { UseCaseDeps } from './deps';
 
 /**
- * `link.created` of a recurrent link: a pending subscription with its schedule (STATIC: all of it;
+ * `link.created` of a recurrent link: a pending subscription with its schedule (STATIC: all of it; an
+ * open-ended STATIC plan, `totalPeriods` null: installment 1 and the 12 months after it, its horizon;
  * DYNAMIC: installment 1 only). One-off links, and a link that already has its subscription, change
  * nothing. If the link's payment arrived first, the subscription is activated at once.
  */
@@ -16,6 +18,7 @@ export async function createSubscriptionFromLink(
 ): Promise<Subscription | undefined> {
   const terms = link.recurrence;
   if (!terms) return undefined;
+  const openEnded = terms.type === 'STATIC' && terms.totalPeriods === null;
   const at = deps.clock.now();
   return deps.store.transaction(async (store) => {
     // With the link's payment, if it comes at the same time: one of the two sees the other's row.
@@ -33,6 +36,7 @@ export async function createSubscriptionFromLink(
       totalPeriods: terms.type === 'STATIC' ? terms.totalPeriods : null,
       dayOfMonth: terms.type === 'STATIC' ? terms.dayOfMonth : null,
       monthForSecondInstallment: terms.type === 'STATIC' ? terms.monthForSecondInstallment : null,
+      periodsScheduled: openEnded ? OPEN_ENDED_INITIAL_PERIODS : null,
       timezone: link.timezone,
       createdOn: link.createdOn,
       createdAt: new Date(link.createdAt),
@@ -45,7 +49,11 @@ export async function createSubscriptionFromLink(
     if (!subscription) return undefined;
     const schedule =
       terms.type === 'STATIC'
-        ? staticSchedule(link.createdOn, { ...terms, firstAmount: link.amount })
+        ? staticSchedule(link.createdOn, {
+            ...terms,
+            firstAmount: link.amount,
+            totalPeriods: terms.totalPeriods ?? OPEN_ENDED_INITIAL_PERIODS,
+          })
         : dynamicSchedule(link.createdOn, link.amount);
     const installments = await store.insertInstallments(
       subscription.id,

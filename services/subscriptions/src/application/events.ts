@@ -50,6 +50,7 @@ export function subscriptionCreated(
     {
       ...subscriptionSnapshot(subscription),
       status: 'pending',
+      totalPeriods: subscription.totalPeriods,
       installments: installments.map((installment) => ({
         installmentId: installment.id,
         number: installment.number,

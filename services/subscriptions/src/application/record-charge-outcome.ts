@@ -1,11 +1,12 @@
 import type { EventData, EventEnvelope } from '@payrail/contracts';
 import { type AttemptOutcome, chargeKey, parseChargeKey } from '../domain/debit';
 import { cancelAfterDecline, chargeDeclined, type Installment, markPaid } from '../domain/installment';
+import { topUpHorizon } from '../domain/open-ended';
 import type { Subscription } from '../domain/subscription';
 import type { InMessageContext } from '../ports/subscription-store';
 import { applyChanges, planChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
-import type { PaymentSource } from './events';
+import { installmentsScheduled, type PaymentSource } from './events';
 
 export type ChargeOutcomeResult =
   /** Not an installment's charge (a link's), or not one of ours: nothing to do. */
@@ -114,8 +115,9 @@ export interface OfBatch<T> {
  * on each other in a cycle), all their installments and the batch's attempts read at once; then each
  * payment decided in memory in delivery order, as if one after the other (a payment sees what the ones
  * before it decided: the paid count, a duplicate, an installment paid by an earlier attempt), with the rules
- * of `applyChanges` (`planChanges`); and every change written in one statement each, each event in the
- * context (trace) of the payment it answers. Results in the order of `payments`.
+ * of `applyChanges` (`planChanges`); the open-ended subscriptions' horizons topped up as the batch leaves
+ * them (`topUpHorizon`, one insert for all); and every change written in one statement each, each event in
+ * the context (trace) of the payment it answers. Results in the order of `payments`.
  */
 export async function recordChargesSucceeded(
   deps: UseCaseDeps,
@@ -155,6 +157,8 @@ export async function recordChargesSucceeded(
 
     const firstInstallment = new Map<number, Installment>();
     const firstSubscription = new Map<number, Subscription>();
+    /** The subscriptions the batch paid an installment of, with the context of the last such payment. */
+    const paidOf = new Map<number, InMessageContext>();
     const settlements: Array<{ installmentId: number; attempt: number; outcome: AttemptOutcome }> = [];
     const events: Array<{ event: EventEnvelope; within: InMessageContext }> = [];
     const results = payments.map(({ data, within }, index): ChargeOutcomeResult => {
@@ -190,9 +194,38 @@ export async function recordChargesSucceeded(
         firstSubscription.set(subscription.id, subscription);
       }
       subscriptionOf.set(subscription.id, plan.subscription);
+      paidOf.set(subscription.id, within);
       for (const event of plan.events) events.push({ event, within });
       return { kind: 'paid', subscription: plan.subscription };
     });
+
+    // Open-ended subscriptions' horizons, once per subscription as the whole batch leaves it, in one insert;
+    // each `installments.scheduled` in the context of the subscription's last payment of the batch.
+    const topUps = [...paidOf].flatMap(([subscriptionId, within]) => {
+      const topUp = topUpHorizon(
+        subscriptionOf.get(subscriptionId) as Subscription,
+        installmentsOf.get(subscriptionId) as Installment[],
+      );
+      if (!topUp) return [];
+      if (!firstSubscription.has(subscriptionId)) {
+        firstSubscription.set(subscriptionId, subscriptionOf.get(subscriptionId) as Subscription);
+      }
+      subscriptionOf.set(subscriptionId, topUp.subscription);
+      return [{ ...topUp, within }];
+    });
+    const scheduled =
+      topUps.length === 0
+        ? []
+        : await store.insertInstallmentsOfMany(
+            topUps.flatMap(({ subscription, added }) =>
+              added.map((draft) => ({ ...draft, subscriptionId: subscription.id })),
+            ),
+            at,
+          );
+    for (const { subscription, within } of topUps) {
+      const added = scheduled.filter((installment) => installment.subscriptionId === subscription.id);
+      for (const event of installmentsScheduled(subscription, added, at)) events.push({ event, within });
+    }
 
     await store.settleAttempts(settlements);
     await store.saveInstallments(

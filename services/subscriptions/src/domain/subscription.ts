@@ -13,10 +13,18 @@ export interface Subscription {
   customIdentifier2: string | null;
   currency: string;
   firstAmount: string;
+  /** STATIC: the amount of installments 2 and later as it is now (`modify-all` changes it). */
   installmentAmount: string | null;
+  /** STATIC: including the first; null: DYNAMIC, or an open-ended STATIC plan (every month until cancelled). */
   totalPeriods: number | null;
+  /** The current debit day (`modify-dates` changes it); the day of the installments an open-ended plan adds. */
   dayOfMonth: number | null;
   monthForSecondInstallment: number | null;
+  /**
+   * Open-ended plans: how many of the plan's months have their installment so far (installment 1, the link
+   * payment, is the first); the next one added falls in the month after. Null for every other subscription.
+   */
+  periodsScheduled: number | null;
   timezone: string;
   createdOn: IsoDate;
   createdAt: Date;
@@ -27,6 +35,14 @@ export interface Subscription {
   processor: string | null;
   /** The links service's customer who paid the first installment. */
   customerId: number | null;
+}
+
+/**
+ * A STATIC plan with no `totalPeriods`: every month until cancelled (`totalPeriods: null` at creation). Its
+ * installments live on a rolling horizon (`open-ended.ts`).
+ */
+export function isOpenEnded(subscription: Pick<Subscription, 'type' | 'totalPeriods'>): boolean {
+  return subscription.type === 'STATIC' && subscription.totalPeriods === null;
 }
 
 /** Where a subscription's installments are charged: the card of its first payment, or a replacement. */
@@ -119,7 +135,7 @@ export function cancelSubscription(subscription: Subscription, at: Date): Subscr
 /**
  * An active STATIC subscription with nothing left to collect is completed. A DYNAMIC one stays active:
  * its installments arrive by invoice over time, so having none pending today does not mean it is over
- * (it ends with cancel-all).
+ * (it ends with cancel-all). So does an open-ended STATIC one (`totalPeriods` null): it never completes.
  */
 export function completeIfFinished(
   subscription: Subscription,
@@ -127,6 +143,7 @@ export function completeIfFinished(
   at: Date,
 ): Subscription {
   if (subscription.status !== 'active' || subscription.type !== 'STATIC') return subscription;
+  if (isOpenEnded(subscription)) return subscription;
   if (installments.some(isOutstanding)) return subscription;
   return { ...moveTo(subscription, 'completed'), endedAt: at };
 }

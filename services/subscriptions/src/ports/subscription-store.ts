@@ -109,6 +109,14 @@ export interface SubscriptionStore {
     at: Date,
   ): Promise<Installment[]>;
   /**
+   * Batch: `insertInstallments` for several subscriptions in one statement, each draft naming its own. A
+   * number its subscription already has fails the whole statement (the unique (subscription, number)).
+   */
+  insertInstallmentsOfMany(
+    installments: Array<NewInstallment & { subscriptionId: number }>,
+    at: Date,
+  ): Promise<Installment[]>;
+  /**
    * Stores new versions of installments in one statement; each must still be in the status it was read
    * in (`before`), else `CONCURRENT_MODIFICATION` and nothing is stored. `clearNextAttempt`: their next
    * attempt day goes too, in the same statement (`setNextAttempt(id, null, null)` for each).

@@ -226,7 +226,13 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
         subscriptionId: data.subscriptionId,
         merchantId: data.merchantId,
         linkId: data.linkId,
-        totalPeriods: data.type === 'STATIC' ? (link?.totalPeriods ?? data.installments.length) : null,
+        // Null for an open-ended plan (every month until cancelled); older messages do not say.
+        totalPeriods:
+          data.totalPeriods !== undefined
+            ? data.totalPeriods
+            : data.type === 'STATIC'
+              ? (link?.totalPeriods ?? data.installments.length)
+              : null,
       });
       await writer.saveInstallments(
         data.installments.map((item) => ({

@@ -44,6 +44,11 @@ export const subscriptions = subscriptionsSchema.table(
     totalPeriods: integer('total_periods'),
     dayOfMonth: integer('day_of_month'),
     monthForSecondInstallment: integer('month_for_second_installment'),
+    /**
+     * Open-ended plans (STATIC, `total_periods` null): how many of the plan's months have their installment
+     * so far; the rolling horizon adds the next month's (`src/domain/open-ended.ts`). Null otherwise.
+     */
+    periodsScheduled: integer('periods_scheduled'),
     timezone: text('timezone').notNull(),
     /** The creation day in the merchant's time zone: the schedule counts months from it. */
     createdOn: date('created_on', { mode: 'string' }).notNull(),

@@ -63,6 +63,7 @@ function toSubscription(row: SubscriptionRow): Subscription {
     totalPeriods: row.totalPeriods,
     dayOfMonth: row.dayOfMonth,
     monthForSecondInstallment: row.monthForSecondInstallment,
+    periodsScheduled: row.periodsScheduled,
     timezone: row.timezone,
     createdOn: row.createdOn,
     createdAt: row.createdAt,
@@ -219,6 +220,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
           installmentAmount: subscription.installmentAmount,
           totalPeriods: subscription.totalPeriods,
           dayOfMonth: subscription.dayOfMonth,
+          periodsScheduled: subscription.periodsScheduled,
           activatedAt: subscription.activatedAt,
           endedAt: subscription.endedAt,
           paymentMethodId: subscription.paymentMethodId,
@@ -237,6 +239,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         installment_amount: subscription.installmentAmount,
         total_periods: subscription.totalPeriods,
         day_of_month: subscription.dayOfMonth,
+        periods_scheduled: subscription.periodsScheduled,
         activated_at: subscription.activatedAt?.toISOString() ?? null,
         ended_at: subscription.endedAt?.toISOString() ?? null,
         payment_method_id: subscription.paymentMethodId,
@@ -247,13 +250,14 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       await executor.execute(sql`
         update ${subscriptions} as s
         set status = x.status, installment_amount = x.installment_amount, total_periods = x.total_periods,
-            day_of_month = x.day_of_month, activated_at = x.activated_at, ended_at = x.ended_at,
+            day_of_month = x.day_of_month, periods_scheduled = x.periods_scheduled,
+            activated_at = x.activated_at, ended_at = x.ended_at,
             payment_method_id = x.payment_method_id, processor = x.processor, customer_id = x.customer_id,
             updated_at = now()
         from json_to_recordset(${json(rows)}::json)
           as x(id bigint, status text, installment_amount numeric, total_periods int, day_of_month int,
-               activated_at timestamptz, ended_at timestamptz, payment_method_id uuid, processor text,
-               customer_id bigint)
+               periods_scheduled int, activated_at timestamptz, ended_at timestamptz, payment_method_id uuid,
+               processor text, customer_id bigint)
         where s.id = x.id`);
     },
 
@@ -408,32 +412,11 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     },
 
     async insertInstallments(subscriptionId, drafts, at) {
-      if (drafts.length === 0) return [];
-      const rows = drafts.map((draft) => ({
-        number: draft.number,
-        payment_date: draft.paymentDate,
-        amount: draft.amount,
-        status: draft.status,
-        invoice_number: draft.invoiceNumber,
-        paid_at: draft.paidAt?.toISOString() ?? null,
-      }));
       try {
-        const inserted = rowsOf<{ id: number; number: number }>(
-          await executor.execute(sql`
-            insert into ${installments}
-              (subscription_id, number, payment_date, amount, status, invoice_number, paid_at, created_at, updated_at)
-            select ${subscriptionId}, x.number, x.payment_date, x.amount, x.status, x.invoice_number, x.paid_at,
-                   ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
-            from json_to_recordset(${json(rows)}::json)
-              as x(number int, payment_date date, amount numeric, status text, invoice_number text, paid_at timestamptz)
-            returning id, number`),
+        return await store.insertInstallmentsOfMany(
+          drafts.map((draft) => ({ ...draft, subscriptionId })),
+          at,
         );
-        const idByNumber = new Map(inserted.map((row) => [Number(row.number), Number(row.id)]));
-        return drafts.map((draft) => ({
-          ...draft,
-          subscriptionId,
-          id: idByNumber.get(draft.number) as number,
-        }));
       } catch (error) {
         if (isUniqueViolation(error, INVOICE_UNIQUE)) {
           throw new SubscriptionError(
@@ -443,6 +426,38 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         }
         throw error;
       }
+    },
+
+    async insertInstallmentsOfMany(drafts, at) {
+      if (drafts.length === 0) return [];
+      const rows = drafts.map((draft) => ({
+        subscription_id: draft.subscriptionId,
+        number: draft.number,
+        payment_date: draft.paymentDate,
+        amount: draft.amount,
+        status: draft.status,
+        invoice_number: draft.invoiceNumber,
+        paid_at: draft.paidAt?.toISOString() ?? null,
+      }));
+      // (subscription, number) is unique: a second writer of the same number fails here, storing nothing.
+      const inserted = rowsOf<{ id: number; subscription_id: number; number: number }>(
+        await executor.execute(sql`
+          insert into ${installments}
+            (subscription_id, number, payment_date, amount, status, invoice_number, paid_at, created_at, updated_at)
+          select x.subscription_id, x.number, x.payment_date, x.amount, x.status, x.invoice_number, x.paid_at,
+                 ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
+          from json_to_recordset(${json(rows)}::json)
+            as x(subscription_id bigint, number int, payment_date date, amount numeric, status text,
+                 invoice_number text, paid_at timestamptz)
+          returning id, subscription_id, number`),
+      );
+      const idOf = new Map(
+        inserted.map((row) => [`${Number(row.subscription_id)}:${Number(row.number)}`, Number(row.id)]),
+      );
+      return drafts.map((draft) => ({
+        ...draft,
+        id: idOf.get(`${draft.subscriptionId}:${draft.number}`) as number,
+      }));
     },
 
     async saveInstallments(changes, at, options) {
