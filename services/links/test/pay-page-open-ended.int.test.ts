@@ -49,16 +49,21 @@ describe('the pay page of an open-ended subscription', () => {
     expect(testId(spanish, 'pay-schedule-words')).toBe(
       'Un primer pago de Gs. 150.000 hoy y luego Gs. 120.000 el día 5 de cada mes desde diciembre de 2026, todos los meses hasta que se cancele.',
     );
+    expect(testId(spanish, 'pay-schedule-until-cancelled')).toBe(
+      '… y así todos los meses hasta que se cancele.',
+    );
     expect(spanish).not.toMatch(/cuotas más|\d+ cuotas de/);
     const plan = rows(spanish);
     expect(plan[0]).toEqual({ number: '1', date: '', amount: '150000.00' });
     expect(plan[1]).toEqual({ number: '2', date: '2026-12-05', amount: '120000.00' });
-    expect(plan.length).toBeGreaterThan(2);
+    expect(plan.length).toBe(13);
+    expect(testId(spanish, 'pay-schedule-rest')).toContain('Ver la cuota siguiente');
 
     const english = await (await svc.request('GET', `/pay/${slug}?lang=en`)).text();
     expect(testId(english, 'pay-schedule-words')).toBe(
       'A first payment of Gs. 150,000 today, then Gs. 120,000 on day 5 of each month from December 2026, every month until cancelled.',
     );
+    expect(testId(english, 'pay-schedule-until-cancelled')).toBe('… and so on every month until cancelled.');
     expect(english).not.toMatch(/more installments|\d+ installments of/);
   });
 });

@@ -72,6 +72,7 @@ const es = {
   scheduleUnavailable:
     'No pudimos consultar el plan de pagos actualizado. Volvé a intentarlo en un momento: hasta entonces no se puede empezar la suscripción.',
   scheduleRest: 'Ver las {count} cuotas siguientes',
+  scheduleRestOne: 'Ver la cuota siguiente',
   rowPending: 'Por debitar',
   rowProcessing: 'Debitándose',
   rowPaid: 'Pagada',
@@ -82,6 +83,7 @@ const es = {
   scheduleAmount: 'Monto',
   scheduleToday: 'Hoy',
   scheduleMore: '… y {count} cuotas más',
+  scheduleMoreUntilCancelled: '… y así todos los meses hasta que se cancele.',
   cardFormTitle: 'Datos de la tarjeta',
   cardFormHint: 'Escribí los datos de tu tarjeta en el formulario seguro del procesador.',
   cardFormHintSubscription:
@@ -194,6 +196,7 @@ const en: Messages = {
   scheduleUnavailable:
     'We could not load the current payment plan. Please try again in a moment: until then the subscription cannot be started.',
   scheduleRest: 'See the next {count} installments',
+  scheduleRestOne: 'See the next installment',
   rowPending: 'To be debited',
   rowProcessing: 'Being debited',
   rowPaid: 'Paid',
@@ -204,6 +207,7 @@ const en: Messages = {
   scheduleAmount: 'Amount',
   scheduleToday: 'Today',
   scheduleMore: '… and {count} more installments',
+  scheduleMoreUntilCancelled: '… and so on every month until cancelled.',
   cardFormTitle: 'Card details',
   cardFormHint: "Type your card details in the processor's secure form.",
   cardFormHintSubscription:

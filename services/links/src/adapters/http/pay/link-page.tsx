@@ -160,7 +160,11 @@ function ScheduleTable(props: {
       </table>
       {rest.length > 0 ? (
         <details data-testid="pay-schedule-rest">
-          <summary>{say(props.lang, 'scheduleRest', { count: rest.length })}</summary>
+          <summary>
+            {rest.length === 1
+              ? MESSAGES[props.lang].scheduleRestOne
+              : say(props.lang, 'scheduleRest', { count: rest.length })}
+          </summary>
           <table>
             {head}
             <tbody>
@@ -285,6 +289,9 @@ function Schedule(props: {
       ) : null}
       {rows.length > 1 ? (
         <ScheduleTable lang={lang} currency={link.currency} rows={rows} situation={situation} />
+      ) : null}
+      {openEnded && rows.length > 1 && (situation === 'offer' || situation === 'collecting') ? (
+        <p data-testid="pay-schedule-until-cancelled">{t.scheduleMoreUntilCancelled}</p>
       ) : null}
     </section>
   );
