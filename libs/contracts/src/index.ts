@@ -1,7 +1,10 @@
 export {
+  type BankTransferDetails,
+  bankTransferDetails,
   ContractViolation,
   createEvent,
   type EventData,
+  type EventInput,
   type EventEnvelope,
   type EventType,
   eventSchemas,

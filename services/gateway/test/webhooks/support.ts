@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createEvent, type EventData, type EventType } from '@payrail/contracts';
+import { createEvent, type EventInput, type EventType } from '@payrail/contracts';
 import type { MessageBus } from '@payrail/messaging';
 import { type ServiceUnderTest, startService, type StartServiceOptions } from '@payrail/testing';
 import { gatewayService } from '../../src/service';
@@ -129,7 +129,7 @@ let eventClock = Date.parse('2026-11-23T12:00:00Z');
 export async function publish<T extends EventType>(
   bus: MessageBus,
   type: T,
-  data: EventData<T>,
+  data: EventInput<T>,
 ): Promise<string> {
   eventClock += 1000;
   const event = createEvent(type, data, new Date(eventClock));
