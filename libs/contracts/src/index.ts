@@ -156,9 +156,11 @@ export {
   routingKeyOf,
 } from './routing';
 export {
+  ALL_WEBHOOK_EVENTS,
   adminWebhookApi,
   type CreateWebhookEndpointRequest,
   createWebhookEndpointRequest,
+  DEFAULT_WEBHOOK_EVENTS,
   DELIVERIES_PAGE,
   EVENT_RETENTION_DAYS,
   EVENTS_PAGE,
@@ -171,6 +173,7 @@ export {
   WEBHOOK_TEST_KIND,
   webhookApi,
   webhookEnvelope,
+  type WebhookEventFilter,
   type WebhookEventKind,
   webhookOperations,
 } from './api/webhooks';
