@@ -573,11 +573,12 @@ const endpointExample = {
   updatedAt: '2026-11-23T12:00:00.000Z',
 };
 
+/** The event log's first event in the examples' story: a link cancelled by the merchant. */
 const envelopeExample = {
   id: 'evt_2c7b1f0e9d8a4b6c5e3f2a1d',
-  event: 'INSTALLMENT_UPDATED',
-  createdAt: '2026-11-23T12:00:00.000Z',
-  data: WEBHOOK_EXAMPLES.INSTALLMENT_UPDATED.data,
+  event: 'LINK_CANCELLED',
+  createdAt: '2026-11-23T13:00:00.000Z',
+  data: WEBHOOK_EXAMPLES.LINK_CANCELLED.data,
 };
 
 const deliveryExample = {
