@@ -9,6 +9,7 @@ import {
   sandbox,
   startOnTestInfrastructure,
 } from './processor-support';
+import { schedulerCaughtUp } from './debit-support';
 import { type E2eSystem, startSystem } from './support';
 
 // Automatic debit end to end, every service its own process on real PostgreSQL and RabbitMQ, with simulated
@@ -168,34 +169,12 @@ async function subscribe(
 }
 
 /**
- * Every event subscriptions published about installments is in billing-scheduler's projection, but an
- * `installment.paid` an automatic charge paid: that one is not sent to it (its `payment.succeeded` is).
- */
-async function projectionCaughtUp() {
-  await waitFor(
-    async () => {
-      const [row] = await sql<Array<{ missing: number }>>`
-        select count(*)::int as missing from subscriptions.outbox o
-        where (o.type like 'subscription.%' or o.type like 'installment%')
-          and o.type <> 'installment.charge-skipped'
-          and not (o.type = 'installment.paid' and o.body::jsonb -> 'data' ->> 'chargeAttempt' is not null)
-          and not exists (
-            select 1 from billing_scheduler.inbox i
-            where i.consumer = 'billing-scheduler.project-installments' and i.message_id = o.id::text)`;
-      return row?.missing === 0;
-    },
-    20_000,
-    50,
-  );
-}
-
-/**
  * An operator's as-of run for the merchant, once billing-scheduler has seen the merchant's latest changes
  * (an operator's run right after a change would otherwise race the projection: the minute ticker covers
  * that in production, and it is off here), until every installment it claimed is settled.
  */
 async function run(merchant: Merchant, asOf: string) {
-  await projectionCaughtUp();
+  await schedulerCaughtUp(sql);
   const started = await gateway('/admin/billing/runs', {
     method: 'POST',
     admin: true,
@@ -358,10 +337,10 @@ describe('automatic debit through the gateway, services as processes', () => {
       [],
       [['99000.00', '00']],
     ]);
-    // The merchant hears of each charge with the processor's transaction of it (the gateway takes it from
-    // `installment.paid`: it no longer consumes `payment.succeeded`).
+    // The merchant hears of each charge with its txId, processor-gateway's id of the charge (the gateway
+    // takes it from `installment.paid`: it no longer consumes `payment.succeeded`).
     const charges = await sql<Array<{ installment_id: string; tx: string }>>`
-      select installment_id, coalesce(authorization_code, id::text) as tx from processor_gateway.charges
+      select installment_id, id::text as tx from processor_gateway.charges
        where installment_id = any(${ids.slice(1)}) and status = 'succeeded'`;
     const told = await waitFor(
       async () => {
@@ -586,7 +565,7 @@ describe('automatic debit through the gateway, services as processes', () => {
     const targets: Installment[] = [];
     for (const sub of subs) targets.push(...(await settled(merchant, sub.linkId)).slice(1));
     expect(targets).toHaveLength(200);
-    await projectionCaughtUp();
+    await schedulerCaughtUp(sql);
 
     const started = gateway('/admin/billing/runs', {
       method: 'POST',

@@ -228,11 +228,28 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
       registeredAt: clock.now().toISOString(),
     });
     expect(await linkStatus(merchant, id)).toBe(200);
+    // The transfer is one money movement, named by processor-gateway's id of it wherever it is told.
+    const [{ tx_id: txId }] = (await sql.pgw`
+      select tx_id::text from processor_gateway.bank_transfers where id = ${answer.id as number}`) as unknown as [
+      { tx_id: string },
+    ];
+    expect(txId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const paid = (await outboxEvents(sql.links, 'links', 'link.paid')).filter(
       (event) => (event.data as { linkId: number }).linkId === id,
     );
     expect(paid.map((event) => event.data)).toEqual([
-      expect.objectContaining({ method: 'BANK_TRANSFER', txId: body.reference, recurrent: false }),
+      expect.objectContaining({
+        method: 'BANK_TRANSFER',
+        txId,
+        bankReference: body.reference,
+        bankTransfer: {
+          reference: body.reference,
+          bankName: 'Banco Nacional',
+          transferDate: '2026-11-21',
+          note: 'Paid at the branch',
+        },
+        recurrent: false,
+      }),
     ]);
     const registered = (await outboxEvents(sql.pgw, 'processor_gateway', 'bank-transfer.registered')).filter(
       (event) => (event.data as { bankTransferId: number }).bankTransferId === answer.id,
@@ -240,6 +257,7 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
     expect(registered.map((event) => event.data)).toEqual([
       {
         bankTransferId: answer.id,
+        txId,
         merchantId: merchant.merchantId,
         reference: body.reference,
         bankName: 'Banco Nacional',
@@ -258,13 +276,23 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
 
   it('a recurrent link paid by transfer activates its subscription, installment 1 paid by BANK_TRANSFER', async () => {
     const merchant = await newMerchant();
-    const { subscriptionId, installments } = await activeSubscription(merchant, 'member-1');
+    const { linkId, subscriptionId, installments } = await activeSubscription(merchant, 'member-1');
     expect(installments.map((i) => i.status)).toEqual(['paid', 'pending', 'pending', 'pending']);
     const paid = (await outboxEvents(sql.subscriptions, 'subscriptions', 'installment.paid')).filter(
       (event) => (event.data as { subscriptionId: number }).subscriptionId === subscriptionId,
     );
+    // Installment 1 is the link's payment: the same movement, the same txId.
+    const [linkPaid] = (await outboxEvents(sql.links, 'links', 'link.paid'))
+      .map((event) => event.data as { linkId: number; txId: string; bankReference: string })
+      .filter((data) => data.linkId === linkId);
+    expect(linkPaid?.txId).toEqual(expect.any(String));
     expect(paid.map((event) => event.data)).toEqual([
-      expect.objectContaining({ number: 1, method: 'BANK_TRANSFER' }),
+      expect.objectContaining({
+        number: 1,
+        method: 'BANK_TRANSFER',
+        txId: linkPaid?.txId,
+        bankReference: linkPaid?.bankReference,
+      }),
     ]);
   });
 

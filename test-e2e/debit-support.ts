@@ -1,5 +1,6 @@
 import type { billingRunResponse } from '@payrail/contracts';
 import { waitFor } from '@payrail/testing';
+import type postgres from 'postgres';
 
 // What the automatic-debit tests ask through the gateway: the merchant API with the demo token, the
 // operator's as-of runs with the admin token, and the subscription as the merchant sees it.
@@ -91,4 +92,28 @@ export function addDays(date: string, days: number): string {
   const shifted = new Date(`${date}T00:00:00Z`);
   shifted.setUTCDate(shifted.getUTCDate() + days);
   return shifted.toISOString().slice(0, 10);
+}
+
+/**
+ * Every event subscriptions published about installments is in billing-scheduler's projection, but an
+ * `installment.paid` an automatic charge paid: that one is not sent to it (its `payment.succeeded` is). An
+ * operator's run right after a change would otherwise race the projection (the minute ticker covers that in
+ * production; the tests turn it off).
+ */
+export async function schedulerCaughtUp(sql: postgres.Sql): Promise<void> {
+  await waitFor(
+    async () => {
+      const [row] = await sql<Array<{ missing: number }>>`
+        select count(*)::int as missing from subscriptions.outbox o
+        where (o.type like 'subscription.%' or o.type like 'installment%')
+          and o.type <> 'installment.charge-skipped'
+          and not (o.type = 'installment.paid' and o.body::jsonb -> 'data' ->> 'chargeAttempt' is not null)
+          and not exists (
+            select 1 from billing_scheduler.inbox i
+            where i.consumer = 'billing-scheduler.project-installments' and i.message_id = o.id::text)`;
+      return row?.missing === 0;
+    },
+    20_000,
+    50,
+  );
 }

@@ -149,7 +149,8 @@ describe('npm start (embedded)', () => {
       const endpoint = await fetch(`${running.gatewayUrl}/api/webhook-endpoints`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks` }),
+        // Every kind: the payment and the transfer's notice (a new endpoint takes the payment events only).
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, events: ['*'] }),
       });
       expect(endpoint.status).toBe(201);
       const link = (await (await createLink(running.gatewayUrl, { 'api-token': DEMO_TOKEN })).json()) as {
@@ -176,11 +177,18 @@ describe('npm start (embedded)', () => {
         'BANK_TRANSFER_REGISTERED',
         'PAYMENT_SUCCESS',
       ]);
-      expect(events.find((event) => event.event === 'PAYMENT_SUCCESS')?.data).toMatchObject({
+      const payment = events.find((event) => event.event === 'PAYMENT_SUCCESS')?.data;
+      expect(payment).toMatchObject({
         payRequestId: link.id,
         amount: 150000,
         statusId: 200,
+        method: 'BANK_TRANSFER',
+        bankReference: `TRF-EMBEDDED-${link.id}`,
       });
+      // One payment; the notice has the same txId and reads as none.
+      const notice = events.find((event) => event.event === 'BANK_TRANSFER_REGISTERED')?.data;
+      expect(notice).toMatchObject({ txId: (payment as { txId: string }).txId });
+      expect(notice).not.toHaveProperty('statusId');
       expect(
         received.every((request) => String(request.headers['webhook-signature']).startsWith('v1,')),
       ).toBe(true);

@@ -32,6 +32,34 @@ export type PaymentMethodKind = (typeof PAYMENT_METHOD_KINDS)[number];
 /** Messages written before `method` existed were card payments: the only way to pay then. */
 const paymentMethodKind = z.enum(PAYMENT_METHOD_KINDS).default('CARD');
 
+/**
+ * The id of a money movement: processor-gateway's id of the card charge or of the registered bank transfer
+ * (a UUID, time-ordered for those made now). Every event about one movement carries the same `txId`, and
+ * the merchant's webhook tells it as is. Older messages may carry another shape (a processor's
+ * authorization code, a bank reference), hence a plain string here.
+ */
+const txIdField = z.string().nullable().default(null);
+/**
+ * What the processor knows a card charge by: the order reference we sent it (`charges.reference`), the one
+ * its ledger and status queries show. Null when the money did not move through a processor, and in older
+ * messages.
+ */
+const processorReferenceField = z.string().nullable().default(null);
+/** The processor's authorization code of an approved charge, when it gave one (null in older messages). */
+const authorizationCodeField = z.string().nullable().default(null);
+
+/**
+ * A bank transfer made outside the service that paid a link or an installment, as the merchant notified it
+ * (`POST /api/bank-notification/add`): the bank's reference and the transfer's details.
+ */
+export const bankTransferDetails = z.object({
+  reference: z.string(),
+  bankName: z.string(),
+  transferDate: isoDate,
+  note: z.string().nullable(),
+});
+export type BankTransferDetails = z.infer<typeof bankTransferDetails>;
+
 /** `past_due`: an installment failed after its last dunning attempt; a later payment of it makes it `active` again. */
 export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'past_due', 'completed', 'cancelled'] as const;
 export const INSTALLMENT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'cancelled'] as const;
@@ -135,7 +163,10 @@ export const eventSchemas = {
       amount: moneyString,
       currency: z.enum(CURRENCIES),
       paidAt: z.string(),
-      /** The processor's transaction, or the bank's reference of a transfer. */
+      /**
+       * The money movement (`txIdField`): processor-gateway's charge id for a card, its transfer's `txId`
+       * for a bank transfer. Older messages: the charge id, or the bank's reference of a transfer.
+       */
       txId: z.string().nullable(),
       /** Whether the link starts a subscription: subscriptions ignores one-off payments outright. */
       recurrent: z.boolean(),
@@ -146,6 +177,12 @@ export const eventSchemas = {
       chargeId: z.string().uuid().nullable().default(null),
       /** The links service's customer who paid, when known (their saved card pays later installments). */
       customerId: z.number().int().positive().nullable().default(null),
+      /** A card payment: what the processor knows the charge by, and its authorization code. */
+      processorReference: processorReferenceField,
+      authorizationCode: authorizationCodeField,
+      /** A bank transfer: the bank's reference, and the transfer as notified. */
+      bankReference: z.string().nullable().default(null),
+      bankTransfer: bankTransferDetails.nullable().default(null),
     }),
   },
   /** A card payment attempt on the pay page was declined: the link is statusId 5 and still payable. */
@@ -160,6 +197,8 @@ export const eventSchemas = {
       chargeId: z.string().uuid(),
       declineCode: z.string(),
       category: z.enum(DECLINE_CATEGORIES),
+      /** What the processor knows the declined charge by (null in older messages). */
+      processorReference: processorReferenceField,
     }),
   },
   /** `payWaitHours` passed unpaid: statusId 6, nothing payable any more. */
@@ -243,13 +282,16 @@ export const eventSchemas = {
   },
   /**
    * Installment 1 by the link payment (`method` as the link was paid), a later one by its automatic charge
-   * (`CARD`) or by a bank transfer the merchant notified (`BANK_TRANSFER`, with its `bankReference`).
+   * (`CARD`) or by a bank transfer the merchant notified (`BANK_TRANSFER`, with its `bankReference` and
+   * `bankTransfer`).
    */
   'installment.paid': {
     1: installmentSnapshot.extend({
       paidAt: z.string(),
       method: paymentMethodKind,
       bankReference: z.string().nullable().default(null),
+      /** The transfer as the merchant notified it, when one paid it (null otherwise and in older messages). */
+      bankTransfer: bankTransferDetails.nullable().default(null),
       /** The subscription's paid installments and their sum after this one (null in older messages). */
       paidCount: z.number().int().min(1).nullable().default(null),
       paidTotal: moneyString.nullable().default(null),
@@ -259,11 +301,15 @@ export const eventSchemas = {
        */
       chargeAttempt: z.number().int().min(1).nullable().default(null),
       /**
-       * The processor's transaction of that charge (its authorization code, else our charge id); null when
-       * it was paid otherwise and in older messages. The gateway's webhook takes it from here, so it needs
-       * no `payment.succeeded` of its own.
+       * The money movement that paid it (`txIdField`): the automatic charge's id, the link payment's `txId`
+       * for installment 1, the transfer's `txId` for a bank transfer. The gateway's webhook takes it from
+       * here, so it needs no `payment.succeeded` of its own. Older messages: the charge's authorization
+       * code (else its id) for an automatic charge, null otherwise.
        */
-      txId: z.string().nullable().default(null),
+      txId: txIdField,
+      /** A card payment: what the processor knows the charge by, and its authorization code. */
+      processorReference: processorReferenceField,
+      authorizationCode: authorizationCodeField,
     }),
   },
   /**
@@ -373,9 +419,16 @@ export const eventSchemas = {
   'subscription.past-due': {
     1: subscriptionSnapshot.extend({ installmentId: z.number().int().positive(), pastDueAt: z.string() }),
   },
-  /** The processor took the money (confirmed by a status query where the processor confirms by webhook). */
+  /**
+   * The processor took the money (confirmed by a status query where the processor confirms by webhook).
+   * `chargeId` is the money movement's `txId`.
+   */
   'payment.succeeded': {
-    1: chargePurpose.extend({ paidAt: z.string(), authorizationCode: z.string().nullable() }),
+    1: chargePurpose.extend({
+      paidAt: z.string(),
+      authorizationCode: z.string().nullable(),
+      processorReference: processorReferenceField,
+    }),
   },
   /**
    * The processor did not take the money. `retryable` false means do not charge this card again for this
@@ -392,6 +445,7 @@ export const eventSchemas = {
        * retries no earlier. Null or absent: unknown (retried the next day).
        */
       blockedUntil: z.string().nullable().optional(),
+      processorReference: processorReferenceField,
     }),
   },
   'payment-method.saved': { 1: paymentMethodSnapshot.extend({ savedAt: z.string() }) },
@@ -403,6 +457,11 @@ export const eventSchemas = {
   'bank-transfer.registered': {
     1: z.object({
       bankTransferId: z.number().int().positive(),
+      /**
+       * The money movement (`txIdField`): the transfer's id in processor-gateway, the `txId` of the
+       * `link.paid` / `installment.paid` it settled (null in older messages).
+       */
+      txId: txIdField,
       merchantId: z.string().uuid(),
       reference: z.string(),
       bankName: z.string(),
@@ -427,6 +486,8 @@ export type EventType = keyof typeof eventSchemas;
 type Versions<T extends EventType> = (typeof eventSchemas)[T];
 export type LatestVersion = 1;
 export type EventData<T extends EventType> = z.infer<Versions<T>[LatestVersion]>;
+/** What a publisher gives `createEvent`: fields with a default (added later, for older messages) may be left out. */
+export type EventInput<T extends EventType> = z.input<Versions<T>[LatestVersion]>;
 
 export interface EventEnvelope<T extends EventType = EventType> {
   id: string;
@@ -459,7 +520,7 @@ function schemaFor(type: string, v: number): z.ZodType {
  */
 export function createEvent<T extends EventType>(
   type: T,
-  data: EventData<T>,
+  data: EventInput<T>,
   occurredAt: Date,
   id: string = timeOrderedUuid(),
 ): EventEnvelope<T> {

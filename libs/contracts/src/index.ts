@@ -1,7 +1,10 @@
 export {
+  type BankTransferDetails,
+  bankTransferDetails,
   ContractViolation,
   createEvent,
   type EventData,
+  type EventInput,
   type EventEnvelope,
   type EventType,
   eventSchemas,
@@ -154,9 +157,11 @@ export {
   routingKeyOf,
 } from './routing';
 export {
+  ALL_WEBHOOK_EVENTS,
   adminWebhookApi,
   type CreateWebhookEndpointRequest,
   createWebhookEndpointRequest,
+  DEFAULT_WEBHOOK_EVENTS,
   DELIVERIES_PAGE,
   EVENT_RETENTION_DAYS,
   EVENTS_PAGE,
@@ -169,6 +174,7 @@ export {
   WEBHOOK_TEST_KIND,
   webhookApi,
   webhookEnvelope,
+  type WebhookEventFilter,
   type WebhookEventKind,
   webhookOperations,
 } from './api/webhooks';

@@ -14,6 +14,10 @@ const linkPaid = {
   paymentMethodId: null,
   chargeId: null,
   customerId: null,
+  processorReference: null,
+  authorizationCode: null,
+  bankReference: null,
+  bankTransfer: null,
 };
 
 describe('event contracts', () => {
@@ -192,6 +196,69 @@ describe('payment method of link.paid and installment.paid', () => {
       createEvent(
         'installment.paid',
         { ...data, paidCount: 2, paidTotal: 350000 as unknown as string, chargeAttempt: null, txId: null },
+        new Date(),
+      ),
+    ).toThrow(ContractViolation);
+  });
+
+  it("reads messages written before the money movement's references existed with them null (still in queues)", () => {
+    const {
+      processorReference: _p,
+      authorizationCode: _a,
+      bankReference: _b,
+      bankTransfer: _t,
+      ...olderLinkPaid
+    } = { ...linkPaid, method: 'BANK_TRANSFER' as const, txId: 'TRX-1' };
+    const old = { id: 'e-3', type: 'link.paid', v: 1, occurredAt: linkPaid.paidAt, data: olderLinkPaid };
+    expect(parseEvent('link.paid', JSON.stringify(old)).data).toMatchObject({
+      txId: 'TRX-1',
+      processorReference: null,
+      authorizationCode: null,
+      bankReference: null,
+      bankTransfer: null,
+    });
+    const registered = {
+      bankTransferId: 4,
+      merchantId: linkPaid.merchantId,
+      reference: 'TRX-1',
+      bankName: 'Banco Nacional',
+      amount: '150000.00',
+      currency: 'PYG',
+      transferDate: '2026-11-21',
+      note: null,
+      target: { type: 'PAY_REQUEST', linkId: 7 },
+      registeredAt: '2026-11-22T10:00:00.000Z',
+    };
+    const olderRegistered = {
+      id: 'e-4',
+      type: 'bank-transfer.registered',
+      v: 1,
+      occurredAt: registered.registeredAt,
+      data: registered,
+    };
+    expect(parseEvent('bank-transfer.registered', JSON.stringify(olderRegistered)).data.txId).toBeNull();
+    // Given now: the transfer's id, and the transfer beside the payment.
+    const txId = '0193a6f0-1b22-7e4a-8c55-3d2e1f0a9b87';
+    const bankTransfer = {
+      reference: 'TRX-1',
+      bankName: 'Banco Nacional',
+      transferDate: '2026-11-21',
+      note: null,
+    };
+    const paid = createEvent(
+      'link.paid',
+      { ...olderLinkPaid, txId, bankReference: 'TRX-1', bankTransfer },
+      new Date(),
+    );
+    expect(parseEvent('link.paid', JSON.stringify(paid)).data).toMatchObject({
+      txId,
+      bankReference: 'TRX-1',
+      bankTransfer,
+    });
+    expect(() =>
+      createEvent(
+        'link.paid',
+        { ...olderLinkPaid, bankTransfer: { ...bankTransfer, transferDate: '2026-02-30' } },
         new Date(),
       ),
     ).toThrow(ContractViolation);

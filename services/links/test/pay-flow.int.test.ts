@@ -191,6 +191,11 @@ describe('paying a link on the pay page', () => {
         customerId: customer.customerId,
         recurrent: false,
         amount: '150000.00',
+        // What the processor knows the charge by, beside our charge id (the money movement).
+        processorReference: `REF-link:${link.id}:payment:1`,
+        authorizationCode: '654321',
+        bankReference: null,
+        bankTransfer: null,
       }),
     ]);
     // Coming back again changes nothing.
@@ -242,7 +247,12 @@ describe('paying a link on the pay page', () => {
     expect(back.headers.get('location')).toBe(`/pay/${link.slug}`);
     expect((await linkRow(link.id)).statusId).toBe(5);
     expect(await eventsOf('link.payment-failed', link.id)).toEqual([
-      expect.objectContaining({ declineCode: '51', category: 'soft', processor: 'PARAGUAY.PROCESSOR_A' }),
+      expect.objectContaining({
+        declineCode: '51',
+        category: 'soft',
+        processor: 'PARAGUAY.PROCESSOR_A',
+        processorReference: `REF-link:${link.id}:payment:1`,
+      }),
     ]);
     // The language chosen with ?lang=en stays across the processor's form.
     const page = await (await customer.get(`/pay/${link.slug}`)).text();
@@ -427,6 +437,7 @@ describe('paying a link on the pay page', () => {
         paymentMethodId: null,
         paidAt: clock.now().toISOString(),
         authorizationCode: '123456',
+        processorReference: '000000004711',
       },
       clock.now(),
     );
@@ -435,7 +446,13 @@ describe('paying a link on the pay page', () => {
     await svc.bus.publish({ id: event.id, type: event.type, body: JSON.stringify(event) });
     await waitFor(async () => (await linkRow(link.id)).statusId === 200);
     await customer.get(`/pay/${link.slug}/return/1`);
-    expect(await eventsOf('link.paid', link.id)).toHaveLength(1);
+    expect(await eventsOf('link.paid', link.id)).toEqual([
+      expect.objectContaining({
+        txId: charge.chargeId,
+        processorReference: '000000004711',
+        authorizationCode: '123456',
+      }),
+    ]);
   });
 
   it('payment.failed rejects the link (5) once; a form left unused until it expired rejects nothing', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EventEnvelope, MerchantContext } from '@payrail/contracts';
 import { aMerchant, type ServiceUnderTest, startService, testClock } from '@payrail/testing';
 import { asc, eq } from 'drizzle-orm';
@@ -55,9 +56,14 @@ function settle(merchant: MerchantContext | undefined, body: Record<string, unkn
 
 const transfer = (payRequestId: number, overrides: Record<string, unknown> = {}) => ({
   reference: newReference(),
+  // processor-gateway's id of the transfer: the payment's txId.
+  txId: randomUUID(),
   payRequestId,
   amount: '150000.00',
   currency: null,
+  bankName: 'Banco Nacional',
+  transferDate: '2026-11-21',
+  note: null,
   ...overrides,
 });
 
@@ -110,7 +116,7 @@ async function expectRefused(
 }
 
 describe('a bank transfer pays a link (internal, for processor-gateway)', () => {
-  it('marks a pending link paid with its link.paid (BANK_TRANSFER, the reference as txId), in one go', async () => {
+  it("marks a pending link paid with its link.paid (BANK_TRANSFER, processor-gateway's transfer id as txId), in one go", async () => {
     const merchant = aMerchant();
     const id = await createLink(merchant);
     const body = transfer(id, { currency: 'PYG' });
@@ -134,7 +140,8 @@ describe('a bank transfer pays a link (internal, for processor-gateway)', () => 
         amount: '150000.00',
         currency: 'PYG',
         paidAt: clock.now().toISOString(),
-        txId: body.reference,
+        // The money movement as processor-gateway knows it; the bank's reference beside it.
+        txId: body.txId,
         recurrent: false,
         method: 'BANK_TRANSFER',
         // A transfer has no processor, card, charge or known customer.
@@ -142,6 +149,15 @@ describe('a bank transfer pays a link (internal, for processor-gateway)', () => 
         paymentMethodId: null,
         chargeId: null,
         customerId: null,
+        processorReference: null,
+        authorizationCode: null,
+        bankReference: body.reference,
+        bankTransfer: {
+          reference: body.reference,
+          bankName: 'Banco Nacional',
+          transferDate: '2026-11-21',
+          note: null,
+        },
       },
     ]);
     const detail = await svc.request('GET', `/api/payrequests/${id}`, { merchant });

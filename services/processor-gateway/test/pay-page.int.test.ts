@@ -11,6 +11,9 @@ import {
   TEST_ENV,
 } from './support';
 
+/** A time-ordered UUID (RFC 9562 version 7). */
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 /**
  * The pay page's side of processor-gateway over internal HTTP (signed merchant context), the processors'
  * webhooks and the vault, on real PostgreSQL, against two in-memory processors.
@@ -96,6 +99,8 @@ describe('hosted payment and its confirmation', () => {
     const again = await json(await svc.request('POST', '/internal/payments/hosted', { merchant, body }));
     expect(again.form).toEqual(first.form);
     expect(again.chargeId).toBe(first.chargeId);
+    // The charge id is the money movement's txId wherever it is announced: time-ordered, as every charge's.
+    expect(first.chargeId).toMatch(UUID_V7);
 
     const row = await existingCharge(svc, first.idempotencyKey);
     a.payHosted(row.reference);
@@ -128,8 +133,17 @@ describe('hosted payment and its confirmation', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: 'payment.succeeded',
-      data: { linkId: body.linkId, paymentMethodId: null },
+      // What the processor knows the charge by: the reference we sent it.
+      data: {
+        linkId: body.linkId,
+        paymentMethodId: null,
+        chargeId: first.chargeId,
+        processorReference: row.reference,
+      },
     });
+    // The pay page reads the same from the charge.
+    const view = await json(await svc.request('GET', `/internal/payments/${first.chargeId}`, { merchant }));
+    expect(view).toMatchObject({ processorReference: row.reference, authorizationCode: expect.any(String) });
 
     // The attempt is used up: opening it again is a conflict, not a second payment.
     const reused = await svc.request('POST', '/internal/payments/hosted', { merchant, body });
@@ -316,7 +330,9 @@ describe('the vault', () => {
     };
     const charged = await svc.request('POST', '/internal/payments/saved-card', { merchant, body });
     expect(charged.status).toBe(201);
-    expect(await json(charged)).toMatchObject({ status: 'succeeded', amount: '99000.00', paymentMethodId });
+    const savedCardCharge = await json(charged);
+    expect(savedCardCharge).toMatchObject({ status: 'succeeded', amount: '99000.00', paymentMethodId });
+    expect(savedCardCharge.chargeId).toMatch(UUID_V7);
     const again = await svc.request('POST', '/internal/payments/saved-card', { merchant, body });
     expect(again.status).toBe(200);
     const row = await existingCharge(svc, `link:${nextLink}:payment:1`);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EventEnvelope, MerchantContext } from '@payrail/contracts';
 import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import {
@@ -449,10 +450,13 @@ describe('payment results', () => {
     const merchant = aMerchant();
     const card = aCard();
     const { subscription, installments } = await subscribedWithCard(merchant, card, 3);
+    const chargeIds: string[] = [];
     for (const row of installments.slice(1)) {
       await publishAndWait(svc, chargeDue(merchant, row));
       const [charge] = await requested(row.id);
-      await publishAndWait(svc, paymentSucceeded(charge as EventEnvelope<'charge.requested'>, card));
+      const succeeded = paymentSucceeded(charge as EventEnvelope<'charge.requested'>, card);
+      chargeIds.push(succeeded.data.chargeId);
+      await publishAndWait(svc, succeeded);
       expect((await installment(subscription.id, row.number)).status).toBe('paid');
     }
     const paid = (await eventsOfType(svc, 'installment.paid'))
@@ -466,6 +470,8 @@ describe('payment results', () => {
             paidTotal: string;
             chargeAttempt: number | null;
             txId: string | null;
+            processorReference: string | null;
+            authorizationCode: string | null;
           },
       )
       .filter((data) => data.subscriptionId === subscription.id)
@@ -476,13 +482,17 @@ describe('payment results', () => {
         data.paidTotal,
         data.chargeAttempt,
         data.txId,
+        data.processorReference,
+        data.authorizationCode,
       ]);
-    // Installment 1 by the link payment, the others by attempt 1 of their automatic charge, with the
-    // processor's authorization code (what the merchant's webhook shows as txId).
+    // Installment 1 by the link payment (its money movement), the others by attempt 1 of their automatic
+    // charge: the charge's id is the txId (what the merchant's webhook shows), the processor's references
+    // beside it.
+    const [, second, third] = installments;
     expect(paid).toEqual([
-      [1, 'CARD', 1, '200000.00', null, null],
-      [2, 'CARD', 2, '350000.00', 1, '123456'],
-      [3, 'CARD', 3, '500000.00', 1, '123456'],
+      [1, 'CARD', 1, '200000.00', null, 'tx-1', 'REF-1', 'AUTH-1'],
+      [2, 'CARD', 2, '350000.00', 1, chargeIds[0], `REF-${second?.id}`, '123456'],
+      [3, 'CARD', 3, '500000.00', 1, chargeIds[1], `REF-${third?.id}`, '123456'],
     ]);
     expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
     const [attempt] = await attemptRows(svc, installments[2]?.id as number);
@@ -504,7 +514,7 @@ describe('payment results', () => {
       clock,
       createLogger('test', 'silent'),
     );
-    // The second without an authorization code: its installment.paid names our charge instead.
+    // The second without an authorization code: its txId is its charge's all the same.
     const results = charges.map((charge, index) => {
       const event = paymentSucceeded(charge, card);
       return index === 1 ? { ...event, data: { ...event.data, authorizationCode: null } } : event;
@@ -540,8 +550,8 @@ describe('payment results', () => {
       // Written in one transaction, the rows share their created_at: by number.
       .sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(paid).toEqual([
-      [1, 1, '200000.00', null],
-      [2, 2, '350000.00', '123456'],
+      [1, 1, '200000.00', 'tx-1'],
+      [2, 2, '350000.00', results[0]?.data.chargeId],
       [3, 3, '500000.00', results[1]?.data.chargeId],
     ]);
     expect((await subscriptionOfLink(svc, subscription.linkId))?.status).toBe('completed');
@@ -607,8 +617,12 @@ describe('payment results', () => {
       merchant,
       body: {
         reference: `TRF-${second.id}`,
+        txId: randomUUID(),
         amount: '150000.00',
         currency: null,
+        bankName: 'Banco Nacional',
+        transferDate: '2026-02-20',
+        note: null,
         installmentId: second.id,
         customIdentifier: null,
         customIdentifier2: null,

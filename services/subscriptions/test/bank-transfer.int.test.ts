@@ -32,8 +32,13 @@ const SETTLE = '/internal/bank-transfers/settle';
 
 const transfer = (overrides: Record<string, unknown>) => ({
   reference: `TRF-${randomUUID()}`,
+  // processor-gateway's id of the transfer: the payment's txId.
+  txId: randomUUID(),
   amount: '150000.00',
   currency: null,
+  bankName: 'Banco Nacional',
+  transferDate: '2026-11-21',
+  note: 'At the branch',
   installmentId: null,
   customIdentifier: null,
   customIdentifier2: null,
@@ -107,6 +112,14 @@ describe('a bank transfer pays an installment (internal, for processor-gateway)'
       bankReference: body.reference,
       paidAt: clock.now().toISOString(),
       chargeAttempt: null,
+      // The money movement as processor-gateway knows it, and the transfer as notified.
+      txId: body.txId,
+      bankTransfer: {
+        reference: body.reference,
+        bankName: 'Banco Nacional',
+        transferDate: '2026-11-21',
+        note: 'At the branch',
+      },
     });
     // Never charged: the pending list (what a debit run works from) no longer has it.
     const listed = await svc.request('GET', '/api/subscriptions/installments?custom_identifier=CI-1', {

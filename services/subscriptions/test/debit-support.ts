@@ -57,7 +57,12 @@ export function paymentSucceeded(
 ): EventEnvelope<'payment.succeeded'> {
   return createEvent(
     'payment.succeeded',
-    { ...purpose(requested, card), paidAt, authorizationCode: '123456' },
+    {
+      ...purpose(requested, card),
+      paidAt,
+      authorizationCode: '123456',
+      processorReference: `REF-${requested.data.installmentId}`,
+    },
     new Date(paidAt),
   );
 }

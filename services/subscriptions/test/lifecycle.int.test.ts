@@ -165,11 +165,14 @@ describe('link.paid → active subscription, installment 1 paid', () => {
         paidAt: '2026-01-15T16:00:00.000Z',
         method: 'CARD',
         bankReference: null,
+        bankTransfer: null,
         paidCount: 1,
         paidTotal: '200000.00',
-        // Paid by the link payment, not by an automatic charge.
+        // Paid by the link payment, not by an automatic charge: the same money movement as the link's.
         chargeAttempt: null,
-        txId: null,
+        txId: 'tx-1',
+        processorReference: 'REF-1',
+        authorizationCode: 'AUTH-1',
       },
     ]);
   });
@@ -210,6 +213,19 @@ describe('link.paid → active subscription, installment 1 paid', () => {
     expect(
       await svc.database.db.select().from(earlyLinkPayments).where(eq(earlyLinkPayments.linkId, linkId)),
     ).toEqual([]);
+    // Installment 1 is announced as the link's payment, references and all, though it waited.
+    const paid = (await eventsOfType(svc, 'installment.paid')).filter(
+      (e) => (e.data as { subscriptionId: number }).subscriptionId === subscription.id,
+    );
+    expect(paid.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        number: 1,
+        method: 'CARD',
+        txId: 'tx-1',
+        processorReference: 'REF-1',
+        authorizationCode: 'AUTH-1',
+      }),
+    ]);
   });
 
   it('link.paid still open when link.created commits: the subscription is active all the same (the link lock)', async () => {

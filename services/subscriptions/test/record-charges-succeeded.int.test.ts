@@ -197,6 +197,7 @@ function payments(copy: Copy): Array<EventData<'payment.succeeded'>> {
       // Each its own time: a mix-up of two payments shows.
       paidAt: new Date(Date.UTC(2026, 1, 10, 15, 0, index)).toISOString(),
       authorizationCode: '123456',
+      processorReference: `REF-${index}`,
     };
   });
 }

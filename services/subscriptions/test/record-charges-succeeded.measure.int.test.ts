@@ -140,6 +140,7 @@ async function seed(db: Database): Promise<Array<EventData<'payment.succeeded'>>
     paymentMethodId: cardOf.get(row.subscriptionId) as string,
     paidAt: '2026-02-10T15:00:00.000Z',
     authorizationCode: '123456',
+    processorReference: null,
   }));
 }
 

@@ -88,6 +88,8 @@ export function linkPaid(
       paymentMethodId: card?.paymentMethodId ?? null,
       chargeId: card ? randomUUID() : null,
       customerId: card?.customerId ?? null,
+      processorReference: 'REF-1',
+      authorizationCode: 'AUTH-1',
     },
     new Date('2026-01-15T16:00:00Z'),
   );

@@ -162,6 +162,15 @@ const settleCommon = {
   reference: z.string().min(1),
   amount: moneyOut,
   currency: z.enum(CURRENCIES).nullable(),
+  /**
+   * processor-gateway's id of the transfer (a UUID), the same each time it asks for one transfer: the owner
+   * announces the payment with it as `txId`, the id the transfer's `bank-transfer.registered` carries.
+   */
+  txId: z.uuid(),
+  /** The transfer as notified, for the payment's announcement. */
+  bankName: z.string(),
+  transferDate: z.string(),
+  note: z.string().nullable(),
 };
 
 export const settleLinkByTransferRequest = z.object({ ...settleCommon, payRequestId: z.number().int() });

@@ -25,6 +25,19 @@ export const WEBHOOK_EVENT_KINDS = [
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 export const WEBHOOK_TEST_KIND = 'WEBHOOK_TEST';
 
+/** In an endpoint's `events`: every kind, those added later included. */
+export const ALL_WEBHOOK_EVENTS = '*';
+/**
+ * What an endpoint registered without `events` gets: the payment events, what receivers in the field are
+ * written for (endpoints registered before this default keep every kind: `["*"]`).
+ */
+export const DEFAULT_WEBHOOK_EVENTS = [
+  'PAYMENT_SUCCESS',
+  'PAYMENT_FAILED',
+] as const satisfies readonly WebhookEventKind[];
+/** An endpoint's `events`: kinds by name, or `["*"]`. */
+export type WebhookEventFilter = Array<WebhookEventKind | typeof ALL_WEBHOOK_EVENTS>;
+
 /** How long the previous signing secret keeps signing beside the new one after a rotation. */
 export const SECRET_ROTATION_OVERLAP_HOURS = 24;
 /** The event log keeps a merchant's events this long. */
@@ -84,12 +97,19 @@ const authInput = z
       '(`X-Token: ...`). Stored encrypted; responses show only the type and the username or header name.',
   });
 
+const EVENTS_FILTER_DESCRIPTION =
+  'The event kinds to send: kinds by name, or `["*"]` for every kind (those added later included). ' +
+  'Absent or null: `["PAYMENT_SUCCESS", "PAYMENT_FAILED"]`, the payment events.';
+
 const eventsFilter = z
-  .array(z.enum(WEBHOOK_EVENT_KINDS))
+  .array(z.enum([...WEBHOOK_EVENT_KINDS, ALL_WEBHOOK_EVENTS]))
   .min(1)
-  .max(WEBHOOK_EVENT_KINDS.length)
-  .transform((kinds) => [...new Set(kinds)])
-  .meta({ description: 'The event kinds to send; absent or null: every kind.' });
+  .max(WEBHOOK_EVENT_KINDS.length + 1)
+  // `*` covers every kind: a list that has it is `["*"]`.
+  .transform(
+    (kinds): WebhookEventFilter => (kinds.includes(ALL_WEBHOOK_EVENTS) ? ['*'] : [...new Set(kinds)]),
+  )
+  .meta({ description: EVENTS_FILTER_DESCRIPTION });
 
 export const createWebhookEndpointRequest = z.object({
   url: webhookUrl,
@@ -104,7 +124,10 @@ export const updateWebhookEndpointRequest = z.object({
   url: webhookUrl.optional(),
   method: z.enum(['POST', 'PUT']).optional(),
   auth: authInput.nullable().optional().meta({ description: '`null` removes it.' }),
-  events: eventsFilter.nullable().optional(),
+  events: eventsFilter
+    .nullable()
+    .optional()
+    .meta({ description: `${EVENTS_FILTER_DESCRIPTION} Absent: unchanged.` }),
   description: text(500).nullable().optional(),
   enabled: z
     .boolean()
@@ -126,7 +149,9 @@ export const webhookEndpointResponse = z.object({
     ])
     .nullable()
     .meta({ description: 'The secret part (password, header value) is never shown.' }),
-  events: z.array(z.enum(WEBHOOK_EVENT_KINDS)).nullable(),
+  events: z.array(z.enum([...WEBHOOK_EVENT_KINDS, ALL_WEBHOOK_EVENTS])).meta({
+    description: 'The kinds sent to it: by name, or `["*"]` for every kind.',
+  }),
   description: z.string().nullable(),
   status: z.enum(['enabled', 'disabled']),
   disabledAt: instant.nullable(),
@@ -213,19 +238,79 @@ export const queuedDeliveryResponse = z.object({
   status: z.literal('pending'),
 });
 
-/** What every envelope's `data` has, `null` where it does not apply; each kind adds its own fields. */
+/**
+ * What every envelope's `data` has. Receivers in the field store each notification as a row of a strict
+ * table and decide "paid" from `statusId` alone, so: the identifiers are always strings, only the payment
+ * events carry `statusId`, and each money movement is announced once by a `PAYMENT_SUCCESS` with its
+ * `txId`. Each kind adds its own fields (see each kind's example).
+ */
 export const webhookEnvelopeData = z.looseObject({
-  txId: z.string().nullable().meta({ description: "The processor's transaction or the bank's reference." }),
+  txId: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "The money movement: processor-gateway's id of the card charge or of the registered bank transfer, a " +
+        "UUID, the same on every event about that movement (a bank transfer's `PAYMENT_SUCCESS` and its " +
+        '`BANK_TRANSFER_REGISTERED`). Never null on `PAYMENT_SUCCESS` and `PAYMENT_FAILED` (the declined ' +
+        "charge's); null where no movement is concerned. The processor's own reference and the bank's are " +
+        'in `processorReference` / `authorizationCode` and `bankReference`.',
+    }),
   payRequestId: z.number().int().nullable().meta({ description: 'The payment link (pay request) id.' }),
   currency: z.enum(CURRENCIES).nullable(),
-  amount: z.number().nullable().meta({ description: 'A JSON number written with 2 decimals (`150000.00`).' }),
-  statusId: z.number().int().nullable().meta({ description: 'The link status: 1, 5, 6, 7 or 200 (paid).' }),
-  customIdentifier: z.string().nullable(),
-  customIdentifier2: z.string().nullable(),
+  amount: z
+    .number()
+    .optional()
+    .meta({
+      description:
+        'A JSON number written with 2 decimals (`150000.00`). On `PAYMENT_SUCCESS` / `PAYMENT_FAILED` the ' +
+        'amount paid or declined; on `INSTALLMENT_FAILED`, `INSTALLMENT_UPDATED` and `INSTALLMENT_CANCELLED` ' +
+        "the installment's amount (an envelope listing several installments: their sum); on `LINK_EXPIRED` " +
+        "and `LINK_CANCELLED` the link's. Absent from `SUBSCRIPTION_*`, `BANK_TRANSFER_REGISTERED` and " +
+        '`WEBHOOK_TEST`. Never null.',
+    }),
+  statusId: z
+    .number()
+    .int()
+    .optional()
+    .meta({
+      description:
+        'Only on payment events: 200 on `PAYMENT_SUCCESS` (the money was taken), 5 on `PAYMENT_FAILED` (the ' +
+        'attempt was declined). Every other kind has no `statusId` key, so a receiver that stores ' +
+        '`statusId === 200` as paid counts each payment once and nothing else.',
+    }),
+  customIdentifier: z.string().meta({
+    description:
+      'Exactly as the merchant gave it when creating the link; `""` when none was given. Never null.',
+  }),
+  customIdentifier2: z.string().meta({
+    description: 'Exactly as the merchant gave it; `""` when none was given. Never null.',
+  }),
   label: z.string().nullable(),
-  subscriptionId: z.number().int().nullable(),
-  subscriptionTotalPeriods: z.number().int().nullable(),
-  subscriptionPayedPeriod: z.number().int().nullable().meta({ description: 'The period paid, 1-based.' }),
+  subscriptionId: z.number().int().nullable().meta({ description: 'Null for a one-off payment.' }),
+  subscriptionTotalPeriods: z.number().int().nullable().meta({
+    description: "The subscription's periods; null for a one-off payment or a subscription without a total.",
+  }),
+  subscriptionPayedPeriod: z
+    .number()
+    .int()
+    .nullable()
+    .meta({
+      description:
+        "How many of the subscription's periods are paid: after the payment on `PAYMENT_SUCCESS`, so far on " +
+        "every other event (a `PAYMENT_FAILED` of period 2 says 1). It never decreases along a subscription's " +
+        'events. Null for a one-off payment. The period an event is about is `installmentNumber`.',
+    }),
+  installmentNumber: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'The period an event is about: on `PAYMENT_SUCCESS`, `PAYMENT_FAILED`, `INSTALLMENT_FAILED` and an ' +
+        "installment's `BANK_TRANSFER_REGISTERED` (null on a one-off payment); absent from the other kinds.",
+    }),
 });
 
 export const webhookEnvelope = z.object({
@@ -264,164 +349,215 @@ const DELIVERY_ID = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
 /** What the story's endpoints receive: the payments, as a receiver written for them stores them. */
 const STORY_EVENTS = ['PAYMENT_SUCCESS', 'PAYMENT_FAILED'];
 
+/** The fields every envelope has, for the examples: the demo story's subscription (12 monthly periods). */
 const baseData = {
-  txId: null,
-  payRequestId: 1045,
+  txId: null as string | null,
+  payRequestId: 1045 as number | null,
   currency: 'PYG',
-  amount: 150000,
-  statusId: 1,
   customIdentifier: '4567890',
-  customIdentifier2: null,
+  customIdentifier2: '',
   label: 'Gym membership',
-  subscriptionId: 311,
-  subscriptionTotalPeriods: 12,
-  subscriptionPayedPeriod: 1,
+  subscriptionId: 311 as number | null,
+  subscriptionTotalPeriods: 12 as number | null,
+  subscriptionPayedPeriod: 1 as number | null,
 };
+
+/** An example's `data` in the envelope's own order: the base fields, `amount` and `statusId` where the kind has them, then its own. */
+function exampleData(
+  base: Partial<typeof baseData>,
+  money: { amount?: number; statusId?: number },
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
+  const { txId, payRequestId, currency, ...rest } = { ...baseData, ...base };
+  return { txId, payRequestId, currency, ...money, ...rest, ...extra };
+}
+
+const CARD_CHARGE = '0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f42';
+const DECLINED_CHARGE = '0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f43';
+const TRANSFER = '0193a6f0-1b22-7e4a-8c55-3d2e1f0a9b87';
 
 /** An example envelope of every kind, for the OpenAPI `webhooks` section. */
 export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data: Record<string, unknown> }> =
   {
     PAYMENT_SUCCESS: {
       summary:
-        "A link was paid, or an installment of a subscription (`subscriptionPayedPeriod` is its number; `paidCount` and `paidTotal`: the subscription's paid installments and their sum after it).",
-      data: {
-        ...baseData,
-        txId: 'A-7781-2026',
-        statusId: 200,
-        subscriptionPayedPeriod: 2,
-        installmentId: 9001,
-        paidAt: '2026-12-05T09:00:00.000Z',
-        method: 'CARD',
-        paidCount: 2,
-        paidTotal: 300000,
-      },
+        'Money was taken: a link paid, or an installment of a subscription, by card or by a bank transfer you ' +
+        'notified (`method`). One per money movement, `statusId` 200; `txId` names the movement. ' +
+        '`installmentNumber` is the period paid, `subscriptionPayedPeriod` how many are paid now (`paidCount`, ' +
+        'and `paidTotal` their sum). A card: `processor`, `processorReference` (what the processor knows the ' +
+        'charge by) and `authorizationCode`; a transfer: `bankReference`, `bankName`, `transferDate`, `note`.',
+      data: exampleData(
+        { txId: CARD_CHARGE, subscriptionPayedPeriod: 2 },
+        { amount: 150000, statusId: 200 },
+        {
+          installmentNumber: 2,
+          installmentId: 9002,
+          paymentDate: '2026-12-05',
+          paidAt: '2026-12-05T09:00:00.000Z',
+          method: 'CARD',
+          processorReference: '004518227761',
+          authorizationCode: '123456',
+          paidCount: 2,
+          paidTotal: 300000,
+        },
+      ),
     },
     PAYMENT_FAILED: {
-      summary: 'A payment attempt was declined: statusId 5 and the reason.',
-      data: {
-        ...baseData,
-        statusId: 5,
-        subscriptionPayedPeriod: 1,
-        installmentId: 9001,
-        attempt: 1,
-        declineCode: 'insufficient_funds',
-        declineReason: 'soft',
-        retryable: true,
-        failedAt: '2026-12-05T09:00:00.000Z',
-      },
+      summary:
+        'A payment attempt was declined: `statusId` 5, `txId` the declined charge, the reason. ' +
+        '`installmentNumber` is the period attempted; `subscriptionPayedPeriod` stays the periods paid so far.',
+      data: exampleData(
+        { txId: DECLINED_CHARGE, subscriptionPayedPeriod: 1 },
+        { amount: 150000, statusId: 5 },
+        {
+          installmentNumber: 2,
+          installmentId: 9002,
+          attempt: 1,
+          declineCode: '51',
+          declineReason: 'soft',
+          retryable: true,
+          failedAt: '2026-12-05T09:00:00.000Z',
+          method: 'CARD',
+          processor: 'PARAGUAY.PROCESSOR_A',
+          processorReference: '004518227762',
+        },
+      ),
     },
     SUBSCRIPTION_ACTIVATED: {
-      summary: 'The first payment made the subscription active.',
-      data: { ...baseData, statusId: 200, subscriptionPayedPeriod: null, subscriptionStatus: 'active' },
+      summary:
+        'The first payment made the subscription active (the payment itself is its `PAYMENT_SUCCESS`).',
+      data: exampleData({}, {}, { subscriptionStatus: 'active', activatedAt: '2026-11-23T12:05:00.000Z' }),
     },
     SUBSCRIPTION_PAST_DUE: {
       summary: 'An installment failed after its last retry: the subscription is past due until it is paid.',
-      data: {
-        ...baseData,
-        statusId: 200,
-        subscriptionPayedPeriod: null,
-        subscriptionStatus: 'past_due',
-        installmentId: 9002,
-      },
+      data: exampleData(
+        {},
+        {},
+        { subscriptionStatus: 'past_due', pastDueAt: '2026-12-10T09:00:00.000Z', installmentId: 9002 },
+      ),
     },
     SUBSCRIPTION_CANCELLED: {
       summary:
         'The subscription was cancelled: `reason` `merchant` (cancel-all) or `dunning` (the dunning policy cancels after N failed installments in a row).',
-      data: {
-        ...baseData,
-        statusId: 200,
-        subscriptionPayedPeriod: null,
-        subscriptionStatus: 'cancelled',
-        reason: 'merchant',
-      },
+      data: exampleData(
+        { subscriptionPayedPeriod: 2 },
+        {},
+        { subscriptionStatus: 'cancelled', reason: 'merchant' },
+      ),
     },
     SUBSCRIPTION_COMPLETED: {
-      summary: 'Every installment is settled.',
-      data: { ...baseData, statusId: 200, subscriptionPayedPeriod: null, subscriptionStatus: 'completed' },
+      summary: 'Every installment is settled. No amount: the payments were each their own `PAYMENT_SUCCESS`.',
+      data: exampleData({ subscriptionPayedPeriod: 12 }, {}, { subscriptionStatus: 'completed' }),
     },
     INSTALLMENT_UPDATED: {
-      summary: 'Installments changed amount or date (one event per subscription and operation).',
-      data: {
-        ...baseData,
-        amount: null,
-        subscriptionPayedPeriod: null,
-        installments: [
-          {
-            installmentId: 9002,
-            number: 2,
-            paymentDate: '2026-12-05',
-            amount: 160000,
-            status: 'pending',
-            invoiceNumber: null,
-            changedFields: ['amount'],
-          },
-        ],
-      },
+      summary:
+        'Installments changed amount or date (one event per subscription and operation). `amount`: the ' +
+        'installments listed, summed.',
+      data: exampleData(
+        {},
+        { amount: 160000 },
+        {
+          installments: [
+            {
+              installmentId: 9002,
+              number: 2,
+              paymentDate: '2026-12-05',
+              amount: 160000,
+              status: 'pending',
+              invoiceNumber: null,
+              changedFields: ['amount'],
+            },
+          ],
+        },
+      ),
     },
     INSTALLMENT_CANCELLED: {
-      summary: 'Installments were cancelled (one event per subscription and operation).',
-      data: {
-        ...baseData,
-        amount: null,
-        subscriptionPayedPeriod: null,
-        installments: [
-          {
-            installmentId: 9003,
-            number: 3,
-            paymentDate: '2027-01-05',
-            amount: 150000,
-            status: 'cancelled',
-            invoiceNumber: null,
-          },
-        ],
-      },
+      summary:
+        'Installments were cancelled (one event per subscription and operation). `amount`: the installments ' +
+        'listed, summed.',
+      data: exampleData(
+        {},
+        { amount: 150000 },
+        {
+          installments: [
+            {
+              installmentId: 9003,
+              number: 3,
+              paymentDate: '2027-01-05',
+              amount: 150000,
+              status: 'cancelled',
+              invoiceNumber: null,
+            },
+          ],
+        },
+      ),
     },
     INSTALLMENT_FAILED: {
       summary:
-        'An installment failed after its last retry (or a hard decline): statusId 5, the attempts made and the last decline.',
-      data: {
-        ...baseData,
-        statusId: 5,
-        subscriptionPayedPeriod: 2,
-        installmentId: 9002,
-        paymentDate: '2026-12-05',
-        attempts: 4,
-        declineCode: '51',
-        declineReason: 'soft',
-        failedAt: '2026-12-10T09:00:00.000Z',
-      },
+        'An installment failed after its last retry (or a hard decline): its amount, the attempts made and ' +
+        'the last decline. No `statusId`: each declined attempt was its own `PAYMENT_FAILED`.',
+      data: exampleData(
+        {},
+        { amount: 150000 },
+        {
+          installmentNumber: 2,
+          installmentId: 9002,
+          paymentDate: '2026-12-05',
+          attempts: 4,
+          declineCode: '51',
+          declineReason: 'soft',
+          failedAt: '2026-12-10T09:00:00.000Z',
+        },
+      ),
     },
     BANK_TRANSFER_REGISTERED: {
-      summary: 'A bank transfer you notified settled a link or an installment.',
-      data: {
-        ...baseData,
-        txId: 'TRX-000123',
-        statusId: 200,
-        subscriptionPayedPeriod: 2,
-        installmentId: 9002,
-        bankName: 'Banco Nacional',
-        bankReference: 'TRX-000123',
-        transferDate: '2026-12-04',
-      },
+      summary:
+        'A bank transfer you notified was registered and settled a link or an installment. A notice, not a ' +
+        'payment: the payment is the `PAYMENT_SUCCESS` with the same `txId` (`method` `BANK_TRANSFER`), so ' +
+        'this one has no `amount` and no `statusId`.',
+      data: exampleData(
+        { txId: TRANSFER, subscriptionPayedPeriod: 2 },
+        {},
+        {
+          installmentNumber: 2,
+          installmentId: 9002,
+          bankName: 'Banco Nacional',
+          bankReference: 'TRX-000123',
+          transferDate: '2026-12-04',
+          note: null,
+          registeredAt: '2026-12-04T15:00:00.000Z',
+        },
+      ),
     },
     LINK_EXPIRED: {
-      summary: 'The link was not paid in time: statusId 6.',
-      data: {
-        ...baseData,
-        statusId: 6,
-        subscriptionId: null,
-        subscriptionTotalPeriods: null,
-        subscriptionPayedPeriod: null,
-      },
+      summary: "The link was not paid in time (it now has statusId 6): the link's amount, no `statusId`.",
+      data: exampleData(
+        {
+          payRequestId: 1046,
+          label: 'Day pass',
+          customIdentifier: '',
+          subscriptionId: null,
+          subscriptionTotalPeriods: null,
+          subscriptionPayedPeriod: null,
+        },
+        { amount: 50000 },
+        { expiredAt: '2026-11-24T12:00:00.000Z' },
+      ),
     },
     LINK_CANCELLED: {
-      summary: 'The link was cancelled: statusId 7.',
-      data: {
-        ...baseData,
-        statusId: 7,
-        subscriptionPayedPeriod: null,
-        reason: 'merchant',
-      },
+      summary: "The link was cancelled (it now has statusId 7): the link's amount, no `statusId`.",
+      data: exampleData(
+        {
+          payRequestId: 1046,
+          label: 'Day pass',
+          customIdentifier: '',
+          subscriptionId: null,
+          subscriptionTotalPeriods: null,
+          subscriptionPayedPeriod: null,
+        },
+        { amount: 50000 },
+        { cancelledAt: '2026-11-23T13:00:00.000Z', reason: 'merchant' },
+      ),
     },
   };
 

@@ -1,5 +1,5 @@
 import type { BatchItem, DeliveredMessage, MessageHandler } from '@payrail/messaging';
-import type { WebhookEventKind } from '@payrail/contracts';
+import type { WebhookEventFilter } from '@payrail/contracts';
 
 export type WebhookAuth =
   | { type: 'basic'; username: string; password: string }
@@ -11,7 +11,8 @@ export interface WebhookEndpointRecord {
   url: string;
   method: 'POST' | 'PUT';
   auth: WebhookAuth | null;
-  events: WebhookEventKind[] | null;
+  /** The kinds it takes, by name, or `["*"]` for every kind. */
+  events: WebhookEventFilter;
   description: string | null;
   secret: string;
   previousSecret: string | null;
@@ -136,11 +137,22 @@ export interface ProjectionKeys {
   installmentIds: number[];
 }
 
+/**
+ * How many of a subscription's periods are paid, as far as the projection knows: the greatest `paidCount`
+ * of its `installment.paid` events seen (a count only grows, so a late or repeated event changes nothing).
+ */
+export interface ProjectedPaidCount {
+  subscriptionId: number;
+  paidCount: number;
+}
+
 /** Projection rows read together; an id asked for and not there is absent from its list. */
 export interface ProjectionRows {
   links: ProjectedLink[];
   subscriptions: ProjectedSubscription[];
   installments: ProjectedInstallment[];
+  /** The paid counts of every subscription read (those of `subscriptions` and of the keys). */
+  paidCounts: ProjectedPaidCount[];
 }
 
 /** The projection envelopes are filled from, as the event consumer reads and changes it. */
@@ -154,6 +166,10 @@ export interface WebhookProjection {
   findSubscription(subscriptionId: number): Promise<ProjectedSubscription | null>;
   saveInstallments(installments: Array<Omit<ProjectedInstallment, 'txId'>>): Promise<void>;
   findInstallment(installmentId: number): Promise<ProjectedInstallment | null>;
+  /** The subscription's paid periods as far as known: 0 when none is known to be paid. */
+  findPaidCount(subscriptionId: number): Promise<number>;
+  /** Each count kept unless a greater one is known already (a subscription's count never goes down). */
+  savePaidCounts(counts: ProjectedPaidCount[]): Promise<void>;
 }
 
 /** What the event consumer writes, inside its transaction. */
@@ -195,7 +211,8 @@ export interface WebhookStore {
     merchantId: string,
     options: { after: number; limit: number; kind?: string },
   ): Promise<LoggedEvent[]>;
-  eventsBetween(merchantId: string, from: Date, to: Date, kinds: string[] | null): Promise<LoggedEvent[]>;
+  /** The merchant's events of [from, to) of the kinds of `filter` (`["*"]`: all but test events). */
+  eventsBetween(merchantId: string, from: Date, to: Date, filter: WebhookEventFilter): Promise<LoggedEvent[]>;
   purgeEventsBefore(cutoff: Date): Promise<number>;
 
   insertDeliveries(deliveries: NewDelivery[]): Promise<string[]>;

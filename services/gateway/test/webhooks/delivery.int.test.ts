@@ -40,11 +40,13 @@ describe('webhook delivery to a real receiver', () => {
       url: basicReceiver.url,
       method: 'PUT',
       auth: { type: 'basic', username: 'payrail', password: 'p4ss:word' },
+      events: ['*'],
     });
     const header = await createEndpoint(gateway, token, {
       url: headerReceiver.url,
       method: 'POST',
       auth: { type: 'header', name: 'X-Receiver-Token', value: 'tok_8d1f6a' },
+      events: ['*'],
     });
     expect(basic.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
 
@@ -94,8 +96,6 @@ describe('webhook delivery to a real receiver', () => {
           'txId',
           'payRequestId',
           'currency',
-          'amount',
-          'statusId',
           'customIdentifier',
           'customIdentifier2',
           'label',
@@ -103,6 +103,11 @@ describe('webhook delivery to a real receiver', () => {
           'subscriptionPayedPeriod',
         ])
           expect(envelope.data, `${envelope.event} ${field}`).toHaveProperty(field);
+        // Identifiers are strings for the receiver's strict table; only payments carry a statusId.
+        expect(typeof envelope.data.customIdentifier, envelope.event).toBe('string');
+        expect(typeof envelope.data.customIdentifier2, envelope.event).toBe('string');
+        const payment = envelope.event === 'PAYMENT_SUCCESS' || envelope.event === 'PAYMENT_FAILED';
+        expect('statusId' in envelope.data, envelope.event).toBe(payment);
       }
     }
 
@@ -114,7 +119,7 @@ describe('webhook delivery to a real receiver', () => {
       event: 'PAYMENT_SUCCESS',
       createdAt: expect.any(String),
       data: {
-        txId: 'A-1',
+        txId: story.movements.firstPayment,
         payRequestId: story.linkId,
         currency: 'PYG',
         amount: 150000,
@@ -134,14 +139,16 @@ describe('webhook delivery to a real receiver', () => {
     );
     expect(installmentFailed.data).toMatchObject({
       subscriptionId: story.subscriptionId,
-      statusId: 5,
       amount: 160000,
-      subscriptionPayedPeriod: 2,
+      // One period paid so far; the one that failed is the second.
+      subscriptionPayedPeriod: 1,
+      installmentNumber: 2,
       attempts: 1,
       declineCode: 'insufficient_funds',
       declineReason: 'hard',
       failedAt: '2026-12-05T09:00:00.000Z',
     });
+    expect(installmentFailed.data).not.toHaveProperty('statusId');
     const failed = JSON.parse(
       basicReceiver.requests.find((request) => request.body.includes(`"payRequestId":${story.paid}`))?.body ??
         '{}',
@@ -159,11 +166,21 @@ describe('webhook delivery to a real receiver', () => {
     const expired = basicReceiver.requests
       .map((r) => JSON.parse(r.body))
       .find((e) => e.event === 'LINK_EXPIRED');
-    expect(expired.data).toMatchObject({ payRequestId: story.expired, statusId: 6, label: 'Expired offer' });
+    expect(expired.data).toMatchObject({
+      payRequestId: story.expired,
+      amount: 50000,
+      label: 'Expired offer',
+    });
+    expect(expired.data).not.toHaveProperty('statusId');
     const cancelled = basicReceiver.requests
       .map((r) => JSON.parse(r.body))
       .find((e) => e.event === 'LINK_CANCELLED');
-    expect(cancelled.data).toMatchObject({ payRequestId: story.cancelled, statusId: 7 });
+    expect(cancelled.data).toMatchObject({
+      payRequestId: story.cancelled,
+      amount: 50000,
+      reason: 'merchant',
+    });
+    expect(cancelled.data).not.toHaveProperty('statusId');
     const subscriptionCancelled = basicReceiver.requests
       .map((r) => JSON.parse(r.body))
       .find((e) => e.event === 'SUBSCRIPTION_CANCELLED');

@@ -59,7 +59,7 @@ describe('webhook endpoints', () => {
     expect(created.body).toMatchObject({
       method: 'PUT',
       auth: { type: 'basic', username: 'payrail' },
-      events: null,
+      events: ['PAYMENT_SUCCESS', 'PAYMENT_FAILED'],
       status: 'enabled',
       secret: expect.stringMatching(/^whsec_/),
     });
@@ -96,6 +96,44 @@ describe('webhook endpoints', () => {
     expect((await call(gateway, 'DELETE', `/api/webhook-endpoints/${id}`, { token })).status).toBe(204);
     expect((await call(gateway, 'GET', `/api/webhook-endpoints/${id}`, { token })).status).toBe(404);
     expect((await call(gateway, 'DELETE', `/api/webhook-endpoints/${id}`, { token })).status).toBe(404);
+  });
+
+  it('a new endpoint takes the payment events unless told otherwise: kinds by name, or ["*"] for all', async () => {
+    const { merchantId, token } = await createMerchant(gateway, 'Defaults');
+    const create = (body: Record<string, unknown>) =>
+      call(gateway, 'POST', '/api/webhook-endpoints', { token, body: { url: receiver.url, ...body } });
+    const payments = ['PAYMENT_SUCCESS', 'PAYMENT_FAILED'];
+    expect((await create({})).body.events).toEqual(payments);
+    expect((await create({ events: null })).body.events).toEqual(payments);
+    expect((await create({ events: ['*'] })).body.events).toEqual(['*']);
+    // `*` covers every kind: a list that has it is `["*"]`.
+    expect((await create({ events: ['LINK_EXPIRED', '*'] })).body.events).toEqual(['*']);
+    expect((await create({ events: ['LINK_EXPIRED', 'LINK_EXPIRED'] })).body.events).toEqual([
+      'LINK_EXPIRED',
+    ]);
+    const unknown = await create({ events: ['PAYMENT_REFUND'] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors.map((error: { path: string }) => error.path)).toEqual(['events.0']);
+    expect((await create({ events: [] })).status).toBe(400);
+
+    // The operator's API has the same default.
+    const operated = await call(gateway, 'POST', `/admin/merchants/${merchantId}/webhook-endpoints`, {
+      admin: true,
+      body: { url: receiver.url },
+    });
+    expect(operated.body.events).toEqual(payments);
+
+    // Changed to every kind, and back to the default with null; absent leaves it as it is.
+    const id = operated.body.id as string;
+    const patch = (body: Record<string, unknown>) =>
+      call(gateway, 'PATCH', `/api/webhook-endpoints/${id}`, { token, body });
+    expect((await patch({ events: ['*'] })).body.events).toEqual(['*']);
+    expect((await patch({ description: 'x' })).body.events).toEqual(['*']);
+    expect((await patch({ events: null })).body.events).toEqual(payments);
+    const stored = rowsOf<{ events: unknown }>(
+      await gateway.database.db.execute(sql`select events from gateway.webhook_endpoints where id = ${id}`),
+    );
+    expect(stored).toEqual([{ events: payments }]);
   });
 
   it("another merchant's endpoint is not found (404, not 403), through every operation", async () => {

@@ -42,8 +42,12 @@ function memoryUnitOfWork() {
     // The batch path: the links it names read at once, its envelopes appended together.
     async loadProjection({ linkIds }: { linkIds: number[] }) {
       const known = linkIds.flatMap((linkId) => links.get(linkId) ?? []);
-      return { links: known, subscriptions: [], installments: [] };
+      return { links: known, subscriptions: [], installments: [], paidCounts: [] };
     },
+    async findPaidCount() {
+      return 0;
+    },
+    async savePaidCounts() {},
     async putInstallments() {},
     async appendEvents(events: Array<{ id: string; kind: string; body: string }>) {
       appended.push(...events);

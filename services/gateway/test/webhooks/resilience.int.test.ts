@@ -54,7 +54,7 @@ describe('retries, order and isolation', () => {
     const receiver = await startReceiver();
     try {
       const { merchantId, token } = await createMerchant(gateway, 'Outage');
-      await createEndpoint(gateway, token, { url: receiver.url });
+      await createEndpoint(gateway, token, { url: receiver.url, events: ['*'] });
       receiver.state.down = true;
       const stories = [];
       for (let index = 0; index < 4; index += 1)
@@ -129,8 +129,8 @@ describe('retries, order and isolation', () => {
       stuck.state.hang = true;
       const slow = await createMerchant(gateway, 'Stuck receiver');
       const fast = await createMerchant(gateway, 'Healthy receiver');
-      await createEndpoint(gateway, slow.token, { url: stuck.url });
-      await createEndpoint(gateway, fast.token, { url: healthy.url });
+      await createEndpoint(gateway, slow.token, { url: stuck.url, events: ['*'] });
+      await createEndpoint(gateway, fast.token, { url: healthy.url, events: ['*'] });
       for (let index = 0; index < 3; index += 1) await publishEveryKind(gateway.bus, slow.merchantId);
       // 3 stories of deliveries for the stuck receiver, each held 1.5 s, two at a time: about 30 s of its queue.
       await waitFor(

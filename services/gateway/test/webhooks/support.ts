@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createEvent, type EventData, type EventType } from '@payrail/contracts';
+import { createEvent, type EventInput, type EventType } from '@payrail/contracts';
 import type { MessageBus } from '@payrail/messaging';
 import { type ServiceUnderTest, startService, type StartServiceOptions } from '@payrail/testing';
 import { gatewayService } from '../../src/service';
@@ -129,7 +129,7 @@ let eventClock = Date.parse('2026-11-23T12:00:00Z');
 export async function publish<T extends EventType>(
   bus: MessageBus,
   type: T,
-  data: EventData<T>,
+  data: EventInput<T>,
 ): Promise<string> {
   eventClock += 1000;
   const event = createEvent(type, data, new Date(eventClock));
@@ -152,22 +152,40 @@ export const SUBSCRIPTION_STORY = [
   'PAYMENT_FAILED',
   'INSTALLMENT_FAILED',
   'SUBSCRIPTION_PAST_DUE',
+  'PAYMENT_SUCCESS',
   'BANK_TRANSFER_REGISTERED',
   'SUBSCRIPTION_COMPLETED',
   'SUBSCRIPTION_CANCELLED',
 ] as const;
-/** How many envelopes one `publishEveryKind` makes: the subscription's and four of the one-off links. */
-export const STORY_ENVELOPES = SUBSCRIPTION_STORY.length + 4;
+/** How many envelopes one `publishEveryKind` makes: the subscription's and six of the one-off links. */
+export const STORY_ENVELOPES = SUBSCRIPTION_STORY.length + 6;
+
+/** A time-ordered UUID of the story's money movements, as processor-gateway makes them (distinct per call). */
+let movement = 0;
+export const movementId = () => {
+  movement += 1;
+  return `0190f0c6-${String(Math.floor(movement / 10_000)).padStart(4, '0')}-7000-8000-${String(movement).padStart(12, '0')}`;
+};
 
 /**
  * One merchant's story through every event kind a receiver hears of: a STATIC subscription of 3 periods
- * (activated, updated, an installment cancelled, a declined debit that fails after dunning, past due, a bank
- * transfer, completed, cancelled) and three one-off links (declined then paid, expired, cancelled).
+ * (its first payment by card, activated, updated, an installment cancelled, a declined debit that fails
+ * after dunning, past due, paid by a bank transfer, completed, cancelled) and four one-off links (declined
+ * then paid by card, paid by a bank transfer, expired, cancelled). Every money movement has its `txId`
+ * (`movements`).
  */
 export async function publishEveryKind(bus: MessageBus, merchantId: string) {
   const linkId = freshId();
   const subscriptionId = freshId();
   const installments = [freshId(), freshId(), freshId()];
+  const movements = {
+    firstPayment: movementId(),
+    declinedDebit: movementId(),
+    installmentTransfer: movementId(),
+    declinedCard: movementId(),
+    cardPayment: movementId(),
+    linkTransfer: movementId(),
+  };
   const common = { merchantId, currency: 'PYG' as const, timezone: 'America/Asuncion' };
   const snapshot = {
     subscriptionId,
@@ -214,13 +232,15 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     amount: '150000.00',
     currency: 'PYG',
     paidAt: '2026-11-23T12:05:00.000Z',
-    txId: 'A-1',
+    txId: movements.firstPayment,
     recurrent: true,
     method: 'CARD',
     processor: 'PARAGUAY.PROCESSOR_A',
     paymentMethodId: null,
-    chargeId: null,
+    chargeId: movements.firstPayment,
     customerId: null,
+    processorReference: '000000000001',
+    authorizationCode: 'A-1',
   });
   const installment = (number: number, status: 'paid' | 'pending' | 'failed' | 'cancelled') => ({
     ...common,
@@ -240,7 +260,9 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     paidCount: 1,
     paidTotal: '150000.00',
     chargeAttempt: null,
-    txId: null,
+    txId: movements.firstPayment,
+    processorReference: '000000000001',
+    authorizationCode: 'A-1',
   });
   await publish(bus, 'subscription.activated', {
     ...snapshot,
@@ -267,7 +289,7 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
   });
   await publish(bus, 'payment.failed', {
     idempotencyKey: `installment:${installments[1]}:attempt:1`,
-    chargeId: '3f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f',
+    chargeId: movements.declinedDebit,
     merchantId,
     processor: 'PARAGUAY.PROCESSOR_A',
     amount: '160000.00',
@@ -280,6 +302,7 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     retryable: false,
     declineCode: 'insufficient_funds',
     category: 'hard',
+    processorReference: '000000000002',
   });
   await publish(bus, 'installment.failed', {
     ...installment(2, 'failed'),
@@ -295,8 +318,28 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     installmentId: installments[1] as number,
     pastDueAt: '2026-12-05T09:00:00.000Z',
   });
+  // The failed installment paid by a bank transfer: its payment, then the transfer's notice.
+  const transfer = {
+    reference: 'TRX-000123',
+    bankName: 'Banco Nacional',
+    transferDate: '2026-12-06',
+    note: null,
+  };
+  await publish(bus, 'installment.paid', {
+    ...installment(2, 'paid'),
+    amount: '160000.00',
+    paidAt: '2026-12-06T10:00:00.000Z',
+    method: 'BANK_TRANSFER',
+    bankReference: transfer.reference,
+    bankTransfer: transfer,
+    paidCount: 2,
+    paidTotal: '310000.00',
+    chargeAttempt: null,
+    txId: movements.installmentTransfer,
+  });
   await publish(bus, 'bank-transfer.registered', {
     bankTransferId: freshId(),
+    txId: movements.installmentTransfer,
     merchantId,
     reference: 'TRX-000123',
     bankName: 'Banco Nacional',
@@ -335,9 +378,10 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     currency: 'PYG',
     failedAt: '2026-11-23T12:10:00.000Z',
     processor: 'PARAGUAY.PROCESSOR_B',
-    chargeId: '4f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f',
+    chargeId: movements.declinedCard,
     declineCode: 'do_not_honor',
     category: 'soft',
+    processorReference: '000000000003',
   });
   await publish(bus, 'link.paid', {
     linkId: paid,
@@ -345,13 +389,47 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     amount: '50000.00',
     currency: 'PYG',
     paidAt: '2026-11-23T12:11:00.000Z',
-    txId: 'B-77',
+    txId: movements.cardPayment,
     recurrent: false,
     method: 'CARD',
     processor: 'PARAGUAY.PROCESSOR_B',
     paymentMethodId: null,
-    chargeId: null,
+    chargeId: movements.cardPayment,
     customerId: null,
+    processorReference: '000000000004',
+    authorizationCode: 'B-77',
+  });
+  const byTransfer = await oneOff('Uniform');
+  const linkTransfer = {
+    reference: 'TRX-000124',
+    bankName: 'Banco Familiar',
+    transferDate: '2026-11-24',
+    note: 'Counter 2',
+  };
+  await publish(bus, 'link.paid', {
+    linkId: byTransfer,
+    merchantId,
+    amount: '50000.00',
+    currency: 'PYG',
+    paidAt: '2026-11-24T12:00:00.000Z',
+    txId: movements.linkTransfer,
+    recurrent: false,
+    method: 'BANK_TRANSFER',
+    bankReference: linkTransfer.reference,
+    bankTransfer: linkTransfer,
+  });
+  await publish(bus, 'bank-transfer.registered', {
+    bankTransferId: freshId(),
+    txId: movements.linkTransfer,
+    merchantId,
+    reference: linkTransfer.reference,
+    bankName: linkTransfer.bankName,
+    amount: '50000.00',
+    currency: 'PYG',
+    transferDate: linkTransfer.transferDate,
+    note: linkTransfer.note,
+    target: { type: 'PAY_REQUEST', linkId: byTransfer },
+    registeredAt: '2026-11-24T12:00:00.000Z',
   });
   const expired = await oneOff('Expired offer');
   await publish(bus, 'link.expired', {
@@ -370,5 +448,5 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     cancelledAt: '2026-11-23T13:00:00.000Z',
     reason: 'merchant',
   });
-  return { linkId, subscriptionId, installments, paid, expired, cancelled };
+  return { linkId, subscriptionId, installments, paid, byTransfer, expired, cancelled, movements };
 }

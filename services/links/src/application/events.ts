@@ -56,8 +56,20 @@ export function linkCancelledEvent(
   );
 }
 
-/** A card paid the link on the pay page: the processor, the vault's card, our charge and who paid. */
-export function linkPaidByCardEvent(link: PaymentLink, attempt: LinkPayment, chargeId: string, now: Date) {
+/**
+ * A card paid the link on the pay page: the processor, the vault's card, our charge (the money movement's
+ * `txId`), what the processor knows it by, and who paid.
+ */
+export function linkPaidByCardEvent(
+  link: PaymentLink,
+  attempt: LinkPayment,
+  chargeId: string,
+  now: Date,
+  processor: { processorReference: string | null; authorizationCode: string | null } = {
+    processorReference: null,
+    authorizationCode: null,
+  },
+) {
   return createEvent(
     'link.paid',
     {
@@ -75,6 +87,10 @@ export function linkPaidByCardEvent(link: PaymentLink, attempt: LinkPayment, cha
       paymentMethodId: attempt.paymentMethodId,
       chargeId,
       customerId: attempt.customerId,
+      processorReference: processor.processorReference,
+      authorizationCode: processor.authorizationCode,
+      bankReference: null,
+      bankTransfer: null,
     },
     now,
   );
@@ -85,6 +101,7 @@ export function linkPaymentFailedEvent(
   link: PaymentLink,
   attempt: LinkPayment,
   now: Date,
+  processorReference: string | null = null,
 ): EventEnvelope | undefined {
   // A card the processor refused to register made no charge: the link is 5, with nothing to report.
   if (!attempt.chargeId) return undefined;
@@ -102,6 +119,7 @@ export function linkPaymentFailedEvent(
       category: (DECLINE_CATEGORIES as readonly string[]).includes(attempt.declineCategory ?? '')
         ? (attempt.declineCategory as (typeof DECLINE_CATEGORIES)[number])
         : 'hard',
+      processorReference,
     },
     now,
   );

@@ -11,10 +11,15 @@ export interface PayLinkByTransferDeps {
 export interface LinkTransfer {
   /** The merchant's bank reference: the key that makes asking twice pay once. */
   reference: string;
+  /** processor-gateway's id of the transfer: the payment's `txId`. */
+  txId: string;
   linkId: number;
   /** Two-decimal string. */
   amount: string;
   currency: string | null;
+  bankName: string;
+  transferDate: string;
+  note: string | null;
 }
 
 export interface PaidLink {
@@ -25,7 +30,8 @@ export interface PaidLink {
 /**
  * Internal, called by processor-gateway for `POST /api/bank-notification/add`: a transfer the merchant
  * notified pays a pending link. In one transaction the link becomes paid (statusId 200), the settlement is
- * recorded under the bank reference and `link.paid` (BANK_TRANSFER, the reference as `txId`) goes to the
+ * recorded under the bank reference and `link.paid` (BANK_TRANSFER, processor-gateway's transfer id as
+ * `txId`, the bank's reference and the transfer's details beside it) goes to the
  * outbox; subscriptions activates a recurrent link's subscription from that event, as for a card payment.
  * Asked again with the same reference, it answers the link that reference paid and changes nothing.
  */
@@ -53,13 +59,22 @@ export async function payLinkByTransfer(
           amount: link.amount,
           currency: link.currency as Currency,
           paidAt: now.toISOString(),
-          txId: transfer.reference,
+          txId: transfer.txId,
           recurrent: link.recurrence !== null,
           method: 'BANK_TRANSFER',
           processor: null,
           paymentMethodId: null,
           chargeId: null,
           customerId: null,
+          processorReference: null,
+          authorizationCode: null,
+          bankReference: transfer.reference,
+          bankTransfer: {
+            reference: transfer.reference,
+            bankName: transfer.bankName,
+            transferDate: transfer.transferDate,
+            note: transfer.note,
+          },
         },
         now,
       ),

@@ -98,10 +98,14 @@ export async function offeredSavedCards(
   return cards.filter((card) => processors.includes(card.processor) && !card.blocked);
 }
 
-const paymentEvents = (at: Date) => ({
+const paymentEvents = (at: Date, outcome: PaymentOutcome) => ({
   paid: (link: PaymentLink, attempt: LinkPayment) =>
-    linkPaidByCardEvent(link, attempt, attempt.chargeId ?? '', at),
-  failed: (link: PaymentLink, attempt: LinkPayment) => linkPaymentFailedEvent(link, attempt, at),
+    linkPaidByCardEvent(link, attempt, attempt.chargeId ?? '', at, {
+      processorReference: outcome.processorReference ?? null,
+      authorizationCode: outcome.kind === 'succeeded' ? (outcome.authorizationCode ?? null) : null,
+    }),
+  failed: (link: PaymentLink, attempt: LinkPayment) =>
+    linkPaymentFailedEvent(link, attempt, at, outcome.processorReference ?? null),
 });
 
 /**
@@ -114,17 +118,24 @@ export async function settleAttempt(
   outcome: PaymentOutcome,
 ) {
   const at = deps.clock.now();
-  return deps.payments.settle(attempt.linkId, attempt.paymentNumber, outcome, at, paymentEvents(at));
+  return deps.payments.settle(attempt.linkId, attempt.paymentNumber, outcome, at, paymentEvents(at, outcome));
 }
 
 function outcomeOf(charge: ChargeView): PaymentOutcome | undefined {
   if (charge.status === 'succeeded') {
-    return { kind: 'succeeded', chargeId: charge.chargeId, paymentMethodId: charge.paymentMethodId };
+    return {
+      kind: 'succeeded',
+      chargeId: charge.chargeId,
+      paymentMethodId: charge.paymentMethodId,
+      processorReference: charge.processorReference ?? null,
+      authorizationCode: charge.authorizationCode ?? null,
+    };
   }
   if (charge.status === 'failed') {
     return {
       kind: 'failed',
       chargeId: charge.chargeId,
+      processorReference: charge.processorReference ?? null,
       declineCode: charge.declineCode ?? 'UNKNOWN',
       category: charge.category ?? 'hard',
       // A hosted form left unused until it expired declined nobody.

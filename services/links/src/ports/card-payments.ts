@@ -17,6 +17,9 @@ export interface ChargeView {
   paymentMethodId: string | null;
   declineCode: string | null;
   category: string | null;
+  /** What the processor knows the charge by, and its authorization code (absent from an older processor-gateway). */
+  processorReference?: string | null;
+  authorizationCode?: string | null;
 }
 
 /** A card in the customer's vault: brand, last 4 and expiry, nothing more. */

@@ -29,12 +29,20 @@ export type NewLinkPayment = Pick<
 
 /** How an attempt ended, as processor-gateway's charge says. */
 export type PaymentOutcome =
-  | { kind: 'succeeded'; chargeId: string; paymentMethodId: string | null }
+  | {
+      kind: 'succeeded';
+      chargeId: string;
+      paymentMethodId: string | null;
+      /** What the processor knows the charge by, and its authorization code, when told (for `link.paid`). */
+      processorReference?: string | null;
+      authorizationCode?: string | null;
+    }
   | {
       kind: 'failed';
       chargeId: string | null;
       declineCode: string;
       category: string;
+      processorReference?: string | null;
       /** Nobody was declined (the form was left unused, or cancelled): the link's status stays as it is. */
       abandoned?: boolean;
     };

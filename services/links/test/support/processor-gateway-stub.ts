@@ -79,7 +79,15 @@ const json = (body: unknown, status = 200) => Response.json(body, { status });
 
 function view(charge: StubCharge) {
   const { processId: _processId, kind: _kind, ...rest } = charge;
-  return { ...rest, installmentId: null, retryable: null, settledAt: null };
+  return {
+    ...rest,
+    installmentId: null,
+    retryable: null,
+    settledAt: null,
+    // What the processor knows the charge by, and the code it approved it with.
+    processorReference: `REF-${charge.idempotencyKey}`,
+    authorizationCode: charge.status === 'succeeded' ? '654321' : null,
+  };
 }
 
 export function processorGatewayStub(sandboxOrigin = 'http://sandbox.test:3005'): ProcessorGatewayStub {

@@ -16,6 +16,8 @@ function purpose(charge: Charge) {
     attempt: charge.attempt,
     linkId: charge.linkId,
     paymentMethodId: charge.paymentMethodId,
+    // What the processor knows the charge by: the order reference we sent it (its ledger shows that one).
+    processorReference: charge.reference,
   };
 }
 

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { normalizeAmount } from '@payrail/money';
+import { v7 as timeOrderedUuid } from 'uuid';
 import type { Charge } from '../domain/charge';
 import { Conflict, ProcessorRefused } from '../domain/errors';
 import { linkPaymentKey } from '../domain/references';
@@ -33,7 +33,8 @@ export async function openHostedPayment(
   const key = linkPaymentKey(request.linkId, request.paymentNumber);
   const now = deps.clock.now();
   const charge: Charge = {
-    id: randomUUID(),
+    // Time-ordered (UUIDv7), as every charge id: the money movement's `txId` wherever it is announced.
+    id: timeOrderedUuid(),
     idempotencyKey: key,
     merchantId: request.merchantId,
     kind: 'hosted',

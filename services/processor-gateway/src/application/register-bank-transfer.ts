@@ -87,7 +87,7 @@ export async function finishTransfer(
     const stored = await deps.transfers.responseOf(transfer.id);
     if (stored) return { kind: 'settled', response: stored as BankNotificationResponse };
   }
-  const outcome = await deps.owners.settle(merchant, transfer.notification);
+  const outcome = await deps.owners.settle(merchant, transfer.notification, transfer.txId);
   if (outcome.kind === 'refused') {
     await deps.transfers.release(transfer.id);
     return outcome;
@@ -102,6 +102,7 @@ export async function finishTransfer(
         'bank-transfer.registered',
         {
           bankTransferId: settled.id,
+          txId: settled.txId,
           merchantId: settled.merchantId,
           reference: settled.notification.reference,
           bankName: settled.notification.bankName,

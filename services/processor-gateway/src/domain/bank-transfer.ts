@@ -51,6 +51,8 @@ export type BankTransferStatus = 'pending' | 'settled';
 
 export interface BankTransfer {
   id: number;
+  /** The transfer as a money movement (a UUID): the `txId` of the payment it makes. */
+  txId: string;
   merchantId: string;
   status: BankTransferStatus;
   fingerprint: string;

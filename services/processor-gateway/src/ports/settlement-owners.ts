@@ -26,6 +26,13 @@ export class OwnerUnavailable extends Error {
  * Each settles idempotently by (merchant, reference): asked again, it answers what it did the first time.
  */
 export interface SettlementOwners {
-  /** Throws `OwnerUnavailable` when the outcome is not known. */
-  settle(merchant: MerchantContext, notification: TransferNotification): Promise<SettlementOutcome>;
+  /**
+   * `txId`: the transfer's id here, which the owner announces the payment with (the same on every ask).
+   * Throws `OwnerUnavailable` when the outcome is not known.
+   */
+  settle(
+    merchant: MerchantContext,
+    notification: TransferNotification,
+    txId: string,
+  ): Promise<SettlementOutcome>;
 }

@@ -1,4 +1,4 @@
-import type { EventData, PaymentMethodKind } from '@payrail/contracts';
+import type { BankTransferDetails, EventData, PaymentMethodKind } from '@payrail/contracts';
 import { type Installment, markPaid } from '../domain/installment';
 import { activate, type PaymentCard, type Subscription } from '../domain/subscription';
 import type { SubscriptionStore } from '../ports/subscription-store';
@@ -36,6 +36,12 @@ export async function activateSubscriptionOnPayment(
         paidAt,
         method: payment.method,
         txId: payment.txId,
+        details: {
+          processorReference: payment.processorReference,
+          authorizationCode: payment.authorizationCode,
+          bankReference: payment.bankReference,
+          bankTransfer: payment.bankTransfer,
+        },
         card: cardOf(payment),
       });
       return { kind: 'recorded' };
@@ -62,11 +68,27 @@ export function cardOf(payment: EventData<'link.paid'>): PaymentCard | null {
   };
 }
 
-/** A link paid by bank transfer carries the bank's reference as its `txId`. */
-export function paymentSourceOf(payment: { method: PaymentMethodKind; txId: string | null }): PaymentSource {
+/**
+ * How the link was paid, for installment 1's `installment.paid`: the same money movement (`txId`) and the
+ * references beside it. An older `link.paid` of a transfer carries the bank's reference as its `txId` and
+ * no `bankReference`.
+ */
+export function paymentSourceOf(payment: {
+  method: PaymentMethodKind;
+  txId: string | null;
+  processorReference?: string | null;
+  authorizationCode?: string | null;
+  bankReference?: string | null;
+  bankTransfer?: BankTransferDetails | null;
+}): PaymentSource {
+  const transfer = payment.method === 'BANK_TRANSFER';
   return {
     method: payment.method,
-    bankReference: payment.method === 'BANK_TRANSFER' ? payment.txId : null,
+    bankReference: transfer ? (payment.bankReference ?? payment.txId) : null,
+    txId: payment.txId,
+    processorReference: payment.processorReference ?? null,
+    authorizationCode: payment.authorizationCode ?? null,
+    bankTransfer: payment.bankTransfer ?? null,
   };
 }
 

@@ -69,7 +69,7 @@ export async function createSubscriptionFromLink(
         subscription,
         earlyPayment.paidAt,
         at,
-        paymentSourceOf(earlyPayment),
+        paymentSourceOf({ ...earlyPayment, ...earlyPayment.details }),
         earlyPayment.card,
       );
     }

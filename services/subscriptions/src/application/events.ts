@@ -1,4 +1,5 @@
 import {
+  type BankTransferDetails,
   type Currency,
   createEvent,
   type DeclineCategory,
@@ -154,8 +155,16 @@ export interface PaymentSource {
   bankReference: string | null;
   /** The automatic charge's attempt, when one paid it. */
   chargeAttempt?: number;
-  /** That charge's transaction at the processor (authorization code, else our charge id). */
-  txId?: string;
+  /**
+   * The money movement that paid it, as processor-gateway knows it: the charge's id (the automatic charge,
+   * or the link payment's for installment 1), or the bank transfer's id.
+   */
+  txId?: string | null;
+  /** A card payment: what the processor knows the charge by, and its authorization code. */
+  processorReference?: string | null;
+  authorizationCode?: string | null;
+  /** A bank transfer: the transfer as the merchant notified it. */
+  bankTransfer?: BankTransferDetails | null;
 }
 
 export const CARD_PAYMENT: PaymentSource = { method: 'CARD', bankReference: null };
@@ -212,6 +221,9 @@ export function installmentsChanged(
               paidTotal: tally?.paidTotal ?? null,
               chargeAttempt: payment.chargeAttempt ?? null,
               txId: payment.txId ?? null,
+              processorReference: payment.processorReference ?? null,
+              authorizationCode: payment.authorizationCode ?? null,
+              bankTransfer: payment.bankTransfer ?? null,
             },
             at,
           ),

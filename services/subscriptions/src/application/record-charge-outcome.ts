@@ -246,15 +246,17 @@ export async function recordChargesSucceeded(
 
 /**
  * An installment paid by attempt `attempt` of its automatic charge, as its `installment.paid` says: the
- * attempt, and the transaction the merchant's webhook shows (the processor's authorization code, else
- * our charge id).
+ * attempt, the charge as the money movement the merchant's webhook tells (`txId`: processor-gateway's
+ * charge id, one shape for every processor), and what the processor knows it by.
  */
 function paidByCharge(attempt: number, payment: EventData<'payment.succeeded'>): PaymentSource {
   return {
     method: 'CARD',
     bankReference: null,
     chargeAttempt: attempt,
-    txId: payment.authorizationCode ?? payment.chargeId,
+    txId: payment.chargeId,
+    processorReference: payment.processorReference,
+    authorizationCode: payment.authorizationCode,
   };
 }
 

@@ -15,9 +15,14 @@ export type TransferTarget =
 export interface TransferSettlementRequest {
   /** The merchant's bank reference: the key that makes asking twice pay once. */
   reference: string;
+  /** processor-gateway's id of the transfer: the payment's `txId`. */
+  txId: string;
   /** Two-decimal string. */
   amount: string;
   currency: string | null;
+  bankName: string;
+  transferDate: string;
+  note: string | null;
   target: TransferTarget;
 }
 
@@ -29,8 +34,8 @@ export interface SettledInstallment {
 /**
  * Internal, called by processor-gateway for `POST /api/bank-notification/add`: a transfer the merchant
  * notified pays a pending installment, which is then never charged. In one transaction: the installment
- * becomes paid, the settlement is recorded under the bank reference, `installment.paid` (BANK_TRANSFER) goes
- * to the outbox. Asked again with the same reference (a retry after a lost answer or a crash), it answers
+ * becomes paid, the settlement is recorded under the bank reference, `installment.paid` (BANK_TRANSFER, the
+ * transfer's id in processor-gateway as `txId`) goes to the outbox. Asked again with the same reference (a retry after a lost answer or a crash), it answers
  * the installment that reference paid and changes nothing. A refusal changes nothing either.
  */
 export async function settleInstallmentByTransfer(
@@ -54,7 +59,17 @@ export async function settleInstallmentByTransfer(
       installments,
       changed: [paid],
       at,
-      payment: { method: 'BANK_TRANSFER', bankReference: request.reference },
+      payment: {
+        method: 'BANK_TRANSFER',
+        bankReference: request.reference,
+        txId: request.txId,
+        bankTransfer: {
+          reference: request.reference,
+          bankName: request.bankName,
+          transferDate: request.transferDate,
+          note: request.note,
+        },
+      },
     });
     await store.recordTransferSettlement({
       merchantId,

@@ -1,4 +1,4 @@
-import type { EventEnvelope, PaymentMethodKind } from '@payrail/contracts';
+import type { BankTransferDetails, EventEnvelope, PaymentMethodKind } from '@payrail/contracts';
 import type { AmountUpdate, DateMatch } from '../domain/bulk';
 import type { AttemptOutcome, AttemptStatus, ChargeAttempt } from '../domain/debit';
 import type { SubscriptionCriteria } from '../domain/identifiers';
@@ -26,8 +26,18 @@ export interface EarlyLinkPayment {
   paidAt: Date;
   method: PaymentMethodKind;
   txId: string | null;
+  /** The references beside `txId`, for installment 1's `installment.paid` (null in rows kept before them). */
+  details: EarlyPaymentDetails | null;
   /** The card that paid (kept for later installments); null for a transfer. */
   card: PaymentCard | null;
+}
+
+/** What `link.paid` says beside its `txId`: the processor's references, or the bank transfer. */
+export interface EarlyPaymentDetails {
+  processorReference: string | null;
+  authorizationCode: string | null;
+  bankReference: string | null;
+  bankTransfer: BankTransferDetails | null;
 }
 
 /** An installment paid by a bank transfer, found again by the merchant's bank reference. */

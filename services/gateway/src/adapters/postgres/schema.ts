@@ -219,3 +219,13 @@ export const webhookInstallments = gatewaySchema.table('webhook_installments', {
    */
   txId: text('tx_id'),
 });
+
+/**
+ * How many of a subscription's periods are paid, for `subscriptionPayedPeriod`: the greatest `paidCount` of
+ * its `installment.paid` events seen. Apart from `webhook_subscriptions`, so that a payment recorded before
+ * the subscription's creation (a redelivered or reordered event) still counts.
+ */
+export const webhookPaidCounts = gatewaySchema.table('webhook_paid_counts', {
+  subscriptionId: integer('subscription_id').primaryKey(),
+  paidCount: integer('paid_count').notNull(),
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WebhookEventKind } from '@payrail/contracts';
+import { ALL_WEBHOOK_EVENTS, type WebhookEventFilter } from '@payrail/contracts';
 import { type Database, type Executor, rowsOf, textArrayLiteral } from '@payrail/db';
 import {
   idempotentBatchConsumer,
@@ -7,7 +7,7 @@ import {
   idempotentStatement,
   type InboxTable,
 } from '@payrail/messaging';
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type {
   ClaimedDelivery,
   DeliveryAttemptRecord,
@@ -27,6 +27,7 @@ import {
   webhookEvents,
   webhookInstallments,
   webhookLinks,
+  webhookPaidCounts,
   webhookSubscriptions,
 } from './schema';
 import type { SecretSealer } from './secret-sealer';
@@ -42,7 +43,8 @@ function endpointOf(row: EndpointRow, sealer: SecretSealer): WebhookEndpointReco
     url: row.url,
     method: row.method,
     auth: row.authSealed ? (JSON.parse(sealer.open(row.authSealed)) as WebhookAuth) : null,
-    events: (row.events as WebhookEventKind[] | null) ?? null,
+    // Null: written by a gateway from before `["*"]` (migration 0004 rewrote the rows there were), every kind.
+    events: (row.events as WebhookEventFilter | null) ?? [ALL_WEBHOOK_EVENTS],
     description: row.description,
     secret: sealer.open(row.secretSealed),
     previousSecret: row.previousSecretSealed ? sealer.open(row.previousSecretSealed) : null,
@@ -64,6 +66,13 @@ function authColumns(auth: WebhookAuth | null, sealer: SecretSealer) {
     authSealed: sealer.seal(JSON.stringify(auth)),
   };
 }
+
+/**
+ * Whether endpoint `e` takes an envelope of `kind`: named in its `events`, or `["*"]` there (null: a row
+ * an older gateway wrote during an upgrade, which meant every kind).
+ */
+const endpointTakes = (kind: SQL) =>
+  sql`(e.events is null or e.events ? ${ALL_WEBHOOK_EVENTS} or e.events ? ${kind})`;
 
 function eventOf(row: typeof webhookEvents.$inferSelect): LoggedEvent {
   return { ...row, seq: Number(row.seq) };
@@ -92,7 +101,8 @@ const savedLinkColumns = {
 const intArray = (values: number[]) => `{${values.map((value) => Math.trunc(value)).join(',')}}`;
 
 /**
- * A batch's projection rows, and those they lead to (see `loadProjection`); one row of three JSON texts.
+ * A batch's projection rows, and those they lead to (see `loadProjection`), and the paid counts of every
+ * subscription named or met (the keys', the installments', those read); one row of four JSON texts.
  * Each table is read by its key with `= any(array(...))`: an index lookup whatever the planner knows of
  * the tables (`key = any($1) or key in (select ...)` read every row of each, once per batch).
  */
@@ -113,6 +123,12 @@ export const loadProjectionStatement = (keys: ProjectionKeys) => sql`
     select * from s1
     union
     select * from ${webhookSubscriptions} where subscription_id = any(array(select subscription_id from l))
+  ),
+  pc as (
+    select * from ${webhookPaidCounts}
+     where subscription_id = any(array(
+       select unnest(${intArray(keys.subscriptionIds)}::int[]) union select subscription_id from i
+       union select subscription_id from s))
   )
   select
     (select coalesce(json_agg(json_build_object(
@@ -125,7 +141,9 @@ export const loadProjectionStatement = (keys: ProjectionKeys) => sql`
        'totalPeriods', total_periods)), '[]') from s)::text as subscriptions,
     (select coalesce(json_agg(json_build_object(
        'installmentId', installment_id, 'subscriptionId', subscription_id, 'number', number, 'txId', tx_id)),
-       '[]') from i)::text as installments`;
+       '[]') from i)::text as installments,
+    (select coalesce(json_agg(json_build_object('subscriptionId', subscription_id, 'paidCount', paid_count)),
+       '[]') from pc)::text as paid_counts`;
 
 export function webhookEventWriter(tx: Executor): WebhookEventWriter {
   return {
@@ -242,14 +260,40 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
       return row ?? null;
     },
     async loadProjection(keys) {
-      const [row] = rowsOf<{ links: string; subscriptions: string; installments: string }>(
-        await tx.execute(loadProjectionStatement(keys)),
-      );
+      const [row] = rowsOf<{
+        links: string;
+        subscriptions: string;
+        installments: string;
+        paid_counts: string;
+      }>(await tx.execute(loadProjectionStatement(keys)));
       return {
         links: JSON.parse(row?.links ?? '[]'),
         subscriptions: JSON.parse(row?.subscriptions ?? '[]'),
         installments: JSON.parse(row?.installments ?? '[]'),
+        paidCounts: JSON.parse(row?.paid_counts ?? '[]'),
       };
+    },
+    async findPaidCount(subscriptionId) {
+      const [row] = await tx
+        .select({ paidCount: webhookPaidCounts.paidCount })
+        .from(webhookPaidCounts)
+        .where(eq(webhookPaidCounts.subscriptionId, subscriptionId));
+      return row?.paidCount ?? 0;
+    },
+    async savePaidCounts(counts) {
+      if (counts.length === 0) return;
+      const rows = counts.map(({ subscriptionId, paidCount }) => ({
+        subscription_id: subscriptionId,
+        paid_count: paidCount,
+      }));
+      // One text whatever the count; a count never goes down (a late or repeated payment changes nothing).
+      await tx.execute(sql`
+        insert into ${webhookPaidCounts} (subscription_id, paid_count)
+        select subscription_id, max(paid_count)
+          from json_to_recordset(${JSON.stringify(rows)}::json) as x(subscription_id int, paid_count int)
+         group by subscription_id
+        on conflict (subscription_id) do update
+          set paid_count = greatest(${webhookPaidCounts.paidCount}, excluded.paid_count)`);
     },
     async appendEvents(events) {
       if (events.length === 0) return 0;
@@ -290,7 +334,7 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
                    'pending', l.created_at, l.created_at
               from logged l
               join gateway.webhook_endpoints e
-                on e.merchant_id = l.merchant_id and (e.events is null or e.events ? l.kind)
+                on e.merchant_id = l.merchant_id and ${endpointTakes(sql`l.kind`)}
              where l.kind <> 'WEBHOOK_TEST'
              order by l.seq, e.id
             on conflict do nothing
@@ -316,7 +360,7 @@ export function webhookEventWriter(tx: Executor): WebhookEventWriter {
                ${event.createdAt.toISOString()}::timestamptz
           from gateway.webhook_endpoints e
          where e.merchant_id = ${event.merchantId}
-           and (e.events is null or e.events ? ${logged.kind})
+           and ${endpointTakes(sql`${logged.kind}`)}
         on conflict do nothing`);
       return logged;
     },
@@ -431,7 +475,8 @@ export function postgresWebhookStore(db: Database, sealer: SecretSealer): Webhoo
         .limit(limit);
       return rows.map(eventOf);
     },
-    async eventsBetween(merchantId, from, to, kinds) {
+    async eventsBetween(merchantId, from, to, filter) {
+      const kinds = filter.includes(ALL_WEBHOOK_EVENTS) ? null : filter;
       const rows = await db
         .select()
         .from(webhookEvents)

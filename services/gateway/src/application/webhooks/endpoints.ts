@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CreateWebhookEndpointRequest,
+  DEFAULT_WEBHOOK_EVENTS,
   SECRET_ROTATION_OVERLAP_HOURS,
   type UpdateWebhookEndpointRequest,
   WEBHOOK_TEST_KIND,
 } from '@payrail/contracts';
 import { InvalidWebhookEndpoint, WebhookEndpointNotFound } from '../../domain/errors';
-import { serializeEnvelope, type WebhookEnvelope } from '../../domain/webhooks/envelope';
+import { envelopeData, serializeEnvelope, type WebhookEnvelope } from '../../domain/webhooks/envelope';
 import { envelopeId } from './envelope-id';
 import { refusedWebhookUrl } from './network';
 import { newSigningSecret } from './signature';
@@ -32,7 +33,8 @@ export async function createWebhookEndpoint(
     url: request.url,
     method: request.method,
     auth: request.auth ?? null,
-    events: request.events ?? null,
+    // Without `events`: the payment events, what receivers in the field are written for.
+    events: request.events ?? [...DEFAULT_WEBHOOK_EVENTS],
     description: request.description ?? null,
     secret: newSigningSecret(),
     previousSecret: null,
@@ -75,6 +77,8 @@ export async function updateWebhookEndpoint(
   const now = deps.clock.now();
   const { enabled, ...fields } = request;
   const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  // `events: null` is the default again, as for a new endpoint.
+  if (fields.events === null) changes.events = [...DEFAULT_WEBHOOK_EVENTS];
   const updated = await deps.webhooks.updateEndpoint(merchantId, id, {
     ...changes,
     ...(enabled === undefined
@@ -129,20 +133,23 @@ export async function sendTestEvent(
     id: envelopeId(`test:${randomUUID()}`, 0),
     event: WEBHOOK_TEST_KIND,
     createdAt: now.toISOString(),
-    data: {
-      txId: null,
-      payRequestId: null,
-      currency: null,
-      amount: null,
-      statusId: null,
-      customIdentifier: null,
-      customIdentifier2: null,
-      label: null,
-      subscriptionId: null,
-      subscriptionTotalPeriods: null,
-      subscriptionPayedPeriod: null,
-      endpointId: endpoint.id,
-    },
+    // The base fields as a receiver's table needs them, and nothing that reads as a payment.
+    data: envelopeData(
+      WEBHOOK_TEST_KIND,
+      {
+        txId: null,
+        payRequestId: null,
+        currency: null,
+        customIdentifier: '',
+        customIdentifier2: '',
+        label: null,
+        subscriptionId: null,
+        subscriptionTotalPeriods: null,
+        subscriptionPayedPeriod: null,
+      },
+      null,
+      { endpointId: endpoint.id },
+    ),
   };
   const event = await deps.webhooks.inTransaction((writer) =>
     writer.appendEvent({

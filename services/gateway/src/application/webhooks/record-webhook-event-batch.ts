@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@payrail/contracts';
 import type {
   ProjectedInstallment,
   ProjectedLink,
+  ProjectedPaidCount,
   ProjectedSubscription,
   WebhookEventWriter,
   WebhookProjection,
@@ -12,9 +13,9 @@ import { projectionKeysOf, type WebhookLogEntry, webhookEntriesOf } from './reco
  * The projection as a batch of events sees it: the rows the batch names read in one statement before
  * the first event, and each event's reads answered from what the earlier ones left (a row nobody asked
  * for is read on its own). Link and subscription changes are written at once, as one event alone would;
- * installment changes (a charge's `installment.paid`) are kept, and written together by `flush`; saving an
- * installment as the projection already has it writes nothing. Known rows: `null` is a row known to be
- * absent.
+ * installment changes and paid counts (a charge's `installment.paid`) are kept, and written together by
+ * `flush` (one statement each); saving an installment as the projection already has it, or a count not
+ * above the known one, writes nothing. Known rows: `null` is a row known to be absent.
  */
 class BatchProjection implements WebhookProjection {
   private readonly links = new Map<number, ProjectedLink | null>();
@@ -22,6 +23,9 @@ class BatchProjection implements WebhookProjection {
   private readonly installments = new Map<number, ProjectedInstallment | null>();
   /** The installments changed and not written yet. */
   private readonly changedInstallments = new Set<number>();
+  /** Paid counts by subscription (0: none known paid), and those raised and not written yet. */
+  private readonly paidCounts = new Map<number, number>();
+  private readonly changedPaidCounts = new Set<number>();
 
   constructor(private readonly writer: WebhookEventWriter) {}
 
@@ -37,18 +41,52 @@ class BatchProjection implements WebhookProjection {
       this.subscriptions.set(subscription.subscriptionId, subscription);
     for (const installment of rows.installments)
       this.installments.set(installment.installmentId, installment);
+    // The counts read are those of every subscription named or met (see `loadProjectionStatement`).
+    const counted = [
+      ...keys.subscriptionIds,
+      ...rows.installments.map((installment) => installment.subscriptionId),
+      ...rows.subscriptions.map((subscription) => subscription.subscriptionId),
+    ];
+    for (const id of counted) this.paidCounts.set(id, 0);
+    for (const { subscriptionId, paidCount } of rows.paidCounts)
+      this.paidCounts.set(subscriptionId, paidCount);
   }
 
-  /** Writes the installment changes kept so far, in one statement. */
+  /** Writes the installment changes and the paid counts kept so far, in one statement each. */
   async flush(): Promise<void> {
-    if (this.changedInstallments.size === 0) return;
-    const changed: Array<Omit<ProjectedInstallment, 'txId'>> = [];
-    for (const id of this.changedInstallments) {
-      const installment = this.installments.get(id);
-      if (installment) changed.push(savedOf(installment));
+    if (this.changedInstallments.size > 0) {
+      const changed: Array<Omit<ProjectedInstallment, 'txId'>> = [];
+      for (const id of this.changedInstallments) {
+        const installment = this.installments.get(id);
+        if (installment) changed.push(savedOf(installment));
+      }
+      this.changedInstallments.clear();
+      await this.writer.saveInstallments(changed);
     }
-    this.changedInstallments.clear();
-    await this.writer.saveInstallments(changed);
+    if (this.changedPaidCounts.size > 0) {
+      const counts = [...this.changedPaidCounts].map((subscriptionId) => ({
+        subscriptionId,
+        paidCount: this.paidCounts.get(subscriptionId) as number,
+      }));
+      this.changedPaidCounts.clear();
+      await this.writer.savePaidCounts(counts);
+    }
+  }
+
+  async findPaidCount(subscriptionId: number): Promise<number> {
+    const known = this.paidCounts.get(subscriptionId);
+    if (known !== undefined) return known;
+    const count = await this.writer.findPaidCount(subscriptionId);
+    this.paidCounts.set(subscriptionId, count);
+    return count;
+  }
+
+  async savePaidCounts(counts: ProjectedPaidCount[]): Promise<void> {
+    for (const { subscriptionId, paidCount } of counts) {
+      if (paidCount <= (await this.findPaidCount(subscriptionId))) continue;
+      this.paidCounts.set(subscriptionId, paidCount);
+      this.changedPaidCounts.add(subscriptionId);
+    }
   }
 
   async saveLink(link: ProjectedLink): Promise<void> {

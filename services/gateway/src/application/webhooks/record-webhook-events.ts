@@ -1,8 +1,18 @@
-import type { EventData, EventEnvelope, EventType, WebhookEventKind } from '@payrail/contracts';
+import type {
+  BankTransferDetails,
+  EventData,
+  EventEnvelope,
+  EventType,
+  WebhookEventKind,
+} from '@payrail/contracts';
+import { formatAmount, parseAmount } from '@payrail/money';
 import {
   amountOrNull,
   type EnvelopeBase,
+  type EnvelopeData,
   type EnvelopeValue,
+  envelopeData,
+  identifierOrEmpty,
   JsonDecimal,
   serializeEnvelope,
   type WebhookEnvelope,
@@ -43,24 +53,25 @@ const LINK_STATUS = { pending: 1, rejected: 5, expired: 6, cancelled: 7, paid: 2
 interface Draft {
   kind: WebhookEventKind;
   orderingKey: string;
-  data: EnvelopeBase & { [key: string]: EnvelopeValue };
+  data: EnvelopeData;
 }
 
 const emptyBase = (): EnvelopeBase => ({
   txId: null,
   payRequestId: null,
   currency: null,
-  amount: null,
-  statusId: null,
-  customIdentifier: null,
-  customIdentifier2: null,
+  customIdentifier: '',
+  customIdentifier2: '',
   label: null,
   subscriptionId: null,
   subscriptionTotalPeriods: null,
   subscriptionPayedPeriod: null,
 });
 
-/** What the projection knows of a link (and its subscription); one link's events share its ordering key. */
+/**
+ * What the projection knows of a link (and its subscription); one link's events share its ordering key.
+ * `subscriptionPayedPeriod`: the subscription's paid periods so far (null for a link without one).
+ */
 async function linkContext(writer: WebhookProjection, linkId: number) {
   const link = await writer.findLink(linkId);
   const subscription = link?.subscriptionId ? await writer.findSubscription(link.subscriptionId) : null;
@@ -68,13 +79,12 @@ async function linkContext(writer: WebhookProjection, linkId: number) {
     ...emptyBase(),
     payRequestId: linkId,
     currency: link?.currency ?? null,
-    amount: amountOrNull(link?.amount),
-    statusId: link?.statusId ?? null,
-    customIdentifier: link?.customIdentifier ?? null,
-    customIdentifier2: link?.customIdentifier2 ?? null,
+    customIdentifier: identifierOrEmpty(link?.customIdentifier),
+    customIdentifier2: identifierOrEmpty(link?.customIdentifier2),
     label: link?.label ?? null,
     subscriptionId: link?.subscriptionId ?? null,
     subscriptionTotalPeriods: subscription?.totalPeriods ?? link?.totalPeriods ?? null,
+    subscriptionPayedPeriod: link?.subscriptionId ? await writer.findPaidCount(link.subscriptionId) : null,
   };
   return { link, base, orderingKey: `link:${linkId}` };
 }
@@ -97,9 +107,11 @@ async function subscriptionContext(
     ...(context?.base ?? emptyBase()),
     subscriptionId,
     subscriptionTotalPeriods: subscription?.totalPeriods ?? context?.base.subscriptionTotalPeriods ?? null,
+    subscriptionPayedPeriod: await writer.findPaidCount(subscriptionId),
   };
-  if (known.customIdentifier !== undefined) base.customIdentifier = known.customIdentifier;
-  if (known.customIdentifier2 !== undefined) base.customIdentifier2 = known.customIdentifier2;
+  if (known.customIdentifier !== undefined) base.customIdentifier = identifierOrEmpty(known.customIdentifier);
+  if (known.customIdentifier2 !== undefined)
+    base.customIdentifier2 = identifierOrEmpty(known.customIdentifier2);
   if (known.currency !== undefined) base.currency = known.currency;
   return {
     base,
@@ -122,6 +134,39 @@ function installmentItems(items: Item[]): EnvelopeValue {
     invoiceNumber: item.invoiceNumber,
     ...('changedFields' in item ? { changedFields: item.changedFields } : {}),
   }));
+}
+
+/** The amount of an envelope that lists installments: their sum. */
+function sumOf(items: Item[]): JsonDecimal {
+  return new JsonDecimal(formatAmount(items.reduce((sum, item) => sum + parseAmount(item.amount), 0n)));
+}
+
+/** How a payment was made, as a payment event tells it: the processor's references, or the transfer. */
+interface PaymentWay {
+  method: 'CARD' | 'BANK_TRANSFER';
+  processor?: string | null;
+  processorReference: string | null;
+  authorizationCode: string | null;
+  bankReference: string | null;
+  bankTransfer: BankTransferDetails | null;
+}
+
+function paymentWayFields(way: PaymentWay): Record<string, EnvelopeValue> {
+  if (way.method === 'BANK_TRANSFER') {
+    return {
+      method: way.method,
+      bankReference: way.bankReference ?? way.bankTransfer?.reference ?? null,
+      bankName: way.bankTransfer?.bankName ?? null,
+      transferDate: way.bankTransfer?.transferDate ?? null,
+      note: way.bankTransfer?.note ?? null,
+    };
+  }
+  return {
+    method: way.method,
+    ...(way.processor === undefined ? {} : { processor: way.processor }),
+    processorReference: way.processorReference,
+    authorizationCode: way.authorizationCode,
+  };
 }
 
 /**
@@ -158,39 +203,56 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
       // A subscription's first payment is told by its `installment.paid` (period 1), not twice.
       if (data.recurrent) return [];
       const { base, orderingKey } = await linkContext(writer, data.linkId);
+      // A one-off payment (of a link that may also offer a subscription): no period of anything.
+      const oneOff: EnvelopeBase = {
+        ...base,
+        txId: data.txId,
+        currency: data.currency,
+        subscriptionId: null,
+        subscriptionTotalPeriods: null,
+        subscriptionPayedPeriod: null,
+      };
       return [
         {
           kind: 'PAYMENT_SUCCESS',
           orderingKey,
-          data: {
-            ...base,
-            txId: data.txId,
-            currency: data.currency,
-            amount: new JsonDecimal(data.amount),
-            statusId: LINK_STATUS.paid,
+          data: envelopeData('PAYMENT_SUCCESS', oneOff, new JsonDecimal(data.amount), {
+            installmentNumber: null,
             paidAt: data.paidAt,
-            method: data.method,
-          },
+            ...paymentWayFields({
+              ...data,
+              // An older transfer's `link.paid` had the bank's reference as its `txId`.
+              bankReference:
+                data.bankReference ??
+                (data.method === 'BANK_TRANSFER' && !data.bankTransfer ? data.txId : null),
+            }),
+          }),
         },
       ];
     }
     case 'link.payment-failed': {
       const data = event.data as EventData<'link.payment-failed'>;
       await writer.setLinkStatus(data.linkId, LINK_STATUS.rejected);
-      const { base, orderingKey } = await linkContext(writer, data.linkId);
+      const { base, link, orderingKey } = await linkContext(writer, data.linkId);
       return [
         {
           kind: 'PAYMENT_FAILED',
           orderingKey,
-          data: {
-            ...base,
-            currency: data.currency,
-            amount: new JsonDecimal(data.amount),
-            statusId: LINK_STATUS.rejected,
-            declineCode: data.declineCode,
-            declineReason: data.category,
-            failedAt: data.failedAt,
-          },
+          data: envelopeData(
+            'PAYMENT_FAILED',
+            { ...base, txId: data.chargeId, currency: data.currency },
+            new JsonDecimal(data.amount),
+            {
+              // A subscription's link is paid as its installment 1.
+              installmentNumber: link?.subscriptionId ? 1 : null,
+              declineCode: data.declineCode,
+              declineReason: data.category,
+              failedAt: data.failedAt,
+              method: 'CARD',
+              processor: data.processor,
+              processorReference: data.processorReference,
+            },
+          ),
         },
       ];
     }
@@ -201,21 +263,16 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
       const statusId = expired ? LINK_STATUS.expired : LINK_STATUS.cancelled;
       await writer.setLinkStatus(data.linkId, statusId);
       const { base, orderingKey } = await linkContext(writer, data.linkId);
+      const kind = expired ? 'LINK_EXPIRED' : 'LINK_CANCELLED';
       const extra: Record<string, EnvelopeValue> =
         'reason' in data
           ? { cancelledAt: data.cancelledAt, reason: data.reason }
           : { expiredAt: data.expiredAt };
       return [
         {
-          kind: expired ? 'LINK_EXPIRED' : 'LINK_CANCELLED',
+          kind,
           orderingKey,
-          data: {
-            ...base,
-            currency: data.currency,
-            amount: new JsonDecimal(data.amount),
-            statusId,
-            ...extra,
-          },
+          data: envelopeData(kind, { ...base, currency: data.currency }, new JsonDecimal(data.amount), extra),
         },
       ];
     }
@@ -270,7 +327,8 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
       if (data.pastDueAt) extra.pastDueAt = data.pastDueAt;
       if (data.installmentId) extra.installmentId = data.installmentId;
       if (data.reason) extra.reason = data.reason;
-      return [{ kind, orderingKey, data: { ...base, ...extra } }];
+      // Not a payment: no amount, no statusId (a receiver reading `statusId` must not count it as one).
+      return [{ kind, orderingKey, data: envelopeData(kind, base, null, extra) }];
     }
     case 'installments.scheduled':
     case 'installments.updated':
@@ -285,11 +343,14 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
       );
       if (event.type === 'installments.scheduled') return [];
       const { base, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
+      const kind = event.type === 'installments.updated' ? 'INSTALLMENT_UPDATED' : 'INSTALLMENT_CANCELLED';
       return [
         {
-          kind: event.type === 'installments.updated' ? 'INSTALLMENT_UPDATED' : 'INSTALLMENT_CANCELLED',
+          kind,
           orderingKey,
-          data: { ...base, amount: null, installments: installmentItems(data.installments) },
+          data: envelopeData(kind, base, sumOf(data.installments), {
+            installments: installmentItems(data.installments),
+          }),
         },
       ];
     }
@@ -298,32 +359,41 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
       await writer.saveInstallments([
         { installmentId: data.installmentId, subscriptionId: data.subscriptionId, number: data.number },
       ]);
+      // Periods paid after this payment: the count subscriptions gives (an older message: its number), or
+      // a greater one already seen (events of one subscription may come late or twice; a count only grows).
+      const paidCount = Math.max(
+        data.paidCount ?? data.number,
+        await writer.findPaidCount(data.subscriptionId),
+      );
+      await writer.savePaidCounts([{ subscriptionId: data.subscriptionId, paidCount }]);
       const installment = await writer.findInstallment(data.installmentId);
       const { base, link, orderingKey } = await subscriptionContext(writer, data.subscriptionId, data);
-      // The charge's transaction comes with the event; `installment.txId` was set by a `payment.succeeded`
-      // an older gateway recorded, for an older subscriptions' event that does not carry it.
+      // The money movement comes with the event. Older messages: `installment.txId` was set by a
+      // `payment.succeeded` an older gateway recorded; installment 1 is the link's payment; an older
+      // transfer's had only its bank reference.
       const txId =
-        data.bankReference ??
         data.txId ??
         installment?.txId ??
-        (data.number === 1 ? (link?.txId ?? null) : null);
+        (data.number === 1 ? (link?.txId ?? null) : null) ??
+        (data.method === 'BANK_TRANSFER' ? data.bankReference : null);
       return [
         {
           kind: 'PAYMENT_SUCCESS',
           orderingKey,
-          data: {
-            ...base,
-            txId,
-            amount: new JsonDecimal(data.amount),
-            statusId: LINK_STATUS.paid,
-            subscriptionPayedPeriod: data.number,
-            installmentId: data.installmentId,
-            paymentDate: data.paymentDate,
-            paidAt: data.paidAt,
-            method: data.method,
-            paidCount: data.paidCount,
-            paidTotal: amountOrNull(data.paidTotal),
-          },
+          data: envelopeData(
+            'PAYMENT_SUCCESS',
+            { ...base, txId, subscriptionPayedPeriod: paidCount },
+            new JsonDecimal(data.amount),
+            {
+              installmentNumber: data.number,
+              installmentId: data.installmentId,
+              paymentDate: data.paymentDate,
+              paidAt: data.paidAt,
+              ...paymentWayFields(data),
+              paidCount: data.paidCount,
+              paidTotal: amountOrNull(data.paidTotal),
+            },
+          ),
         },
       ];
     }
@@ -337,18 +407,15 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
         {
           kind: 'INSTALLMENT_FAILED',
           orderingKey,
-          data: {
-            ...base,
-            amount: new JsonDecimal(data.amount),
-            statusId: LINK_STATUS.rejected,
-            subscriptionPayedPeriod: data.number,
+          data: envelopeData('INSTALLMENT_FAILED', base, new JsonDecimal(data.amount), {
+            installmentNumber: data.number,
             installmentId: data.installmentId,
             paymentDate: data.paymentDate,
             attempts: data.attempts,
             declineCode: data.declineCode,
             declineReason: data.category,
             failedAt: data.failedAt,
-          },
+          }),
         },
       ];
     }
@@ -364,24 +431,29 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
         {
           kind: 'PAYMENT_FAILED',
           orderingKey: context.orderingKey,
-          data: {
-            ...context.base,
-            txId: data.chargeId,
-            currency: data.currency,
-            amount: new JsonDecimal(data.amount),
-            statusId: LINK_STATUS.rejected,
-            subscriptionPayedPeriod: installment?.number ?? null,
-            installmentId: data.installmentId,
-            attempt: data.attempt,
-            declineCode: data.declineCode,
-            declineReason: data.category,
-            retryable: data.retryable,
-            failedAt: data.failedAt,
-          },
+          data: envelopeData(
+            'PAYMENT_FAILED',
+            { ...context.base, txId: data.chargeId, currency: data.currency },
+            new JsonDecimal(data.amount),
+            {
+              installmentNumber: installment?.number ?? null,
+              installmentId: data.installmentId,
+              attempt: data.attempt,
+              declineCode: data.declineCode,
+              declineReason: data.category,
+              retryable: data.retryable,
+              failedAt: data.failedAt,
+              method: 'CARD',
+              processor: data.processor,
+              processorReference: data.processorReference,
+            },
+          ),
         },
       ];
     }
     case 'bank-transfer.registered': {
+      // A notice, not a payment: the payment is the `PAYMENT_SUCCESS` of the `link.paid` / `installment.paid`
+      // the transfer settled, with the same `txId`. So no amount and no statusId here.
       const data = event.data as EventData<'bank-transfer.registered'>;
       const transfer: Record<string, EnvelopeValue> = {
         bankName: data.bankName,
@@ -390,20 +462,19 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
         note: data.note,
         registeredAt: data.registeredAt,
       };
+      const txId = data.txId ?? data.reference;
       if (data.target.type === 'PAY_REQUEST') {
         const { base, orderingKey } = await linkContext(writer, data.target.linkId);
         return [
           {
             kind: 'BANK_TRANSFER_REGISTERED',
             orderingKey,
-            data: {
-              ...base,
-              txId: data.reference,
-              currency: data.currency,
-              amount: new JsonDecimal(data.amount),
-              statusId: LINK_STATUS.paid,
-              ...transfer,
-            },
+            data: envelopeData(
+              'BANK_TRANSFER_REGISTERED',
+              { ...base, txId, currency: data.currency },
+              null,
+              transfer,
+            ),
           },
         ];
       }
@@ -413,15 +484,11 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
         {
           kind: 'BANK_TRANSFER_REGISTERED',
           orderingKey,
-          data: {
-            ...base,
-            txId: data.reference,
-            currency: data.currency,
-            amount: new JsonDecimal(data.amount),
-            subscriptionPayedPeriod: installment?.number ?? null,
+          data: envelopeData('BANK_TRANSFER_REGISTERED', { ...base, txId, currency: data.currency }, null, {
+            installmentNumber: installment?.number ?? null,
             installmentId: data.target.installmentId,
             ...transfer,
-          },
+          }),
         },
       ];
     }

@@ -40,9 +40,13 @@ export function bankTransferRoutes(deps: BankTransferRoutesDeps) {
     const input = await jsonBody(c, settleLinkByTransferRequest);
     const { link, settlement } = await payLinkByTransfer(deps, c.var.merchant, {
       reference: input.reference,
+      txId: input.txId,
       linkId: input.payRequestId,
       amount: input.amount,
       currency: input.currency,
+      bankName: input.bankName,
+      transferDate: input.transferDate,
+      note: input.note,
     }).catch(toProblem);
     const answer: SettleLinkByTransferResponse = {
       payRequestId: link.id,

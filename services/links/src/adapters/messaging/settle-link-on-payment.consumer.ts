@@ -33,6 +33,8 @@ export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Cloc
             kind: 'succeeded',
             chargeId: data.chargeId,
             paymentMethodId: data.paymentMethodId,
+            processorReference: data.processorReference,
+            authorizationCode: data.authorizationCode,
           });
           return;
         }
@@ -42,6 +44,7 @@ export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Cloc
         await settleAttempt(deps, attempt, {
           kind: 'failed',
           chargeId: data.chargeId,
+          processorReference: data.processorReference,
           declineCode: data.declineCode,
           category: data.category,
           abandoned: data.declineCode === 'ABANDONED',

@@ -69,6 +69,9 @@ export function chargeView(charge: Charge) {
     category: charge.declineCategory,
     retryable: charge.retryable,
     settledAt: charge.settledAt?.toISOString() ?? null,
+    /** What the processor knows the charge by (the reference we sent it), and its authorization code. */
+    processorReference: charge.reference,
+    authorizationCode: charge.authorizationCode,
   };
 }
 

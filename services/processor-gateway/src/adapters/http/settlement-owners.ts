@@ -77,12 +77,16 @@ function refusalOf(status: number, json: unknown): SettlementRefusal {
  */
 export function httpSettlementOwners(options: HttpSettlementOwnersOptions): SettlementOwners {
   return {
-    async settle(merchant, notification: TransferNotification): Promise<SettlementOutcome> {
+    async settle(merchant, notification: TransferNotification, txId: string): Promise<SettlementOutcome> {
       const { target } = notification;
       const common = {
         reference: notification.reference,
         amount: notification.amount,
         currency: notification.currency as SettleLinkByTransferRequest['currency'],
+        txId,
+        bankName: notification.bankName,
+        transferDate: notification.transferDate,
+        note: notification.note,
       };
       if (target.type === 'PAY_REQUEST') {
         const { status, json } = await call(

@@ -2,6 +2,7 @@ import { type MerchantContext, merchantContextSchema } from '@payrail/contracts'
 import type { Database } from '@payrail/db';
 import { enqueueEvent } from '@payrail/messaging';
 import { and, asc, eq, lt } from 'drizzle-orm';
+import { v7 as timeOrderedUuid } from 'uuid';
 import type { BankTransfer, TransferNotification } from '../../domain/bank-transfer';
 import type { BankTransferStore } from '../../ports/bank-transfer-store';
 import { bankTransfers, outbox } from './schema';
@@ -11,6 +12,7 @@ type Row = typeof bankTransfers.$inferSelect;
 function toTransfer(row: Row): BankTransfer {
   return {
     id: row.id,
+    txId: row.txId,
     merchantId: row.merchantId,
     status: row.status,
     fingerprint: row.fingerprint,
@@ -30,6 +32,8 @@ export function postgresBankTransferStore(db: Database): BankTransferStore {
       const [inserted] = await db
         .insert(bankTransfers)
         .values({
+          // Time-ordered, as charge ids: the id of the money movement if this claim settles.
+          txId: timeOrderedUuid(),
           merchantId: merchant.merchantId,
           reference: notification.reference,
           fingerprint,

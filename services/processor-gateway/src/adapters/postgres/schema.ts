@@ -156,6 +156,11 @@ export const bankTransfers = processorGatewaySchema.table(
   'bank_transfers',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /**
+     * The transfer as a money movement (UUIDv7, chosen when the notification is claimed): the `txId` its
+     * owner announces the payment with and `bank-transfer.registered` carries, the same shape as a charge's id.
+     */
+    txId: uuid('tx_id').notNull(),
     merchantId: uuid('merchant_id').notNull(),
     reference: varchar('reference', { length: MAX_LENGTH.bankReference }).notNull(),
     /** SHA-256 of the normalised notification: the same reference with other content is refused. */
@@ -178,6 +183,7 @@ export const bankTransfers = processorGatewaySchema.table(
   },
   (table) => [
     unique('bank_transfers_merchant_reference_unique').on(table.merchantId, table.reference),
+    unique('bank_transfers_tx_id_unique').on(table.txId),
     index('bank_transfers_pending_idx').on(table.createdAt).where(sql`status = 'pending'`),
     check('bank_transfers_status_check', sql`${table.status} in ('pending', 'settled')`),
   ],

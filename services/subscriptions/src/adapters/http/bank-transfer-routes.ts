@@ -55,8 +55,12 @@ export function bankTransferRoutes(deps: BankTransferRoutesDeps) {
           };
     const settled = await settleInstallmentByTransfer(deps, c.var.merchant.merchantId, {
       reference: input.reference,
+      txId: input.txId,
       amount: input.amount,
       currency: input.currency,
+      bankName: input.bankName,
+      transferDate: input.transferDate,
+      note: input.note,
       target,
     }).catch(camelProblem);
     return c.json(answer(settled));

@@ -13,6 +13,7 @@ import {
   date,
   index,
   integer,
+  jsonb,
   numeric,
   pgSchema,
   primaryKey,
@@ -129,6 +130,8 @@ export const earlyLinkPayments = subscriptionsSchema.table('early_link_payments'
   /** How the link was paid, for the `installment.paid` of installment 1. */
   method: text('method', { enum: PAYMENT_METHOD_KINDS }).notNull().default('CARD'),
   txId: text('tx_id'),
+  /** The references beside `tx_id` (`EarlyPaymentDetails`); null in rows kept before they existed. */
+  details: jsonb('details').$type<Record<string, unknown>>(),
   /** The card that paid, to charge later installments with (null for a transfer or an older message). */
   paymentMethodId: uuid('payment_method_id'),
   processor: text('processor'),

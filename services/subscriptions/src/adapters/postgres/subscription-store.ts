@@ -8,7 +8,7 @@ import { SubscriptionError } from '../../domain/errors';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
 import type { Subscription } from '../../domain/subscription';
-import type { SubscriptionStore } from '../../ports/subscription-store';
+import type { EarlyPaymentDetails, SubscriptionStore } from '../../ports/subscription-store';
 import {
   bankTransferSettlements,
   chargeAttempts,
@@ -604,11 +604,12 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
     },
 
     async recordEarlyPayment(payment) {
-      const { card, ...rest } = payment;
+      const { card, details, ...rest } = payment;
       await executor
         .insert(earlyLinkPayments)
         .values({
           ...rest,
+          details: details as unknown as Record<string, unknown> | null,
           paymentMethodId: card?.paymentMethodId ?? null,
           processor: card?.processor ?? null,
           customerId: card?.customerId ?? null,
@@ -629,6 +630,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
             paidAt: row.paidAt,
             method: row.method,
             txId: row.txId,
+            details: (row.details as EarlyPaymentDetails | null) ?? null,
             card: row.paymentMethodId
               ? { paymentMethodId: row.paymentMethodId, processor: row.processor, customerId: row.customerId }
               : null,

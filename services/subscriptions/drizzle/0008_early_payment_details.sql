@@ -1,0 +1,1 @@
+ALTER TABLE "subscriptions"."early_link_payments" ADD COLUMN "details" jsonb;
