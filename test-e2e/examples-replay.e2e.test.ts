@@ -224,6 +224,8 @@ const SHAPE_ONLY = new Set([
   'secret',
   'apiToken',
   'txId',
+  'processorReference',
+  'authorizationCode',
   'expireTime',
   'nextCursor',
   'durationMs',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CURRENCIES } from '../merchant-context';
 import { MAX_LENGTH, text, textRules } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
-import { DEMO_MERCHANT_ID, MEMBERSHIP, STORY_LINKS, STORY_SUBSCRIPTIONS } from './story';
+import { DEMO_MERCHANT_ID, MEMBERSHIP, STORY_DAY, STORY_LINKS, STORY_SUBSCRIPTIONS } from './story';
 
 /**
  * The event kinds a merchant's webhook receiver gets (design 5: the envelope receivers in the field
@@ -599,9 +599,13 @@ const envelopeExample = {
     subscriptionId: STORY_SUBSCRIPTIONS.membership,
     subscriptionTotalPeriods: MEMBERSHIP.totalPeriods,
     subscriptionPayedPeriod: 1,
+    installmentNumber: 1,
     installmentId: 1,
+    paymentDate: STORY_DAY,
     paidAt: '2026-11-23T12:04:12.000Z',
     method: 'CARD',
+    processorReference: '004518227761',
+    authorizationCode: '123456',
     paidCount: 1,
     paidTotal: MEMBERSHIP.firstAmount,
   },
