@@ -402,6 +402,10 @@ describe('an open-ended subscription', () => {
       merchant,
       body: {
         reference: `TRF-${randomUUID()}`,
+        txId: randomUUID(),
+        bankName: 'Banco Nacional',
+        transferDate: '2026-11-21',
+        note: null,
         amount: '150000.00',
         currency: null,
         installmentId: (installments[2] as InstallmentRow).id,
