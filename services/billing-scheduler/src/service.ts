@@ -1,9 +1,8 @@
 import path from 'node:path';
-import { env as envRules, parseConfig } from '@payrail/config';
-import { createApp, maxBodyBytesFrom } from '@payrail/http';
+import { BILLING_ERRORS } from '@payrail/contracts';
+import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
-import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
-import { z } from 'zod';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import {
   claimRunUntilDone,
   type RunDeps,
@@ -11,6 +10,7 @@ import {
   runScheduled,
   startOperatorRun,
 } from './application/run-billing';
+import { loadConfig } from './config';
 import type { BillingRun } from './domain/billing-run';
 import { billingAdminRoutes } from './adapters/http/routes';
 import { projectInstallments } from './adapters/messaging/project-installments.consumer';
@@ -22,42 +22,19 @@ import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
 /** An operator run whose claim has not finished this long after it started is taken over by the ticker. */
 const STALE_RUN_MS = 60_000;
 
-export const billingSchedulerEnvSchema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    /** How often the scheduled run claims what is due today; 0 turns it off (tests). */
-    BILLING_RUN_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
-    /** Installments claimed per transaction. */
-    BILLING_CLAIM_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
-    /**
-     * A claimed installment with no outcome this long after its claim is claimed again by a later run, for
-     * the same attempt (default four hours: far beyond a slow processor's answer and the janitors' settling).
-     */
-    BILLING_RECLAIM_AFTER_MS: z.coerce.number().int().min(60_000).default(14_400_000),
-    SIMULATED_TIME: envRules.boolean(false),
-  })
-  .superRefine((config, ctx) => {
-    if (config.SIMULATED_TIME && config.NODE_ENV === 'production') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SIMULATED_TIME'],
-        message:
-          'must not be true with NODE_ENV=production: simulated time charges future installments today',
-      });
-    }
-  });
-
 /** Decides when to charge: the due-charge projection, billing runs (every minute and on demand), dunning. */
 export const billingSchedulerService: ServiceDefinition = {
   name: 'billing-scheduler',
   defaultPort: 3003,
   database: { schema: 'billing_scheduler', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  loadConfig,
   async create({ database, bus, logger, env, clock, internalSecret }) {
-    const settings = parseConfig(billingSchedulerEnvSchema, env);
+    const settings = loadConfig(env);
     const { app, markNotReady } = createApp({
       service: 'billing-scheduler',
       logger,
-      maxBodyBytes: maxBodyBytesFrom(env),
+      errors: BILLING_ERRORS,
+      maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
     const deps: RunDeps = {
@@ -94,7 +71,7 @@ export const billingSchedulerService: ServiceDefinition = {
       schemaName: 'billing_scheduler',
       bus,
       logger,
-      keepPublished: keepPublishedFrom(env),
+      keepPublished: settings.OUTBOX_KEEP_PUBLISHED,
     });
 
     let timer: NodeJS.Timeout | undefined;
