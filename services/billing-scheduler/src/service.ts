@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { BILLING_ERRORS } from '@payrail/contracts';
 import { createApp } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import {
   claimRunUntilDone,
@@ -13,11 +13,12 @@ import {
 import { loadConfig } from './config';
 import type { BillingRun } from './domain/billing-run';
 import { billingAdminRoutes } from './adapters/http/routes';
-import { projectInstallments } from './adapters/messaging/project-installments.consumer';
-import { recordChargeOutcomes } from './adapters/messaging/record-charge-outcomes.consumer';
-import { postgresRunStore } from './adapters/postgres/billing-store';
+import { projectInstallmentsOnSubscriptionEvents } from './adapters/messaging/project-installments-on-subscription-events.consumer';
+import { recordChargeOutcomesOnChargeOutcomes } from './adapters/messaging/record-charge-outcomes-on-charge-outcomes.consumer';
+import { postgresDunningPolicyStore } from './adapters/postgres/dunning-policy-store';
+import { postgresRunStore } from './adapters/postgres/run-store';
 import { inbox, outbox } from './adapters/postgres/schema';
-import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
+import { billingStores } from './adapters/postgres/stores';
 
 /** An operator run whose claim has not finished this long after it started is taken over by the ticker. */
 const STALE_RUN_MS = 60_000;
@@ -58,13 +59,14 @@ export const billingSchedulerService: ServiceDefinition = {
       '/admin',
       billingAdminRoutes({
         ...deps,
+        policies: postgresDunningPolicyStore(database.db),
         internalSecret,
         startOperatorRun: (request) => startOperatorRun(deps, request),
         claimInBackground: (run: BillingRun) =>
           track(claimRunUntilDone(deps, run, { stopping: () => stopped }), `billing run ${run.id}`),
       }),
     );
-    const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
+    const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: billingStores });
     const relay = createOutboxRelay({
       database,
       outbox,
@@ -92,8 +94,8 @@ export const billingSchedulerService: ServiceDefinition = {
       markNotReady,
       async start() {
         await Promise.all([
-          bus.subscribe(projectInstallments(unitOfWork)),
-          bus.subscribe(recordChargeOutcomes(unitOfWork, clock)),
+          bus.subscribe(projectInstallmentsOnSubscriptionEvents(unitOfWork)),
+          bus.subscribe(recordChargeOutcomesOnChargeOutcomes(unitOfWork, clock)),
         ]);
         await relay.start();
         // A run this process or another left half-claimed (it stopped) is claimed to the end now.
@@ -114,4 +116,4 @@ export const billingSchedulerService: ServiceDefinition = {
 
 /** What the projection takes in, and its consumer's name: tests wait on its inbox to know it is still. */
 export { PROJECTED_EVENTS } from './application/project-installment-events';
-export { PROJECTION_CONSUMER } from './adapters/messaging/project-installments.consumer';
+export { PROJECTION_CONSUMER } from './adapters/messaging/project-installments-on-subscription-events.consumer';

@@ -9,8 +9,8 @@ import {
   uniqueName,
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUTCOMES_CONSUMER } from '../src/adapters/messaging/record-charge-outcomes.consumer';
-import { PROJECTION_CONSUMER } from '../src/adapters/messaging/project-installments.consumer';
+import { OUTCOMES_CONSUMER } from '../src/adapters/messaging/record-charge-outcomes-on-charge-outcomes.consumer';
+import { PROJECTION_CONSUMER } from '../src/adapters/messaging/project-installments-on-subscription-events.consumer';
 import { configSchema } from '../src/config';
 import { billingSchedulerService } from '../src/service';
 import {

@@ -4,9 +4,11 @@ import { Hono } from 'hono';
 import { getDunningPolicy, setDunningPolicy } from '../../application/dunning-policies';
 import { getRun, listRuns, type RunDeps } from '../../application/run-billing';
 import type { BillingRun } from '../../domain/billing-run';
+import type { DunningPolicyStore } from '../../ports/dunning-policy-store';
 import { runStatus } from '../../domain/billing-run';
 
 export interface BillingRoutesDeps extends RunDeps {
+  policies: DunningPolicyStore;
   internalSecret: string;
   /** Claims the run's installments after the answer (the caller follows it with GET). */
   claimInBackground(run: BillingRun): void;
