@@ -1,7 +1,16 @@
 import type { Executor } from '@payrail/db';
 import { eq, sql } from 'drizzle-orm';
-import type { SubscriptionProjection } from '../../ports/subscription-projection';
+import type { ProjectedSubscription, SubscriptionProjection } from '../../ports/subscription-projection';
 import { subscriptions } from './schema';
+
+function fromRow(row: typeof subscriptions.$inferSelect): ProjectedSubscription {
+  return {
+    subscriptionId: row.subscriptionId,
+    merchantId: row.merchantId,
+    status: row.status,
+    timezone: row.timezone,
+  };
+}
 
 export function postgresSubscriptionProjection(tx: Executor): SubscriptionProjection {
   return {
@@ -10,14 +19,7 @@ export function postgresSubscriptionProjection(tx: Executor): SubscriptionProjec
         .select()
         .from(subscriptions)
         .where(eq(subscriptions.subscriptionId, subscriptionId));
-      return (
-        row && {
-          subscriptionId: row.subscriptionId,
-          merchantId: row.merchantId,
-          status: row.status,
-          timezone: row.timezone,
-        }
-      );
+      return row && fromRow(row);
     },
     async lockSubscription(reported) {
       await tx
@@ -30,12 +32,7 @@ export function postgresSubscriptionProjection(tx: Executor): SubscriptionProjec
         .where(eq(subscriptions.subscriptionId, reported.subscriptionId))
         .for('update');
       if (!row) throw new Error(`subscription ${reported.subscriptionId} neither inserted nor found`);
-      return {
-        subscriptionId: row.subscriptionId,
-        merchantId: row.merchantId,
-        status: row.status,
-        timezone: row.timezone,
-      };
+      return fromRow(row);
     },
     async saveSubscription(subscription) {
       await tx
