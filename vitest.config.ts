@@ -15,7 +15,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts'],
+          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'architecture/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },

@@ -12,7 +12,7 @@ export class ConfigError extends Error {
 
 /**
  * Parses the environment with a zod object schema. Unknown variables are ignored; a wrong or missing
- * variable throws a `ConfigError` whose message names every offending variable.
+ * variable throws a `ConfigError` whose message, one line, names every offending variable.
  */
 export function parseConfig<S extends z.ZodObject>(
   schema: S,
@@ -25,26 +25,41 @@ export function parseConfig<S extends z.ZodObject>(
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
   const variables = [...new Set(result.error.issues.map((issue) => String(issue.path[0] ?? '(root)')))];
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`, variables);
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+  );
+  throw new ConfigError(`Invalid environment: ${problems.join('; ')}`, variables);
+}
+
+/** A `ConfigError` as the one line a process prints before it stops. */
+export function configErrorLine(error: ConfigError): string {
+  return error.message.replace(/\s*\n\s*/g, ' ');
 }
 
 /**
- * For `main.ts`: parse, or print the message naming the variables and stop the process with exit code 1.
+ * Runs `parse` (a service's `loadConfig`, or `parseConfig`); on a `ConfigError` prints one line naming
+ * the wrong variables to stderr and stops the process with exit code 1. Any other error is thrown.
+ */
+export function exitOnConfigError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${configErrorLine(error)}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/**
+ * For `main.ts`: parse, or print the line naming the variables and stop the process with exit code 1.
  */
 export function loadConfigOrExit<S extends z.ZodObject>(
   schema: S,
   env: Record<string, string | undefined> = process.env,
 ): z.infer<S> {
-  try {
-    return parseConfig(schema, env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  return exitOnConfigError(() => parseConfig(schema, env));
 }
 
 /** Building blocks shared by the services' environment schemas. */

@@ -37,7 +37,14 @@ export {
   type PaymentLinkStatusName,
   paymentMethodsInput,
 } from './api/payment-links';
-export { API_TAGS, type ApiOperation, type ApiTag, defineOperation, type ExampleOf } from './api/operation';
+export {
+  API_TAGS,
+  type ApiOperation,
+  type ApiResponse,
+  type ApiTag,
+  defineOperation,
+  type ExampleOf,
+} from './api/operation';
 export { DEMO_MERCHANT_ID, STORY_BASE_URL, STORY_DAY } from './api/story';
 export {
   COMMON_ERRORS,
@@ -55,6 +62,7 @@ export {
   type BankTransferErrorCode,
   type SubscriptionErrorCode,
 } from './api/errors';
+export { DomainError, type DomainFieldError } from './domain-error';
 export { offsetDateTime } from './api/time';
 export { DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';

@@ -13,29 +13,38 @@ import {
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { HTTPException } from 'hono/http-exception';
+import { DomainError } from '@payrail/contracts';
 import { limitBody } from './body';
+import { domainProblem, type ErrorTable, operationOf } from './domain-problem';
 import { presetResponseHeader, requestHeader } from './headers';
 import { HttpProblem, problemResponse, problems } from './problem';
 
 /** Enough for the largest legitimate request, a bulk of 200 subscriptions × 60 updates (about 600 KB). */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
-const maxBodyBytesSetting = z.coerce
-  .number()
-  .int()
-  .min(1024)
-  .max(1024 ** 3)
+const MAX_BODY_BYTES_RULE = `must be a whole number of bytes from 1024 to ${1024 ** 3}`;
+
+/**
+ * `MAX_BODY_BYTES` (an integer, 1 KiB to 1 GiB; default 1 MiB), for a service's `config.ts`: the gateway and
+ * every service behind it read the same setting, so a body the gateway lets through is not refused by the
+ * service it goes to.
+ */
+export const maxBodyBytesSetting = z.coerce
+  .number({ error: MAX_BODY_BYTES_RULE })
+  .int({ error: MAX_BODY_BYTES_RULE })
+  .min(1024, { error: MAX_BODY_BYTES_RULE })
+  .max(1024 ** 3, { error: MAX_BODY_BYTES_RULE })
   .default(DEFAULT_MAX_BODY_BYTES);
 
 /**
- * `MAX_BODY_BYTES` (an integer, 1 KiB to 1 GiB; default 1 MiB): the gateway and every service behind it
- * read the same setting, so a body the gateway lets through is not refused by the service it goes to.
+ * `MAX_BODY_BYTES` of an environment (see `maxBodyBytesSetting`).
+ *
+ * @deprecated issue 26: a service's `src/config.ts` parses `MAX_BODY_BYTES` with `maxBodyBytesSetting`
+ * (through `serviceEnvSchema` of `@payrail/runtime`); this goes once every service has moved.
  */
 export function maxBodyBytesFrom(env: Record<string, string | undefined>): number {
   const parsed = maxBodyBytesSetting.safeParse(env.MAX_BODY_BYTES || undefined);
-  if (!parsed.success) {
-    throw new Error(`MAX_BODY_BYTES must be a whole number of bytes from 1024 to ${1024 ** 3}`);
-  }
+  if (!parsed.success) throw new Error(`MAX_BODY_BYTES ${MAX_BODY_BYTES_RULE}`);
   return parsed.data;
 }
 
@@ -53,6 +62,12 @@ export interface AppOptions {
   readiness?: Record<string, ReadinessCheck>;
   /** Larger request bodies are refused with 413 before they are read (default `DEFAULT_MAX_BODY_BYTES`). */
   maxBodyBytes?: number;
+  /**
+   * The service's error table (`BILLING_ERRORS`): every `DomainError` that reaches the app is answered
+   * through it, so routes need no mapping of their own. A domain error whose code is not in it is a 500,
+   * logged as a bug. Optional until every service has moved onto the one error model (issue 26).
+   */
+  errors?: ErrorTable;
 }
 
 export interface ServiceApp {
@@ -145,6 +160,15 @@ export function createApp(options: AppOptions): ServiceApp {
 
   app.onError((error, c) => {
     if (error instanceof HttpProblem) return problemResponse(c, error);
+    if (error instanceof DomainError) {
+      const problem = options.errors && domainProblem(error, options.errors, operationOf(c));
+      if (problem) return problemResponse(c, problem);
+      c.var.logger?.error(
+        { err: error, code: error.code },
+        "a bug: a domain error whose code is not in the service's error table",
+      );
+      return problemResponse(c, new HttpProblem(500, 'INTERNAL_ERROR', 'Internal error'));
+    }
     if (error instanceof HTTPException) {
       const status = error.status;
       const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'HTTP_ERROR';

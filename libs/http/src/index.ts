@@ -4,10 +4,12 @@ export {
   createApp,
   DEFAULT_MAX_BODY_BYTES,
   maxBodyBytesFrom,
+  maxBodyBytesSetting,
   type ReadinessCheck,
   type ServiceApp,
 } from './app';
 export { limitBody, requestBytes } from './body';
+export { domainProblem, type ErrorTable } from './domain-problem';
 export { presetResponseHeader, requestHeader } from './headers';
 export {
   callForAnswer,
@@ -55,10 +57,13 @@ export {
 export {
   answerMethodNotAllowed,
   honoPath,
+  jsonAnswer,
   mountOperation,
   problemFromTable,
+  type RouteAnswer,
   type RouteInput,
   type RouteOptions,
   route,
+  type UncheckedAnswer,
 } from './route';
 export { describeErrors, fieldErrors, issueMessage, jsonBody, readJson, validate } from './validation';

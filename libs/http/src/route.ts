@@ -1,10 +1,54 @@
-import type { ApiOperation, ErrorCode, ErrorCodeInfo } from '@payrail/contracts';
-import type { Context, Env, Hono } from 'hono';
+import type { ApiOperation, ApiResponse, ErrorCode, ErrorCodeInfo } from '@payrail/contracts';
+import type { Context, Env, Hono, TypedResponse } from 'hono';
+import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
+import { rememberOperation } from './domain-problem';
 import { type FieldError, HttpProblem } from './problem';
 import { readJson, validate } from './validation';
 
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * A `Response` made by hand (`c.body(text)`, `new Response(...)`), which carries no type of its body: not
+ * checked.
+ *
+ * @deprecated issue 26: answer with `c.json(body, status)` or, for JSON written by a writer of its own,
+ * `jsonAnswer(c, body, status, write)`, so the body is checked; accepted until every service has moved.
+ */
+export type UncheckedAnswer =
+  | (Response & { readonly _data?: never })
+  | (Response & TypedResponse<string, StatusCode, 'body'>);
+
+/**
+ * What a handler bound with `route()` may answer: one of the operation's documented statuses, with a JSON
+ * body its schema accepts (`c.json(body, status)`), or any body for a status documented without a schema
+ * (`c.body(null, 204)`). A field the schema lacks in place of one it requires (`ammount` for `amount`), a
+ * wrong type or an undocumented status does not compile. Errors are thrown (`DomainError`, `HttpProblem`),
+ * not answered.
+ */
+export type RouteAnswer<Responses extends Record<number, ApiResponse>> =
+  | {
+      [Status in keyof Responses]: Status extends StatusCode
+        ? Responses[Status] extends { schema: infer Schema extends z.ZodType }
+          ? TypedResponse<z.input<Schema>, Status, 'json'>
+          : TypedResponse<unknown, Status, string>
+        : never;
+    }[keyof Responses]
+  | UncheckedAnswer;
+
+/**
+ * A JSON answer written by a writer of the caller's own (amounts as numbers with two decimals), typed by
+ * its `body` as `c.json` types it, so that `route()` checks it against the operation's schema.
+ */
+export function jsonAnswer<T, S extends ContentfulStatusCode = 200>(
+  c: Context,
+  body: T,
+  status: S = 200 as S,
+  write: (body: T) => string = JSON.stringify,
+): Response & TypedResponse<T, S, 'json'> {
+  const answer: Response = c.body(write(body), status, { 'content-type': 'application/json' });
+  return answer as Response & TypedResponse<T, S, 'json'>;
+}
 
 export interface RouteInput<
   Params extends z.ZodObject | undefined,
@@ -91,23 +135,30 @@ function methodNotAllowed(method: string, path: string, methods: Set<string>): H
 /**
  * Binds a handler to its operation: method and path come from the operation, and so do the schemas the
  * path parameters, query and body are validated with (400 with each field's path) before the handler
- * runs with the parsed input.
+ * runs with the parsed input. The handler's answer is typed against the operation's responses
+ * (`RouteAnswer`); a `DomainError` it throws is answered through the service's error table
+ * (`createApp({ errors })`), its field names spelt as the operation's (`fieldNames`).
  */
 export function route<
   E extends Env,
   Params extends z.ZodObject | undefined,
   Query extends z.ZodObject | undefined,
   Body extends z.ZodType | undefined,
+  Responses extends Record<number, ApiResponse>,
 >(
   app: Hono<E>,
-  operation: ApiOperation<Params, Query, Body>,
-  handler: (c: Context<E>, input: RouteInput<Params, Query, Body>) => Response | Promise<Response>,
+  operation: ApiOperation<Params, Query, Body, Responses>,
+  handler: (
+    c: Context<E>,
+    input: RouteInput<Params, Query, Body>,
+  ) => RouteAnswer<Responses> | Promise<RouteAnswer<Responses>>,
   options: RouteOptions = {},
 ): void {
   mountOperation(
     app,
     operation as ApiOperation,
     async (c) => {
+      rememberOperation(c, operation);
       const params = operation.pathParams
         ? validate(operation.pathParams, c.req.param(), 'A path parameter is invalid')
         : undefined;
@@ -120,7 +171,11 @@ export function route<
         options.beforeValidation?.(raw);
         body = validate(operation.requestBody.schema, raw);
       }
-      return handler(c, { params, query, body } as RouteInput<Params, Query, Body>);
+      return (await handler(c, { params, query, body } as RouteInput<
+        Params,
+        Query,
+        Body
+      >)) as unknown as Response;
     },
     options,
   );
@@ -151,8 +206,10 @@ export function answerMethodNotAllowed<E extends Env>(app: Hono<E>): void {
 }
 
 /**
- * A service's error table (`code` → status) turned into a problem: the one way services map their
- * domain errors, so a code's status is written once, in `@payrail/contracts`.
+ * A service's error table (`code` → status) turned into a problem, for the per-service mappers.
+ *
+ * @deprecated issue 26: a service's domain errors extend `DomainError` and reach the app, which answers
+ * them through the table given to `createApp({ errors })`; this goes once every service has moved.
  */
 export function problemFromTable<Code extends ErrorCode>(
   table: Record<Code, ErrorCodeInfo>,

@@ -44,3 +44,9 @@ export {
   type IdempotentBatchConsumerOptions,
   idempotentBatchConsumer,
 } from './inbox-batch';
+export {
+  type PostgresUnitOfWorkOptions,
+  postgresUnitOfWork,
+  type UnitOfWork,
+  type UnitOfWorkBatchOptions,
+} from './unit-of-work';

@@ -60,6 +60,12 @@ export interface ServiceDefinition {
     port(env: Record<string, string | undefined>, gatewayPort: number): number;
     urlVariable: string;
   };
+  /**
+   * Parses the service's own environment (its `src/config.ts`), throwing a `ConfigError` that names each
+   * wrong variable. A standalone start calls it before connecting to anything, so a wrong variable stops
+   * the process with one line; `create` parses the same environment again for its values.
+   */
+  loadConfig?(env: Record<string, string | undefined>): unknown;
   create(deps: ServiceDependencies): Promise<ServiceInstance>;
 }
 

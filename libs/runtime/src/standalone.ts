@@ -1,5 +1,11 @@
 import { onUnobservedRejection } from './connection-loss';
-import { commonEnvSchema, env, loadConfigOrExit, refuseDevelopmentSecret } from '@payrail/config';
+import {
+  commonEnvSchema,
+  env,
+  exitOnConfigError,
+  loadConfigOrExit,
+  refuseDevelopmentSecret,
+} from '@payrail/config';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
 import {
   createShutdown,
@@ -39,12 +45,12 @@ function upstreamFromUrl(name: ServiceName, environment: Record<string, string |
 }
 
 /**
- * Runs one service as its own process against real PostgreSQL and RabbitMQ: parse the environment,
- * apply migrations, connect, serve, and shut down in order on SIGTERM.
+ * The variables of the process that runs one service on its own (port, database, broker, the secret, logs
+ * and traces), parsed by `runStandalone` before the service's own (`ServiceDefinition.loadConfig`).
  */
-export async function runStandalone(definition: ServiceDefinition): Promise<void> {
+export function standaloneEnvSchema(definition: Pick<ServiceDefinition, 'defaultPort' | 'database'>) {
   const needsInfra = definition.database !== undefined;
-  const schema = commonEnvSchema
+  return commonEnvSchema
     .extend({
       PORT: env.port(definition.defaultPort),
       DATABASE_URL: needsInfra ? env.postgresUrl() : env.postgresUrl().optional(),
@@ -59,7 +65,16 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
       DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
     })
     .superRefine(refuseDevelopmentSecret('standalone'));
-  const config = loadConfigOrExit(schema);
+}
+
+/**
+ * Runs one service as its own process against real PostgreSQL and RabbitMQ: parse the environment (the
+ * host's and the service's own: a wrong variable stops the process with one line naming it, before any
+ * connection), apply migrations, connect, serve, and shut down in order on SIGTERM.
+ */
+export async function runStandalone(definition: ServiceDefinition): Promise<void> {
+  const config = loadConfigOrExit(standaloneEnvSchema(definition));
+  if (definition.loadConfig) exitOnConfigError(() => definition.loadConfig?.(process.env));
   const telemetry = startTelemetry({
     serviceName: definition.name,
     otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -57,6 +57,19 @@ describe('a service started as its own process', () => {
     expect(stderr).toContain('INTERNAL_SECRET');
   }, 30_000);
 
+  it("stops on a wrong variable of the service's own config.ts with one line naming it, before connecting", async () => {
+    const { code, stderr } = await startBillingScheduler({
+      INTERNAL_SECRET: 'a-secret-of-our-own-0123456789',
+      BILLING_CLAIM_BATCH: '0',
+      MAX_BODY_BYTES: 'lots',
+    });
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Invalid environment: .*BILLING_CLAIM_BATCH/);
+    expect(lines[0]).toContain('MAX_BODY_BYTES: must be a whole number of bytes from 1024 to 1073741824');
+  }, 30_000);
+
   it('gets past the check with a secret of its own (and then fails on the unreachable database instead)', async () => {
     const { code, stderr, stdout } = await startBillingScheduler({
       INTERNAL_SECRET: 'a-secret-of-our-own-0123456789',

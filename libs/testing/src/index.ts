@@ -12,6 +12,12 @@ export {
 } from './mothers';
 export { countUpdates, type UpdateCounts } from './heap-only-updates';
 export {
+  configurationMismatches,
+  type EnvSchema,
+  type ReadmeConfiguration,
+  readmeConfiguration,
+} from './readme-configuration';
+export {
   type MigratedTestDatabase,
   migratedTestDatabase,
   type ServiceUnderTest,

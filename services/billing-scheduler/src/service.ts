@@ -1,9 +1,8 @@
 import path from 'node:path';
-import { env as envRules, parseConfig } from '@payrail/config';
-import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
-import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
-import { z } from 'zod';
+import { BILLING_ERRORS } from '@payrail/contracts';
+import { createApp } from '@payrail/http';
+import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import {
   claimRunUntilDone,
   type RunDeps,
@@ -11,53 +10,32 @@ import {
   runScheduled,
   startOperatorRun,
 } from './application/run-billing';
+import { loadConfig } from './config';
 import type { BillingRun } from './domain/billing-run';
 import { billingAdminRoutes } from './adapters/http/routes';
-import { projectInstallments } from './adapters/messaging/project-installments.consumer';
-import { recordChargeOutcomes } from './adapters/messaging/record-charge-outcomes.consumer';
-import { postgresRunStore } from './adapters/postgres/billing-store';
+import { projectInstallmentsOnSubscriptionEvents } from './adapters/messaging/project-installments-on-subscription-events.consumer';
+import { recordChargeOutcomesOnChargeOutcomes } from './adapters/messaging/record-charge-outcomes-on-charge-outcomes.consumer';
+import { postgresDunningPolicyStore } from './adapters/postgres/dunning-policy-store';
+import { postgresRunStore } from './adapters/postgres/run-store';
 import { inbox, outbox } from './adapters/postgres/schema';
-import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
+import { billingStores } from './adapters/postgres/stores';
 
 /** An operator run whose claim has not finished this long after it started is taken over by the ticker. */
 const STALE_RUN_MS = 60_000;
-
-export const billingSchedulerEnvSchema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    /** How often the scheduled run claims what is due today; 0 turns it off (tests). */
-    BILLING_RUN_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
-    /** Installments claimed per transaction. */
-    BILLING_CLAIM_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
-    /**
-     * A claimed installment with no outcome this long after its claim is claimed again by a later run, for
-     * the same attempt (default four hours: far beyond a slow processor's answer and the janitors' settling).
-     */
-    BILLING_RECLAIM_AFTER_MS: z.coerce.number().int().min(60_000).default(14_400_000),
-    SIMULATED_TIME: envRules.boolean(false),
-  })
-  .superRefine((config, ctx) => {
-    if (config.SIMULATED_TIME && config.NODE_ENV === 'production') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SIMULATED_TIME'],
-        message:
-          'must not be true with NODE_ENV=production: simulated time charges future installments today',
-      });
-    }
-  });
 
 /** Decides when to charge: the due-charge projection, billing runs (every minute and on demand), dunning. */
 export const billingSchedulerService: ServiceDefinition = {
   name: 'billing-scheduler',
   defaultPort: 3003,
   database: { schema: 'billing_scheduler', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  loadConfig,
   async create({ database, bus, logger, env, clock, internalSecret }) {
-    const settings = parseConfig(billingSchedulerEnvSchema, env);
+    const settings = loadConfig(env);
     const { app, markNotReady } = createApp({
       service: 'billing-scheduler',
       logger,
-      maxBodyBytes: maxBodyBytesFrom(env),
+      errors: BILLING_ERRORS,
+      maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
     const deps: RunDeps = {
@@ -81,20 +59,21 @@ export const billingSchedulerService: ServiceDefinition = {
       '/admin',
       billingAdminRoutes({
         ...deps,
+        policies: postgresDunningPolicyStore(database.db),
         internalSecret,
         startOperatorRun: (request) => startOperatorRun(deps, request),
         claimInBackground: (run: BillingRun) =>
           track(claimRunUntilDone(deps, run, { stopping: () => stopped }), `billing run ${run.id}`),
       }),
     );
-    const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
+    const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: billingStores });
     const relay = createOutboxRelay({
       database,
       outbox,
       schemaName: 'billing_scheduler',
       bus,
       logger,
-      keepPublished: keepPublishedFrom(env),
+      keepPublished: settings.OUTBOX_KEEP_PUBLISHED,
     });
 
     let timer: NodeJS.Timeout | undefined;
@@ -115,8 +94,8 @@ export const billingSchedulerService: ServiceDefinition = {
       markNotReady,
       async start() {
         await Promise.all([
-          bus.subscribe(projectInstallments(unitOfWork)),
-          bus.subscribe(recordChargeOutcomes(unitOfWork, clock)),
+          bus.subscribe(projectInstallmentsOnSubscriptionEvents(unitOfWork)),
+          bus.subscribe(recordChargeOutcomesOnChargeOutcomes(unitOfWork, clock)),
         ]);
         await relay.start();
         // A run this process or another left half-claimed (it stopped) is claimed to the end now.
@@ -137,4 +116,4 @@ export const billingSchedulerService: ServiceDefinition = {
 
 /** What the projection takes in, and its consumer's name: tests wait on its inbox to know it is still. */
 export { PROJECTED_EVENTS } from './application/project-installment-events';
-export { PROJECTION_CONSUMER } from './adapters/messaging/project-installments.consumer';
+export { PROJECTION_CONSUMER } from './adapters/messaging/project-installments-on-subscription-events.consumer';

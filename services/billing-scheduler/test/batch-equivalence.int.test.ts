@@ -5,7 +5,8 @@ import { createTestDatabase, type TestDatabase, testClock } from '@payrail/testi
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installmentOf, numberInData } from '../src/adapters/messaging/lock-order';
-import { postgresProjectionStore, postgresRunStore } from '../src/adapters/postgres/billing-store';
+import { postgresRunStore } from '../src/adapters/postgres/run-store';
+import { billingStores } from '../src/adapters/postgres/stores';
 import {
   projectInstallmentEvent,
   projectInstallmentEventBatch,
@@ -71,7 +72,7 @@ const inContext = (message: Message) => ({ message, run: <T>(work: () => T) => w
 
 async function projectOneByOne(database: DatabaseHandle, messages: Message[]) {
   await database.db.transaction(async (tx) => {
-    const store = postgresProjectionStore(tx);
+    const store = billingStores(tx);
     for (const message of messages) await projectInstallmentEvent(store, message);
   });
 }
@@ -204,10 +205,10 @@ describe('a consumer batch applied together leaves what its messages one by one 
     ];
     const outcomeBatch = sorted(outcomes, (message) => installmentOf(message.body));
     await batched.database.db.transaction((tx) =>
-      recordChargeOutcomeBatch(postgresProjectionStore(tx), clock, outcomeBatch.map(inContext)),
+      recordChargeOutcomeBatch(billingStores(tx), clock, outcomeBatch.map(inContext)),
     );
     await single.database.db.transaction(async (tx) => {
-      const store = postgresProjectionStore(tx);
+      const store = billingStores(tx);
       for (const message of outcomeBatch) await recordChargeOutcome(store, clock, message);
     });
     const afterOutcomes = await contents(single.database);
@@ -238,7 +239,7 @@ describe('a consumer batch applied together leaves what its messages one by one 
     ];
     const projectionBatch = sorted(projection, (message) => numberInData(message.body, 'subscriptionId'));
     await batched.database.db.transaction((tx) =>
-      projectInstallmentEventBatch(postgresProjectionStore(tx), projectionBatch.map(inContext)),
+      projectInstallmentEventBatch(billingStores(tx), projectionBatch.map(inContext)),
     );
     await projectOneByOne(single.database, projectionBatch);
     const afterProjection = await contents(single.database);

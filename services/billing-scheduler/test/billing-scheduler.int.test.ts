@@ -9,9 +9,10 @@ import {
   uniqueName,
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUTCOMES_CONSUMER } from '../src/adapters/messaging/record-charge-outcomes.consumer';
-import { PROJECTION_CONSUMER } from '../src/adapters/messaging/project-installments.consumer';
-import { billingSchedulerEnvSchema, billingSchedulerService } from '../src/service';
+import { OUTCOMES_CONSUMER } from '../src/adapters/messaging/record-charge-outcomes-on-charge-outcomes.consumer';
+import { PROJECTION_CONSUMER } from '../src/adapters/messaging/project-installments-on-subscription-events.consumer';
+import { configSchema } from '../src/config';
+import { billingSchedulerService } from '../src/service';
 import {
   aSubscription,
   asOperator,
@@ -255,10 +256,10 @@ describe('runs', () => {
   });
 
   it('refuses SIMULATED_TIME=true with NODE_ENV=production', () => {
-    expect(() =>
-      parseConfig(billingSchedulerEnvSchema, { NODE_ENV: 'production', SIMULATED_TIME: 'true' }),
-    ).toThrow(/SIMULATED_TIME/);
-    expect(parseConfig(billingSchedulerEnvSchema, { NODE_ENV: 'production' }).SIMULATED_TIME).toBe(false);
+    expect(() => parseConfig(configSchema, { NODE_ENV: 'production', SIMULATED_TIME: 'true' })).toThrow(
+      /SIMULATED_TIME/,
+    );
+    expect(parseConfig(configSchema, { NODE_ENV: 'production' }).SIMULATED_TIME).toBe(false);
   });
 
   it('answers 401 without the operator signature the gateway adds, and 404 for an unknown run', async () => {

@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@payrail/contracts';
 import { type DatabaseHandle, openDatabase } from '@payrail/db';
-import { createOutboxRelay, type DeliveredMessage, type MessageBus } from '@payrail/messaging';
+import {
+  createOutboxRelay,
+  type DeliveredMessage,
+  type MessageBus,
+  postgresUnitOfWork,
+} from '@payrail/messaging';
 import { createLogger } from '@payrail/observability';
 import { createTestDatabase, type TestDatabase, testClock } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectInstallments } from '../src/adapters/messaging/project-installments.consumer';
-import { recordChargeOutcomes } from '../src/adapters/messaging/record-charge-outcomes.consumer';
-import { postgresRunStore } from '../src/adapters/postgres/billing-store';
+import { projectInstallmentsOnSubscriptionEvents } from '../src/adapters/messaging/project-installments-on-subscription-events.consumer';
+import { recordChargeOutcomesOnChargeOutcomes } from '../src/adapters/messaging/record-charge-outcomes-on-charge-outcomes.consumer';
+import { postgresRunStore } from '../src/adapters/postgres/run-store';
 import { inbox, outbox } from '../src/adapters/postgres/schema';
-import { postgresConsumerUnitOfWork } from '../src/adapters/postgres/unit-of-work';
+import { billingStores } from '../src/adapters/postgres/stores';
 import { claimRun } from '../src/application/run-billing';
 import { billingSchedulerService } from '../src/service';
 import {
@@ -62,7 +67,7 @@ async function deliverAll(handler: (message: DeliveredMessage) => Promise<void>,
   await Promise.all(events.map((event) => handler(delivered(event))));
 }
 
-const unitOfWork = () => postgresConsumerUnitOfWork(database.db, inbox);
+const unitOfWork = () => postgresUnitOfWork({ db: database.db, inbox, stores: billingStores });
 
 /** `count` active subscriptions, each with its second installment due on the clock's day. */
 async function activeSubscriptions(count: number): Promise<TestSubscription[]> {
@@ -70,7 +75,7 @@ async function activeSubscriptions(count: number): Promise<TestSubscription[]> {
   const subscriptions = Array.from({ length: count }, () =>
     aSubscription({ merchantId, timezone: 'UTC', dates: ['2026-12-10'] }),
   );
-  const project = projectInstallments(unitOfWork()).handler;
+  const project = projectInstallmentsOnSubscriptionEvents(unitOfWork()).handler;
   await deliverAll(project, subscriptions.map(subscriptionCreated));
   await deliverAll(
     project,
@@ -108,8 +113,8 @@ interface ChargeFigures {
 /** A batch of charges through the whole chain, as far as billing-scheduler's statements go. */
 async function chargeBatch(): Promise<ChargeFigures> {
   const subscriptions = await activeSubscriptions(BATCH);
-  const outcomes = recordChargeOutcomes(unitOfWork(), clock).handler;
-  const project = projectInstallments(unitOfWork()).handler;
+  const outcomes = recordChargeOutcomesOnChargeOutcomes(unitOfWork(), clock).handler;
+  const project = projectInstallmentsOnSubscriptionEvents(unitOfWork()).handler;
   const claimed = await counted(() => claim(randomUUID()));
   const bus = { publish: async () => {} } as unknown as MessageBus;
   const relay = createOutboxRelay({

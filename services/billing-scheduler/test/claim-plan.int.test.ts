@@ -3,7 +3,7 @@ import { type DatabaseHandle, rowsOf } from '@payrail/db';
 import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { claimFilter } from '../src/adapters/postgres/billing-store';
+import { claimFilter } from '../src/adapters/postgres/run-store';
 import { billingSchedulerService } from '../src/service';
 
 // A run claims what is due in batches of 500, and asks whether anything is left (`hasUnclaimed`) while

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimRunUntilDone, type RunDeps } from '../src/application/run-billing';
-import type { ClaimedInstallment, RunStore } from '../src/ports/billing-store';
+import type { ClaimedInstallment, RunStore } from '../src/ports/run-store';
 
 // An operator's run claims in the background. When the database goes away in the middle (a batch, or the
 // final mark), the claim is tried again until the run is claimed, instead of staying `claiming` until the

@@ -3,7 +3,7 @@ import { type DatabaseHandle, rowsOf } from '@payrail/db';
 import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MARK_RUN_ITEMS } from '../src/adapters/postgres/billing-store';
+import { MARK_RUN_ITEMS } from '../src/adapters/postgres/run-store';
 import { billingSchedulerService } from '../src/service';
 
 // A run claims thousands of installments at once, and their requests and outcomes are marked on its run

@@ -3,10 +3,10 @@ import type { DatabaseHandle } from '@payrail/db';
 import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresProjectionStore } from '../src/adapters/postgres/billing-store';
+import { billingStores } from '../src/adapters/postgres/stores';
 import { subscriptions } from '../src/adapters/postgres/schema';
 import { projectInstallmentEvent } from '../src/application/project-installment-events';
-import type { ProjectionStore } from '../src/ports/billing-store';
+import type { BillingStores } from '../src/ports/unit-of-work';
 import { billingSchedulerService } from '../src/service';
 import { aSubscription, subscriptionCreated, subscriptionStatus } from './support';
 
@@ -44,13 +44,16 @@ describe('the projection of a subscription under concurrent batches', () => {
 
     // The creation's batch: it has read the subscription and waits before writing it.
     const creation = database.db.transaction(async (tx) => {
-      const store = postgresProjectionStore(tx);
-      const slow: ProjectionStore = {
-        ...store,
-        async saveSubscription(projected) {
-          creationRead();
-          await creationMayWrite;
-          return store.saveSubscription(projected);
+      const stores = billingStores(tx);
+      const slow: BillingStores = {
+        ...stores,
+        subscriptions: {
+          ...stores.subscriptions,
+          async saveSubscription(projected) {
+            creationRead();
+            await creationMayWrite;
+            return stores.subscriptions.saveSubscription(projected);
+          },
         },
       };
       await projectInstallmentEvent(slow, message(subscriptionCreated(subscription)));
@@ -61,7 +64,7 @@ describe('the projection of a subscription under concurrent batches', () => {
     // overwrites: either it waits for the creation, or it commits first and the creation builds on it.
     const activation = database.db.transaction(async (tx) => {
       await projectInstallmentEvent(
-        postgresProjectionStore(tx),
+        billingStores(tx),
         message(subscriptionStatus(subscription, 'subscription.activated')),
       );
     });

@@ -3,8 +3,8 @@ import { type DatabaseHandle, rowsOf } from '@payrail/db';
 import { countUpdates, type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postgresProjectionStore } from '../src/adapters/postgres/billing-store';
-import type { RunItemMark } from '../src/ports/billing-store';
+import { postgresRunStore } from '../src/adapters/postgres/run-store';
+import type { RunItemMark } from '../src/ports/run-store';
 import { billingSchedulerService } from '../src/service';
 
 // A run item is written at the claim and updated twice (requested, then its outcome), never in an indexed
@@ -44,7 +44,7 @@ it('marks run items requested as heap-only updates (no new index entries), then 
       await database.db.transaction(async (tx) => {
         const ids = Array.from({ length: 50 }, (_, index) => first + index);
         const counted = await countUpdates(tx, 'billing_scheduler', 'run_items', () =>
-          postgresProjectionStore(tx).markRunItems(ids.map(mark)),
+          postgresRunStore(tx).markRunItems(ids.map(mark)),
         );
         updates += counted.updates;
         heapOnly += counted.heapOnly;

@@ -25,15 +25,25 @@ export interface ExampleOf<T = unknown> {
   value: T;
 }
 
+/** One documented answer of an operation: the body's schema (none for an empty body) and its examples. */
+export interface ApiResponse {
+  description: string;
+  schema?: z.ZodType;
+  example?: unknown;
+  examples?: Record<string, ExampleOf>;
+}
+
 /**
  * One endpoint of the public API, described once from its zod schemas. The gateway turns the list of
  * these into the OpenAPI 3.1 document (`/openapi.json`), and the services bind their handlers to them
- * (`route` in `@payrail/http`), so neither the document nor the router can drift from validation.
+ * (`route` in `@payrail/http`), so neither the document nor the router can drift from validation, and
+ * a handler's answer is typed against `responses` (a field the schema does not have fails to compile).
  */
 export interface ApiOperation<
   Params extends z.ZodObject | undefined = z.ZodObject | undefined,
   Query extends z.ZodObject | undefined = z.ZodObject | undefined,
   Body extends z.ZodType | undefined = z.ZodType | undefined,
+  Responses extends Record<number, ApiResponse> = Record<number, ApiResponse>,
 > {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path template: `/api/payrequests/{id}`. */
@@ -77,22 +87,24 @@ export interface ApiOperation<
    * `examples` name the outcome of the request example of the same name (the first success response
    * otherwise): the documented examples are one story, replayed in document order by the e2e tests.
    */
-  responses: Record<
-    number,
-    {
-      description: string;
-      schema?: z.ZodType;
-      example?: unknown;
-      examples?: Record<string, ExampleOf>;
-    }
-  >;
+  responses: Responses;
+  /**
+   * How the operation's body spells its fields: `snake_case` for the v2 installments (`payment_date`).
+   * A domain error's field paths, and the field names its message mentions, are answered that way
+   * (`@payrail/http`'s `domainProblem`); the domain keeps its own camelCase terms. Default camelCase.
+   */
+  fieldNames?: 'camelCase' | 'snake_case';
 }
 
-/** Keeps the schemas' types, so a handler bound with `route` gets typed input. */
+/**
+ * Keeps the schemas' types, so a handler bound with `route` gets typed input, and its answer is checked
+ * against the documented responses.
+ */
 export function defineOperation<
   Params extends z.ZodObject | undefined = undefined,
   Query extends z.ZodObject | undefined = undefined,
   Body extends z.ZodType | undefined = undefined,
->(operation: ApiOperation<Params, Query, Body>): ApiOperation<Params, Query, Body> {
+  Responses extends Record<number, ApiResponse> = Record<number, ApiResponse>,
+>(operation: ApiOperation<Params, Query, Body, Responses>): ApiOperation<Params, Query, Body, Responses> {
   return operation;
 }

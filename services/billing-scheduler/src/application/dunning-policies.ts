@@ -1,6 +1,6 @@
 import type { Clock } from '@payrail/time';
 import { DEFAULT_DUNNING_POLICY, type DunningPolicy } from '../domain/dunning-policy';
-import type { RunStore } from '../ports/billing-store';
+import type { DunningPolicyStore } from '../ports/dunning-policy-store';
 
 export interface DunningPolicyView extends DunningPolicy {
   merchantId: string;
@@ -9,22 +9,22 @@ export interface DunningPolicyView extends DunningPolicy {
 }
 
 export async function getDunningPolicy(
-  deps: { runs: RunStore },
+  deps: { policies: DunningPolicyStore },
   merchantId: string,
 ): Promise<DunningPolicyView> {
   const id = merchantId.toLowerCase();
-  const stored = await deps.runs.policy(id);
+  const stored = await deps.policies.policy(id);
   if (!stored) return { merchantId: id, ...DEFAULT_DUNNING_POLICY, isDefault: true, updatedAt: null };
   return { merchantId: id, ...stored, isDefault: false };
 }
 
 /** From the next decline on; retries already scheduled keep their day. */
 export async function setDunningPolicy(
-  deps: { runs: RunStore; clock: Clock },
+  deps: { policies: DunningPolicyStore; clock: Clock },
   merchantId: string,
   policy: DunningPolicy,
 ): Promise<DunningPolicyView> {
   const id = merchantId.toLowerCase();
-  const stored = await deps.runs.savePolicy(id, policy, deps.clock.now());
+  const stored = await deps.policies.savePolicy(id, policy, deps.clock.now());
   return { merchantId: id, ...stored, isDefault: false };
 }

@@ -2,8 +2,8 @@ import { type EventType, INSTALLMENT_PAID_OTHERWISE, parseEvent } from '@payrail
 import type { IsoDate } from '@payrail/time';
 import { type InstallmentState, stateAfterReport } from '../domain/due-installment';
 import { nextSubscriptionStatus, type SubscriptionStatus } from '../domain/subscription-status';
-import type { ProjectedInstallment, ProjectionStore } from '../ports/billing-store';
-import type { BatchedMessage } from '../ports/unit-of-work';
+import type { ProjectedInstallment } from '../ports/installment-projection';
+import type { BatchedMessage, BillingStores } from '../ports/unit-of-work';
 
 /** subscriptions' events that shape the projection of chargeable installments. */
 export const PROJECTED_EVENTS = [
@@ -43,7 +43,10 @@ interface SubscriptionSnapshot {
   timezone: string;
 }
 
-async function recordSubscription(store: ProjectionStore, snapshot: SubscriptionSnapshot): Promise<void> {
+async function recordSubscription(
+  stores: Pick<BillingStores, 'subscriptions' | 'installments'>,
+  snapshot: SubscriptionSnapshot,
+): Promise<void> {
   const reported = {
     subscriptionId: snapshot.subscriptionId,
     merchantId: snapshot.merchantId,
@@ -53,8 +56,8 @@ async function recordSubscription(store: ProjectionStore, snapshot: Subscription
   // Locked (written first when new): two batches projecting events of one subscription at once would
   // otherwise both read "none", and the later commit would put back the earlier status (an activation
   // lost behind its own creation, seen at 10,000 subscriptions).
-  const current = await store.lockSubscription(reported);
-  await store.saveSubscription({
+  const current = await stores.subscriptions.lockSubscription(reported);
+  await stores.subscriptions.saveSubscription({
     ...reported,
     status: nextSubscriptionStatus(current.status, snapshot.status),
   });
@@ -111,11 +114,18 @@ function afterReports(
   return reported.map((item) => afterReport(known.get(item.installmentId), item, owner));
 }
 
-async function recordInstallments(store: ProjectionStore, owner: Owner, reported: Reported[]): Promise<void> {
+async function recordInstallments(
+  stores: Pick<BillingStores, 'subscriptions' | 'installments'>,
+  owner: Owner,
+  reported: Reported[],
+): Promise<void> {
   const known = new Map(
-    (await store.installmentsForUpdate(idsOf(reported))).map((row) => [row.installmentId, row] as const),
+    (await stores.installments.installmentsForUpdate(idsOf(reported))).map(
+      (row) => [row.installmentId, row] as const,
+    ),
   );
-  for (const installment of afterReports(known, owner, reported)) await store.saveInstallment(installment);
+  for (const installment of afterReports(known, owner, reported))
+    await stores.installments.saveInstallment(installment);
 }
 
 /**
@@ -123,14 +133,14 @@ async function recordInstallments(store: ProjectionStore, owner: Owner, reported
  * (locked report by report, in the order they come) and every row they save written at once.
  */
 async function recordManyInstallments(
-  store: ProjectionStore,
+  stores: Pick<BillingStores, 'subscriptions' | 'installments'>,
   reports: Array<{ owner: Owner; reported: Reported[] }>,
 ): Promise<void> {
   if (reports.length === 0) return;
   const known = new Map(
-    (await store.installmentsForUpdate(reports.flatMap((report) => idsOf(report.reported)))).map(
-      (row) => [row.installmentId, row] as const,
-    ),
+    (
+      await stores.installments.installmentsForUpdate(reports.flatMap((report) => idsOf(report.reported)))
+    ).map((row) => [row.installmentId, row] as const),
   );
   const saved: ProjectedInstallment[] = [];
   for (const { owner, reported } of reports) {
@@ -138,7 +148,7 @@ async function recordManyInstallments(
     for (const row of rows) known.set(row.installmentId, row);
     saved.push(...rows);
   }
-  await store.saveInstallments(saved);
+  await stores.installments.saveInstallments(saved);
 }
 
 /** A paid or failed installment: what a batch records together. Every other event goes alone. */
@@ -150,15 +160,15 @@ function installmentReport(message: { type: string; body: string }) {
 
 /** Applies one of subscriptions' events to the projection (inside the consumer's transaction). */
 export async function projectInstallmentEvent(
-  store: ProjectionStore,
+  stores: Pick<BillingStores, 'subscriptions' | 'installments'>,
   message: { type: string; body: string },
 ): Promise<void> {
   switch (message.type) {
     case 'subscription.created': {
       const { data } = parseEvent('subscription.created', message.body);
-      await recordSubscription(store, data);
+      await recordSubscription(stores, data);
       await recordInstallments(
-        store,
+        stores,
         data,
         data.installments.map((item) => ({ ...item, status: 'pending' as const })),
       );
@@ -169,21 +179,21 @@ export async function projectInstallmentEvent(
     case 'subscription.cancelled':
     case 'subscription.past-due': {
       const { data } = parseEvent(message.type, message.body);
-      await recordSubscription(store, data);
+      await recordSubscription(stores, data);
       return;
     }
     case 'installments.scheduled':
     case 'installments.updated':
     case 'installments.cancelled': {
       const { data } = parseEvent(message.type, message.body);
-      await recordSubscription(store, data);
-      await recordInstallments(store, data, data.installments);
+      await recordSubscription(stores, data);
+      await recordInstallments(stores, data, data.installments);
       return;
     }
     case 'installment.paid':
     case 'installment.failed': {
       const report = installmentReport(message);
-      if (report) await recordInstallments(store, report.owner, report.reported);
+      if (report) await recordInstallments(stores, report.owner, report.reported);
       return;
     }
     default:
@@ -197,7 +207,7 @@ export async function projectInstallmentEvent(
  * event alone, in its own context, where it comes.
  */
 export async function projectInstallmentEventBatch(
-  store: ProjectionStore,
+  stores: Pick<BillingStores, 'subscriptions' | 'installments'>,
   messages: BatchedMessage[],
 ): Promise<void> {
   let stretch: Array<{ owner: Owner; reported: Reported[] }> = [];
@@ -207,9 +217,9 @@ export async function projectInstallmentEventBatch(
       stretch.push(report);
       continue;
     }
-    await recordManyInstallments(store, stretch);
+    await recordManyInstallments(stores, stretch);
     stretch = [];
-    await item.run(() => projectInstallmentEvent(store, item.message));
+    await item.run(() => projectInstallmentEvent(stores, item.message));
   }
-  await recordManyInstallments(store, stretch);
+  await recordManyInstallments(stores, stretch);
 }

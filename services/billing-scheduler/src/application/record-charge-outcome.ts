@@ -1,9 +1,10 @@
 import { createEvent, type EventData, type EventType, parseEvent } from '@payrail/contracts';
 import { addDays, type Clock, type IsoDate, localDate } from '@payrail/time';
 import { installmentAttemptOfKey } from '../domain/billing-run';
-import { afterFailedAttempt } from '../domain/dunning-policy';
-import type { ProjectedInstallment, ProjectionStore, RunItemMark } from '../ports/billing-store';
-import type { BatchedMessage } from '../ports/unit-of-work';
+import { afterFailedAttempt, DEFAULT_DUNNING_POLICY } from '../domain/dunning-policy';
+import type { ProjectedInstallment } from '../ports/installment-projection';
+import type { RunItemMark } from '../ports/run-store';
+import type { BatchedMessage, BillingStores } from '../ports/unit-of-work';
 
 /** What happened to the charges billing-scheduler asked for: run progress, and dunning after a decline. */
 export const CHARGE_OUTCOME_EVENTS = [
@@ -21,31 +22,31 @@ function openAttempt(
   return row && row.state === 'claimed' && row.attempt === attempt ? row : undefined;
 }
 
-async function timezoneOf(store: ProjectionStore, row: ProjectedInstallment): Promise<string> {
-  return (await store.subscription(row.subscriptionId))?.timezone ?? 'UTC';
+async function timezoneOf(stores: BillingStores, row: ProjectedInstallment): Promise<string> {
+  return (await stores.subscriptions.subscription(row.subscriptionId))?.timezone ?? 'UTC';
 }
 
 /** The as-of day of the row's last attempt (today in its zone when unknown). */
-async function attemptDay(store: ProjectionStore, row: ProjectedInstallment, clock: Clock): Promise<IsoDate> {
-  return row.lastAttemptOn ?? localDate(clock.now(), await timezoneOf(store, row));
+async function attemptDay(stores: BillingStores, row: ProjectedInstallment, clock: Clock): Promise<IsoDate> {
+  return row.lastAttemptOn ?? localDate(clock.now(), await timezoneOf(stores, row));
 }
 
 /** What dunning needs of a declined attempt. */
 type Decline = Pick<EventData<'payment.failed'>, 'category' | 'retryable' | 'blockedUntil'>;
 
 async function onPaymentFailed(
-  store: ProjectionStore,
+  stores: BillingStores,
   clock: Clock,
   data: Decline,
   installmentId: number,
   attempt: number,
 ): Promise<void> {
-  await store.markOutcome(installmentId, attempt, 'failed');
-  const row = openAttempt(await store.installmentForUpdate(installmentId), attempt);
+  await stores.runs.markOutcome(installmentId, attempt, 'failed');
+  const row = openAttempt(await stores.installments.installmentForUpdate(installmentId), attempt);
   if (!row) return;
-  const attemptOn = await attemptDay(store, row, clock);
-  const timezone = await timezoneOf(store, row);
-  const policy = await store.policyOf(row.merchantId);
+  const attemptOn = await attemptDay(stores, row, clock);
+  const timezone = await timezoneOf(stores, row);
+  const policy = (await stores.policies.policy(row.merchantId)) ?? DEFAULT_DUNNING_POLICY;
   const decision = afterFailedAttempt(policy, {
     attempt,
     category: data.category,
@@ -57,13 +58,13 @@ async function onPaymentFailed(
   const now = clock.now();
   const owner = { merchantId: row.merchantId, subscriptionId: row.subscriptionId, installmentId };
   if (decision.kind === 'retry') {
-    await store.saveInstallment({
+    await stores.installments.saveInstallment({
       ...row,
       state: 'scheduled',
       attempt: decision.nextAttempt,
       dueOn: decision.on,
     });
-    await store.enqueue([
+    await stores.outbox.enqueue([
       createEvent(
         'installment.retry-scheduled',
         { ...owner, failedAttempt: attempt, nextAttempt: decision.nextAttempt, nextAttemptOn: decision.on },
@@ -72,8 +73,8 @@ async function onPaymentFailed(
     ]);
     return;
   }
-  await store.saveInstallment({ ...row, state: 'failed' });
-  await store.enqueue([
+  await stores.installments.saveInstallment({ ...row, state: 'failed' });
+  await stores.outbox.enqueue([
     createEvent(
       'installment.dunning-exhausted',
       {
@@ -88,16 +89,16 @@ async function onPaymentFailed(
   ]);
 }
 
-async function onChargeSkipped(store: ProjectionStore, clock: Clock, body: string): Promise<void> {
+async function onChargeSkipped(stores: BillingStores, clock: Clock, body: string): Promise<void> {
   const { data } = parseEvent('installment.charge-skipped', body);
-  await store.markOutcome(data.installmentId, data.attempt, 'skipped', data.runId);
-  const row = openAttempt(await store.installmentForUpdate(data.installmentId), data.attempt);
+  await stores.runs.markOutcome(data.installmentId, data.attempt, 'skipped', data.runId);
+  const row = openAttempt(await stores.installments.installmentForUpdate(data.installmentId), data.attempt);
   if (!row) return;
-  const attemptOn = await attemptDay(store, row, clock);
+  const attemptOn = await attemptDay(stores, row, clock);
   switch (data.reason) {
     case 'card-attempt-cap':
       // The card's 24-hour cap: the same attempt again once the cap allows it.
-      await store.saveInstallment({
+      await stores.installments.saveInstallment({
         ...row,
         state: 'scheduled',
         dueOn: data.retryOn ?? addDays(attemptOn, 1),
@@ -105,7 +106,7 @@ async function onChargeSkipped(store: ProjectionStore, clock: Clock, body: strin
       return;
     case 'not-due':
       // The merchant moved it to a later day after the claim: asked again on that day.
-      await store.saveInstallment({
+      await stores.installments.saveInstallment({
         ...row,
         state: 'scheduled',
         dueOn: data.retryOn ?? addDays(attemptOn, 1),
@@ -113,15 +114,15 @@ async function onChargeSkipped(store: ProjectionStore, clock: Clock, body: strin
       return;
     case 'no-payment-method':
       // A card may be saved meanwhile: asked again the next day.
-      await store.saveInstallment({ ...row, state: 'scheduled', dueOn: addDays(attemptOn, 1) });
+      await stores.installments.saveInstallment({ ...row, state: 'scheduled', dueOn: addDays(attemptOn, 1) });
       return;
     case 'subscription-not-active':
       // Claimed again only once the subscription is active (its event updates the projection).
-      await store.saveInstallment({ ...row, state: 'scheduled' });
+      await stores.installments.saveInstallment({ ...row, state: 'scheduled' });
       return;
     case 'not-pending':
     case 'attempt-already-requested':
-      await settleFromSkip(store, clock, row, data);
+      await settleFromSkip(stores, clock, row, data);
       return;
   }
 }
@@ -133,7 +134,7 @@ async function onChargeSkipped(store: ProjectionStore, clock: Clock, body: strin
  * outcome (or the next reclaim); so does a skip that says nothing (an older subscriptions).
  */
 async function settleFromSkip(
-  store: ProjectionStore,
+  stores: BillingStores,
   clock: Clock,
   row: ProjectedInstallment,
   skip: EventData<'installment.charge-skipped'>,
@@ -143,9 +144,9 @@ async function settleFromSkip(
     // A charge still in flight (paid by a transfer meanwhile) is counted by its own outcome.
     if (attemptStatus !== 'requested') {
       const counted = attemptStatus === 'succeeded' || attemptStatus === 'failed' ? attemptStatus : 'skipped';
-      await store.markOutcome(row.installmentId, row.attempt, counted);
+      await stores.runs.markOutcome(row.installmentId, row.attempt, counted);
     }
-    await store.saveInstallment({ ...row, state: installmentStatus });
+    await stores.installments.saveInstallment({ ...row, state: installmentStatus });
     return;
   }
   if (installmentStatus === 'pending' && attemptStatus === 'failed' && skip.declineCategory) {
@@ -154,7 +155,7 @@ async function settleFromSkip(
     const category = skip.declineCategory;
     const retryable = category === 'soft' || category === 'processor-down';
     await onPaymentFailed(
-      store,
+      stores,
       clock,
       { category, retryable, blockedUntil: null },
       row.installmentId,
@@ -194,15 +195,15 @@ function paidAfterSuccess(row: ProjectedInstallment | undefined): ProjectedInsta
   return row && row.state !== 'paid' ? { ...row, state: 'paid' } : undefined;
 }
 
-async function recordCommonOutcome(store: ProjectionStore, outcome: CommonOutcome): Promise<void> {
+async function recordCommonOutcome(stores: BillingStores, outcome: CommonOutcome): Promise<void> {
   switch (outcome.kind) {
     case 'requested':
-      await store.markRequested(outcome.installmentId, outcome.attempt);
+      await stores.runs.markRequested(outcome.installmentId, outcome.attempt);
       return;
     case 'succeeded': {
-      await store.markOutcome(outcome.installmentId, outcome.attempt, 'succeeded');
-      const paid = paidAfterSuccess(await store.installmentForUpdate(outcome.installmentId));
-      if (paid) await store.saveInstallment(paid);
+      await stores.runs.markOutcome(outcome.installmentId, outcome.attempt, 'succeeded');
+      const paid = paidAfterSuccess(await stores.installments.installmentForUpdate(outcome.installmentId));
+      if (paid) await stores.installments.saveInstallment(paid);
       return;
     }
     case 'none':
@@ -215,7 +216,7 @@ async function recordCommonOutcome(store: ProjectionStore, outcome: CommonOutcom
  * the installments paid read (locked in the order given) and written at once. The same as one by one: a
  * mark touches only run items, and whether an installment is paid depends on nothing but the installment.
  */
-async function recordCommonOutcomes(store: ProjectionStore, outcomes: CommonOutcome[]): Promise<void> {
+async function recordCommonOutcomes(stores: BillingStores, outcomes: CommonOutcome[]): Promise<void> {
   const marks: RunItemMark[] = [];
   const paidIds: number[] = [];
   for (const outcome of outcomes) {
@@ -228,10 +229,12 @@ async function recordCommonOutcomes(store: ProjectionStore, outcomes: CommonOutc
       paidIds.push(installmentId);
     }
   }
-  await store.markRunItems(marks);
+  await stores.runs.markRunItems(marks);
   if (paidIds.length === 0) return;
   const rows = new Map(
-    (await store.installmentsForUpdate(paidIds)).map((row) => [row.installmentId, row] as const),
+    (await stores.installments.installmentsForUpdate(paidIds)).map(
+      (row) => [row.installmentId, row] as const,
+    ),
   );
   const saved: ProjectedInstallment[] = [];
   for (const installmentId of paidIds) {
@@ -240,18 +243,18 @@ async function recordCommonOutcomes(store: ProjectionStore, outcomes: CommonOutc
     rows.set(installmentId, paid);
     saved.push(paid);
   }
-  await store.saveInstallments(saved);
+  await stores.installments.saveInstallments(saved);
 }
 
 /** Applies one outcome event (inside the consumer's transaction). Charges of links are not ours: ignored. */
 export async function recordChargeOutcome(
-  store: ProjectionStore,
+  stores: BillingStores,
   clock: Clock,
   message: { type: string; body: string },
 ): Promise<void> {
   const common = commonOutcome(message);
   if (common) {
-    await recordCommonOutcome(store, common);
+    await recordCommonOutcome(stores, common);
     return;
   }
   switch (message.type) {
@@ -259,11 +262,11 @@ export async function recordChargeOutcome(
       const { data } = parseEvent('payment.failed', message.body);
       const key = installmentAttemptOfKey(data.idempotencyKey);
       if (!key) return;
-      await onPaymentFailed(store, clock, data, key.installmentId, key.attempt);
+      await onPaymentFailed(stores, clock, data, key.installmentId, key.attempt);
       return;
     }
     case 'installment.charge-skipped':
-      await onChargeSkipped(store, clock, message.body);
+      await onChargeSkipped(stores, clock, message.body);
       return;
     default:
       throw new Error(`billing-scheduler does not record ${message.type}`);
@@ -276,7 +279,7 @@ export async function recordChargeOutcome(
  * its own context, where it comes.
  */
 export async function recordChargeOutcomeBatch(
-  store: ProjectionStore,
+  stores: BillingStores,
   clock: Clock,
   messages: BatchedMessage[],
 ): Promise<void> {
@@ -287,9 +290,9 @@ export async function recordChargeOutcomeBatch(
       stretch.push(common);
       continue;
     }
-    await recordCommonOutcomes(store, stretch);
+    await recordCommonOutcomes(stores, stretch);
     stretch = [];
-    await item.run(() => recordChargeOutcome(store, clock, item.message));
+    await item.run(() => recordChargeOutcome(stores, clock, item.message));
   }
-  await recordCommonOutcomes(store, stretch);
+  await recordCommonOutcomes(stores, stretch);
 }

@@ -5,7 +5,7 @@ import type { Clock, IsoDate } from '@payrail/time';
 import { claimUpTo, latestToday } from '../domain/as-of';
 import type { BillingRun, RunTrigger } from '../domain/billing-run';
 import { AsOfInFuture, BillingRunNotFound } from '../domain/errors';
-import type { ClaimedInstallment, RunStore } from '../ports/billing-store';
+import type { ClaimedInstallment, RunStore } from '../ports/run-store';
 
 export interface RunDeps {
   runs: RunStore;

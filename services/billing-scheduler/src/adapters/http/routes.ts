@@ -1,13 +1,14 @@
-import { BILLING_ERRORS, billingAdminApi } from '@payrail/contracts';
-import { answerMethodNotAllowed, problemFromTable, requireOperator, route } from '@payrail/http';
+import { billingAdminApi } from '@payrail/contracts';
+import { answerMethodNotAllowed, requireOperator, route } from '@payrail/http';
 import { Hono } from 'hono';
 import { getDunningPolicy, setDunningPolicy } from '../../application/dunning-policies';
 import { getRun, listRuns, type RunDeps } from '../../application/run-billing';
 import type { BillingRun } from '../../domain/billing-run';
+import type { DunningPolicyStore } from '../../ports/dunning-policy-store';
 import { runStatus } from '../../domain/billing-run';
-import { AsOfInFuture, BillingRunNotFound } from '../../domain/errors';
 
 export interface BillingRoutesDeps extends RunDeps {
+  policies: DunningPolicyStore;
   internalSecret: string;
   /** Claims the run's installments after the answer (the caller follows it with GET). */
   claimInBackground(run: BillingRun): void;
@@ -15,14 +16,6 @@ export interface BillingRoutesDeps extends RunDeps {
 }
 
 const MOUNTED_AT = { mountedAt: '/admin' };
-
-function toProblem(error: unknown): never {
-  if (error instanceof AsOfInFuture) throw problemFromTable(BILLING_ERRORS, 'AS_OF_IN_FUTURE', error.message);
-  if (error instanceof BillingRunNotFound) {
-    throw problemFromTable(BILLING_ERRORS, 'BILLING_RUN_NOT_FOUND', 'Billing run not found');
-  }
-  throw error;
-}
 
 export function runView(run: BillingRun) {
   return {
@@ -41,7 +34,10 @@ export function runView(run: BillingRun) {
   };
 }
 
-/** The operator API of billing runs and dunning policies, reached only through the gateway's `/admin/*`. */
+/**
+ * The operator API of billing runs and dunning policies, reached only through the gateway's `/admin/*`.
+ * Domain errors (`AsOfInFuture`, `BillingRunNotFound`) are answered by the app through `BILLING_ERRORS`.
+ */
 export function billingAdminRoutes(deps: BillingRoutesDeps) {
   const admin = new Hono();
   admin.use('*', requireOperator(deps.internalSecret));
@@ -50,7 +46,7 @@ export function billingAdminRoutes(deps: BillingRoutesDeps) {
     admin,
     billingAdminApi.createBillingRun,
     async (c, { body }) => {
-      const run = await deps.startOperatorRun(body).catch(toProblem);
+      const run = await deps.startOperatorRun(body);
       deps.claimInBackground(run);
       return c.json(runView(run), 202);
     },
@@ -67,7 +63,7 @@ export function billingAdminRoutes(deps: BillingRoutesDeps) {
   route(
     admin,
     billingAdminApi.getBillingRun,
-    async (c, { params }) => c.json(runView(await getRun(deps, params.id).catch(toProblem))),
+    async (c, { params }) => c.json(runView(await getRun(deps, params.id))),
     MOUNTED_AT,
   );
 

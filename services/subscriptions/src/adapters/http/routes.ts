@@ -50,7 +50,7 @@ function subscriptionView(subscription: Subscription) {
     totalPeriods: subscription.totalPeriods,
     dayOfMonth: subscription.dayOfMonth,
     monthForSecondInstallment: subscription.monthForSecondInstallment,
-    createTime: time(subscription.createdAt),
+    createTime: localDateTimeWithOffset(subscription.createdAt, subscription.timezone),
     activateTime: time(subscription.activatedAt),
     endTime: time(subscription.endedAt),
   };

@@ -1,36 +1,12 @@
 import type { EventEnvelope } from '@payrail/contracts';
-import { type Database, type Executor, executePrepared } from '@payrail/db';
-import { enqueueEvents, outboxTraceHeaders } from '@payrail/messaging';
+import { type Executor, executePrepared } from '@payrail/db';
 import { context, currentTraceHeaders, SpanKind, trace, tracer } from '@payrail/observability';
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { BillingRun, RunItemOutcome } from '../../domain/billing-run';
-import { DEFAULT_DUNNING_POLICY } from '../../domain/dunning-policy';
 import { CHARGEABLE_SUBSCRIPTION_STATUSES } from '../../domain/subscription-status';
-import type {
-  ClaimedInstallment,
-  ClaimRequest,
-  ProjectedInstallment,
-  ProjectionStore,
-  RunStore,
-  StoredDunningPolicy,
-} from '../../ports/billing-store';
-import { dunningPolicies, installments, outbox, runItems, runs, subscriptions } from './schema';
-
-/**
- * Outbox rows for events, written in the caller's transaction by one statement that also wakes the relay
- * at commit; each row keeps the trace headers `headersOf` gives its event.
- */
-function writeOutbox(
-  tx: Executor,
-  events: EventEnvelope[],
-  headersOf: (event: EventEnvelope) => string = () => outboxTraceHeaders(),
-): Promise<void> {
-  return enqueueEvents(
-    tx,
-    outbox,
-    events.map((event) => ({ event, headers: headersOf(event) })),
-  );
-}
+import type { ClaimedInstallment, ClaimRequest, RunStore } from '../../ports/run-store';
+import { writeOutbox } from './event-outbox';
+import { installments, runItems, runs, subscriptions } from './schema';
 
 /**
  * Each installment charge is a trace of its own (billing-scheduler → subscriptions → processor-gateway →
@@ -53,83 +29,6 @@ function ownTraceHeaders(event: EventEnvelope): string {
   const headers = currentTraceHeaders(trace.setSpan(context.active(), span));
   span.end();
   return JSON.stringify(headers);
-}
-
-/**
- * The projection's busiest statements, written by hand: their text is the same whatever the number of rows
- * (one parameter: an array or a JSON document), so each is prepared once per connection and no query is
- * built per call. The single-row methods of the store run them with one row.
- */
-
-/** Installments locked in the order their ids are given (a duplicate id is asked once). */
-const INSTALLMENTS_FOR_UPDATE = `
-  select i.installment_id, i.subscription_id, i.merchant_id, i.number, i.payment_date::text as payment_date,
-         i.due_on::text as due_on, i.attempt, i.state, i.first_attempt_on::text as first_attempt_on,
-         i.last_run_id, i.last_attempt_on::text as last_attempt_on
-  from unnest($1::bigint[]) with ordinality as wanted(installment_id, n)
-  join billing_scheduler.installments i on i.installment_id = wanted.installment_id
-  order by wanted.n
-  for update of i`;
-
-interface InstallmentRow {
-  installment_id: number | string;
-  subscription_id: number | string;
-  merchant_id: string;
-  number: number;
-  payment_date: string;
-  due_on: string;
-  attempt: number;
-  state: ProjectedInstallment['state'];
-  first_attempt_on: string | null;
-  last_run_id: string | null;
-  last_attempt_on: string | null;
-}
-
-function fromInstallmentRow(row: InstallmentRow): ProjectedInstallment {
-  return {
-    installmentId: Number(row.installment_id),
-    subscriptionId: Number(row.subscription_id),
-    merchantId: row.merchant_id,
-    number: Number(row.number),
-    paymentDate: row.payment_date,
-    dueOn: row.due_on,
-    attempt: Number(row.attempt),
-    state: row.state,
-    firstAttemptOn: row.first_attempt_on,
-    lastRunId: row.last_run_id,
-    lastAttemptOn: row.last_attempt_on,
-  };
-}
-
-/** Each installment as given, inserted or replaced whole (its claim time kept): at most one row per id. */
-const SAVE_INSTALLMENTS = `
-  insert into billing_scheduler.installments (installment_id, subscription_id, merchant_id, number,
-    payment_date, due_on, attempt, state, first_attempt_on, last_run_id, last_attempt_on, updated_at)
-  select r.installment_id, r.subscription_id, r.merchant_id, r.number, r.payment_date, r.due_on, r.attempt,
-    r.state, r.first_attempt_on, r.last_run_id, r.last_attempt_on, now()
-  from json_to_recordset($1::json) as r(installment_id bigint, subscription_id bigint, merchant_id uuid,
-    number integer, payment_date date, due_on date, attempt integer, state text, first_attempt_on date,
-    last_run_id uuid, last_attempt_on date)
-  on conflict (installment_id) do update set
-    subscription_id = excluded.subscription_id, merchant_id = excluded.merchant_id, number = excluded.number,
-    payment_date = excluded.payment_date, due_on = excluded.due_on, attempt = excluded.attempt,
-    state = excluded.state, first_attempt_on = excluded.first_attempt_on, last_run_id = excluded.last_run_id,
-    last_attempt_on = excluded.last_attempt_on, updated_at = now()`;
-
-function installmentRecord(installment: ProjectedInstallment) {
-  return {
-    installment_id: installment.installmentId,
-    subscription_id: installment.subscriptionId,
-    merchant_id: installment.merchantId,
-    number: installment.number,
-    payment_date: installment.paymentDate,
-    due_on: installment.dueOn,
-    attempt: installment.attempt,
-    state: installment.state,
-    first_attempt_on: installment.firstAttemptOn,
-    last_run_id: installment.lastRunId,
-    last_attempt_on: installment.lastAttemptOn,
-  };
 }
 
 /**
@@ -173,99 +72,6 @@ export const MARK_RUN_ITEMS = `
     outcome = coalesce(r.outcome, t.outcome),
     settled_at = case when r.outcome is null and t.outcome is not null then now() else r.settled_at end
   from target t where r.id = t.id and r.id = any(array(select id from target))`;
-
-function idArray(ids: readonly number[]): string {
-  return `{${ids.join(',')}}`;
-}
-
-export function postgresProjectionStore(tx: Executor): ProjectionStore {
-  const store: ProjectionStore = {
-    async subscription(subscriptionId) {
-      const [row] = await tx
-        .select()
-        .from(subscriptions)
-        .where(eq(subscriptions.subscriptionId, subscriptionId));
-      return (
-        row && {
-          subscriptionId: row.subscriptionId,
-          merchantId: row.merchantId,
-          status: row.status,
-          timezone: row.timezone,
-        }
-      );
-    },
-    async lockSubscription(reported) {
-      await tx
-        .insert(subscriptions)
-        .values({ ...reported, updatedAt: sql`now()` })
-        .onConflictDoNothing({ target: subscriptions.subscriptionId });
-      const [row] = await tx
-        .select()
-        .from(subscriptions)
-        .where(eq(subscriptions.subscriptionId, reported.subscriptionId))
-        .for('update');
-      if (!row) throw new Error(`subscription ${reported.subscriptionId} neither inserted nor found`);
-      return {
-        subscriptionId: row.subscriptionId,
-        merchantId: row.merchantId,
-        status: row.status,
-        timezone: row.timezone,
-      };
-    },
-    async saveSubscription(subscription) {
-      await tx
-        .insert(subscriptions)
-        .values({ ...subscription, updatedAt: sql`now()` })
-        .onConflictDoUpdate({
-          target: subscriptions.subscriptionId,
-          set: { status: subscription.status, timezone: subscription.timezone, updatedAt: sql`now()` },
-        });
-    },
-    async installmentForUpdate(installmentId) {
-      const [row] = await store.installmentsForUpdate([installmentId]);
-      return row;
-    },
-    async installmentsForUpdate(installmentIds) {
-      if (installmentIds.length === 0) return [];
-      const rows = await executePrepared<InstallmentRow>(
-        tx,
-        'billing_installments_for_update',
-        INSTALLMENTS_FOR_UPDATE,
-        [idArray([...new Set(installmentIds)])],
-      );
-      return rows.map(fromInstallmentRow);
-    },
-    saveInstallment: (installment) => store.saveInstallments([installment]),
-    async saveInstallments(rows) {
-      if (rows.length === 0) return;
-      // One row per id (an upsert may not touch a row twice): the last one given.
-      const last = new Map<number, ProjectedInstallment>();
-      for (const row of rows) last.set(row.installmentId, row);
-      await executePrepared(tx, 'billing_save_installments', SAVE_INSTALLMENTS, [
-        JSON.stringify([...last.values()].map(installmentRecord)),
-      ]);
-    },
-    markRequested: (installmentId, attempt) =>
-      store.markRunItems([{ installmentId, attempt, requested: true }]),
-    markOutcome: (installmentId, attempt, outcome: RunItemOutcome, runId) =>
-      store.markRunItems([{ installmentId, attempt, outcome, runId }]),
-    async markRunItems(marks) {
-      if (marks.length === 0) return;
-      await executePrepared(tx, 'billing_mark_run_items', MARK_RUN_ITEMS, [JSON.stringify(marks)]);
-    },
-    async policyOf(merchantId) {
-      const [row] = await tx.select().from(dunningPolicies).where(eq(dunningPolicies.merchantId, merchantId));
-      return row
-        ? {
-            retryOffsetDays: row.retryOffsetDays,
-            cancelAfterFailedInstallments: row.cancelAfterFailedInstallments,
-          }
-        : DEFAULT_DUNNING_POLICY;
-    },
-    enqueue: (events) => writeOutbox(tx, events),
-  };
-  return store;
-}
 
 interface RunRow {
   id: string;
@@ -344,8 +150,9 @@ export function claimFilter(request: ClaimRequest) {
   return { upTo, dueRows, scheduledRows, staleRows };
 }
 
-export function postgresRunStore(db: Database): RunStore {
-  return {
+/** Runs and their items; a claim batch is a transaction of its own (a savepoint inside a caller's one). */
+export function postgresRunStore(db: Executor): RunStore {
+  const store: RunStore = {
     async timezones(merchantId) {
       const rows = await db
         .selectDistinct({ timezone: subscriptions.timezone })
@@ -472,25 +279,14 @@ export function postgresRunStore(db: Database): RunStore {
         .orderBy(runs.startedAt);
       return rows.map((row) => ({ ...row, due: 0, requested: 0, succeeded: 0, failed: 0, skipped: 0 }));
     },
-    async policy(merchantId) {
-      const [row] = await db.select().from(dunningPolicies).where(eq(dunningPolicies.merchantId, merchantId));
-      return row && storedPolicy(row);
-    },
-    async savePolicy(merchantId, policy, at) {
-      const [row] = await db
-        .insert(dunningPolicies)
-        .values({ merchantId, ...policy, updatedAt: at })
-        .onConflictDoUpdate({ target: dunningPolicies.merchantId, set: { ...policy, updatedAt: at } })
-        .returning();
-      return storedPolicy(row as typeof dunningPolicies.$inferSelect);
+    markRequested: (installmentId, attempt) =>
+      store.markRunItems([{ installmentId, attempt, requested: true }]),
+    markOutcome: (installmentId, attempt, outcome: RunItemOutcome, runId) =>
+      store.markRunItems([{ installmentId, attempt, outcome, runId }]),
+    async markRunItems(marks) {
+      if (marks.length === 0) return;
+      await executePrepared(db, 'billing_mark_run_items', MARK_RUN_ITEMS, [JSON.stringify(marks)]);
     },
   };
-}
-
-function storedPolicy(row: typeof dunningPolicies.$inferSelect): StoredDunningPolicy {
-  return {
-    retryOffsetDays: row.retryOffsetDays,
-    cancelAfterFailedInstallments: row.cancelAfterFailedInstallments,
-    updatedAt: row.updatedAt,
-  };
+  return store;
 }

@@ -3,14 +3,14 @@ import {
   PROJECTED_ROUTING_KEYS,
   projectInstallmentEventBatch,
 } from '../../application/project-installment-events';
-import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
+import type { BillingUnitOfWork } from '../../ports/unit-of-work';
 import { numberInData } from './lock-order';
 
 export const PROJECTION_CONSUMER = 'billing-scheduler.project-installments';
 const PROJECTION_BATCH = 50;
 
 /** subscriptions' events → the projection of chargeable installments (once per message, by the inbox). */
-export function projectInstallments(unitOfWork: ConsumerUnitOfWork): Subscription {
+export function projectInstallmentsOnSubscriptionEvents(unitOfWork: BillingUnitOfWork): Subscription {
   return {
     consumer: PROJECTION_CONSUMER,
     eventTypes: [...PROJECTED_ROUTING_KEYS],
@@ -21,7 +21,7 @@ export function projectInstallments(unitOfWork: ConsumerUnitOfWork): Subscriptio
     handler: unitOfWork.batchHandlerFor(
       PROJECTION_CONSUMER,
       { maxBatch: PROJECTION_BATCH, lockOrder: (message) => numberInData(message.body, 'subscriptionId') },
-      (store, messages) => projectInstallmentEventBatch(store, messages),
+      (stores, messages) => projectInstallmentEventBatch(stores, messages),
     ),
   };
 }

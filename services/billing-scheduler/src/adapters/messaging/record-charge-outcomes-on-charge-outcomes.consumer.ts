@@ -1,14 +1,17 @@
 import { batchPrefetch, type Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
 import { CHARGE_OUTCOME_EVENTS, recordChargeOutcomeBatch } from '../../application/record-charge-outcome';
-import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
+import type { BillingUnitOfWork } from '../../ports/unit-of-work';
 import { installmentOf } from './lock-order';
 
 export const OUTCOMES_CONSUMER = 'billing-scheduler.record-charge-outcomes';
 const OUTCOMES_BATCH = 50;
 
 /** Requested, paid, declined or skipped: the runs' progress, and dunning after a decline. */
-export function recordChargeOutcomes(unitOfWork: ConsumerUnitOfWork, clock: Clock): Subscription {
+export function recordChargeOutcomesOnChargeOutcomes(
+  unitOfWork: BillingUnitOfWork,
+  clock: Clock,
+): Subscription {
   return {
     consumer: OUTCOMES_CONSUMER,
     eventTypes: [...CHARGE_OUTCOME_EVENTS],
@@ -17,7 +20,7 @@ export function recordChargeOutcomes(unitOfWork: ConsumerUnitOfWork, clock: Cloc
     handler: unitOfWork.batchHandlerFor(
       OUTCOMES_CONSUMER,
       { maxBatch: OUTCOMES_BATCH, lockOrder: (message) => installmentOf(message.body) },
-      (store, messages) => recordChargeOutcomeBatch(store, clock, messages),
+      (stores, messages) => recordChargeOutcomeBatch(stores, clock, messages),
     ),
   };
 }
