@@ -76,8 +76,13 @@ export function identifierOf(max: number) {
 }
 export const identifierText = identifierOf(MAX_LENGTH.customIdentifier);
 export const identifierInput = identifierText.nullish();
+/** `customIdentifier2` (`custom_identifier2` in v2), with its own maximum. */
+export const identifier2Input = identifierOf(MAX_LENGTH.customIdentifier2).nullish();
 
-const httpUrl = textRules(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }), MAX_LENGTH.url);
+const httpUrl = textRules(
+  z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+  MAX_LENGTH.redirectUrl,
+);
 
 const STATIC_FIELDS = [
   'installmentAmount',
@@ -96,7 +101,7 @@ const linkFields = {
     .meta({ description: 'Customer e-mail or telephone number (free text is accepted).' }),
   handleLabel: text(MAX_LENGTH.handleLabel).trim().min(1),
   customIdentifier: identifierInput,
-  customIdentifier2: identifierInput,
+  customIdentifier2: identifier2Input,
   singlePayment: z.boolean(),
   creditAndDebitCard: z.boolean(),
   // The spec marks it required, but one-off clients in production omit it: absent means false.
@@ -232,7 +237,7 @@ export const paymentLinkDetails = z.object({
   handleValue: z.string().max(MAX_LENGTH.handleValue),
   handleLabel: z.string().max(MAX_LENGTH.handleLabel),
   customIdentifier: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
-  customIdentifier2: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
+  customIdentifier2: z.string().max(MAX_LENGTH.customIdentifier2).nullable(),
   createTime: offsetDateTime,
   expireTime: offsetDateTime.nullable().meta({ description: 'Null: the link never expires.' }),
   slug: z.string(),
