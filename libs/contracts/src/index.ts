@@ -52,7 +52,7 @@ export {
   type SubscriptionErrorCode,
 } from './api/errors';
 export { offsetDateTime } from './api/time';
-export { DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
+export { amountCurrencyProblem, DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
 export { adminApi } from './api/admin';

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatAmount, InvalidAmount, isAmount, normalizeAmount, parseAmount } from '../src/index';
+import {
+  decimalsOf,
+  fitsCurrency,
+  formatAmount,
+  InvalidAmount,
+  isAmount,
+  normalizeAmount,
+  parseAmount,
+} from '../src/index';
 
 describe('money', () => {
   it.each([
@@ -43,5 +51,20 @@ describe('money', () => {
         expect(parseAmount(JSON.parse(written) as number)).toBe(BigInt(whole) * 100n + BigInt(cents));
       }),
     );
+  });
+});
+
+describe('the currencies minor units', () => {
+  it('a PYG amount is whole guaraníes; USD and EUR keep two decimals', () => {
+    expect(fitsCurrency(parseAmount('99000'), 'PYG')).toBe(true);
+    expect(fitsCurrency(parseAmount(99000.5), 'PYG')).toBe(false);
+    expect(fitsCurrency(parseAmount('99000.01'), 'PYG')).toBe(false);
+    expect(fitsCurrency(parseAmount('99000.00'), 'PYG')).toBe(true);
+    for (const currency of ['USD', 'EUR']) {
+      expect(fitsCurrency(parseAmount('19.99'), currency)).toBe(true);
+      expect(fitsCurrency(parseAmount(0.5), currency)).toBe(true);
+    }
+    expect(decimalsOf('PYG')).toBe(0);
+    expect(decimalsOf('USD')).toBe(2);
   });
 });
