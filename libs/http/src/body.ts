@@ -18,11 +18,17 @@ function incomingOf(c: Context): IncomingMessage | undefined {
  * of the body is read and thrown away, and only a body larger than `maxBytes`, or one still arriving after
  * `maxMs`, gets the connection closed: its write side first, the whole of it `closeGraceMs` later.
  */
-export const REFUSED_BODY_DISCARD = {
+export const REFUSED_BODY_DISCARD: Readonly<DiscardLimits> = {
   maxBytes: 64 * 1024 * 1024,
   maxMs: 10_000,
   closeGraceMs: 1_000,
-} as const;
+};
+
+export interface DiscardLimits {
+  maxBytes: number;
+  maxMs: number;
+  closeGraceMs: number;
+}
 
 /** Thrown (internally) when a body being read passes its limit. */
 class BodyTooLarge extends Error {}
@@ -36,7 +42,10 @@ type ServerSocket = Socket & { destroySoon?: () => void };
  * whose request is still arriving half a second after its answer (through `socket.destroySoon`), too soon
  * for a large upload; that closing is deferred to this function's own, staged one.
  */
-export function discardRestOfBody(incoming: IncomingMessage, limits = REFUSED_BODY_DISCARD): void {
+export function discardRestOfBody(
+  incoming: IncomingMessage,
+  limits: Readonly<DiscardLimits> = REFUSED_BODY_DISCARD,
+): void {
   if (incoming.complete || incoming.destroyed || incoming.readableEnded) return;
   const socket = incoming.socket as ServerSocket | null;
   if (!socket) return;
@@ -47,7 +56,7 @@ export function discardRestOfBody(incoming: IncomingMessage, limits = REFUSED_BO
   let read = 0;
   const restore = () => {
     if (ownDestroySoon) socket.destroySoon = originalDestroySoon;
-    else delete socket.destroySoon;
+    else delete (socket as { destroySoon?: unknown }).destroySoon;
   };
   /** The body has ended: a close asked for meanwhile (`Connection: close`) happens now. */
   const finish = () => {
