@@ -41,18 +41,24 @@ const statusId = z.number().int().meta({
 });
 
 /** Amounts arrive as JSON numbers (integers from many clients) or decimal strings; at most two decimals. */
-export const amountInput = z.union([z.number(), text(MAX_LENGTH.amountText)]).superRefine((value, ctx) => {
-  // Parsed once for all three rules.
-  let minor: bigint;
-  try {
-    minor = parseAmount(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
-    return;
-  }
-  if (minor <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
-  else if (minor > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
-});
+export const amountInput = z
+  .union([z.number(), text(MAX_LENGTH.amountText)])
+  .superRefine((value, ctx) => {
+    // Parsed once for all three rules.
+    let minor: bigint;
+    try {
+      minor = parseAmount(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
+      return;
+    }
+    if (minor <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+    else if (minor > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
+  })
+  .meta({
+    description:
+      'At most two decimals; a PYG amount is a whole number (the guaraní has no decimals): a fraction is refused with 400 naming the field.',
+  });
 
 /**
  * `paymentMethods`: the array itself must be an array (else 400), but unknown or invalid values inside it
