@@ -22,6 +22,8 @@ class StartRefused extends Error {}
 interface Banner {
   mode: string;
   gatewayUrl: string;
+  /** Where the pay page's login codes go: a line of the banner. */
+  loginCodes: string;
   /** The processor sandbox's own origin (its card forms are loaded by browsers). */
   sandboxUrl: string | undefined;
   demoToken: string;
@@ -29,7 +31,7 @@ interface Banner {
   adminToken: string | undefined;
 }
 
-function banner({ mode, gatewayUrl, sandboxUrl, demoToken, adminToken }: Banner) {
+function banner({ mode, gatewayUrl, loginCodes, sandboxUrl, demoToken, adminToken }: Banner) {
   const lines = [
     '',
     `payrail is ready (${mode})`,
@@ -38,6 +40,7 @@ function banner({ mode, gatewayUrl, sandboxUrl, demoToken, adminToken }: Banner)
     `  demo Api-Token:  ${demoToken}  (its only live token: the previous start's is revoked)`,
     `  ADMIN_TOKEN:     ${adminToken ?? 'yours, from the environment'}  (Authorization: Bearer, for /admin/*)`,
     ...(sandboxUrl ? [`  processor sandbox: ${sandboxUrl} (test cards, state in memory)`] : []),
+    `  login codes:     ${loginCodes}`,
     '',
     '  try:',
     `  curl -s -X POST ${gatewayUrl}/api/saleitems/add -H 'Api-Token: ${demoToken}' -H 'Content-Type: application/json' \\`,
@@ -134,6 +137,25 @@ function reachable(url: string, defaultPort: number): Promise<boolean> {
 }
 
 /** Which of the two URLs the infrastructure mode needs is missing; undefined when both or none are set. */
+/**
+ * The development mailbox, as links decides it (`services/links` mail settings): on when `DEV_MAILBOX` says
+ * so, or when neither it nor `SMTP_URL` is set; never with `NODE_ENV=production`.
+ */
+function devMailboxOn(env: Record<string, string | undefined>): boolean {
+  if (env.NODE_ENV === 'production') return false;
+  if (env.DEV_MAILBOX !== undefined && env.DEV_MAILBOX !== '') return ['true', '1'].includes(env.DEV_MAILBOX);
+  return !env.SMTP_URL;
+}
+
+/** The banner's line about login codes: where a developer reads them, or why customers cannot sign in. */
+function loginCodesLine(env: Record<string, string | undefined>, gatewayUrl: string): string {
+  const mailbox = devMailboxOn(env);
+  if (env.SMTP_URL)
+    return mailbox ? `mailed (SMTP_URL), copies at ${gatewayUrl}/dev/mailbox` : 'mailed (SMTP_URL)';
+  if (mailbox) return `not mailed: read them at ${gatewayUrl}/dev/mailbox (set SMTP_URL to mail them)`;
+  return 'NOT SENT: customers cannot sign in on the pay page (set SMTP_URL, or DEV_MAILBOX=true outside production)';
+}
+
 function missingInfrastructureUrl(env: Record<string, string | undefined>): string | undefined {
   if (env.DATABASE_URL && !env.AMQP_URL) return 'AMQP_URL';
   if (env.AMQP_URL && !env.DATABASE_URL) return 'DATABASE_URL';
@@ -185,12 +207,15 @@ async function main() {
   const publicBaseUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
   const adminToken = process.env.ADMIN_TOKEN || randomUUID();
   const printedAdminToken = process.env.ADMIN_TOKEN ? undefined : adminToken;
-  const env = {
+  const env: Record<string, string | undefined> = {
     ...process.env,
     DEMO_API_TOKEN: demoToken,
     PUBLIC_BASE_URL: publicBaseUrl,
     ADMIN_TOKEN: adminToken,
   };
+  // `npm start` is a developer's system in both modes: without SMTP_URL, login codes go to the development
+  // mailbox, as the embedded system does by itself (links started alone keeps it off unless asked).
+  if (devMailboxOn(env)) env.DEV_MAILBOX = 'true';
 
   const databaseUrl = process.env.DATABASE_URL;
   const amqpUrl = process.env.AMQP_URL;
@@ -222,6 +247,7 @@ async function main() {
     banner({
       mode: 'one process per service, PostgreSQL and RabbitMQ',
       gatewayUrl: `http://localhost:${port}`,
+      loginCodes: loginCodesLine(env, `http://localhost:${port}`),
       sandboxUrl: system.urls['processor-sandbox'],
       demoToken,
       adminToken: printedAdminToken,
@@ -265,6 +291,7 @@ async function main() {
   banner({
     mode: `embedded, data in ${dataDir}`,
     gatewayUrl: `http://localhost:${system.gateway.port}`,
+    loginCodes: loginCodesLine(env, `http://localhost:${system.gateway.port}`),
     sandboxUrl: sandboxListener ? `http://localhost:${sandboxListener.port}` : undefined,
     demoToken,
     adminToken: printedAdminToken,

@@ -369,7 +369,7 @@ describe('automatic debit through the gateway, services as processes', () => {
       body: {
         custom_identifier: sub.customIdentifier,
         installments: [
-          { payment_date: monthDay(1, 15), amount: 87500.5, invoice_number: 'F-1' },
+          { payment_date: monthDay(1, 15), amount: 87500, invoice_number: 'F-1' },
           { payment_date: monthDay(2, 3), amount: 91200, invoice_number: 'F-2' },
         ],
       },
@@ -384,12 +384,12 @@ describe('automatic debit through the gateway, services as processes', () => {
     const installments = await settled(merchant, sub.linkId);
     expect(installments.map((i) => [i.number, i.amount, i.status])).toEqual([
       [1, '200000.00', 'paid'],
-      [2, '87500.50', 'paid'],
+      [2, '87500.00', 'paid'],
       [3, '91200.00', 'paid'],
     ]);
     const ledger = await ledgerByInstallment(invoiceIds);
     expect(invoiceIds.map((id) => (ledger.get(id) ?? []).map((e) => [e.amount, e.resultCode]))).toEqual([
-      [['87500.50', '00']],
+      [['87500.00', '00']],
       [['91200.00', '00']],
     ]);
   }, 120_000);

@@ -901,6 +901,357 @@ describe('the named cases', () => {
   });
 });
 
+// ---------------------------------------------------------------------------------------------------
+// Bytes that are not UTF-8 (the outside fuzzer's `f4 90 80 80`, beyond U+10FFFF) in each string field of
+// each operation of the document: a 400 that names the field, never a 5xx, nothing stored.
+
+const NOT_UTF8 = Buffer.from([0xf4, 0x90, 0x80, 0x80]);
+/** Stands for the broken bytes in the JSON text until it is encoded. */
+const BROKEN = '\u0001BROKEN\u0001';
+
+/** Whether a JSON schema (or one of its `anyOf` branches) admits a string. */
+function admitsString(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return false;
+  const node = schema as Json;
+  if (([] as unknown[]).concat(node.type ?? []).includes('string')) return true;
+  return ((node.anyOf ?? node.oneOf ?? []) as unknown[]).some(admitsString);
+}
+
+function requestSchemaOf(template: string, method: string): Json {
+  const operation = document.paths[template]?.[method] as Json;
+  const content = (operation.requestBody as Json | undefined)?.content as Json | undefined;
+  return ((content?.['application/json'] as Json | undefined)?.schema ?? {}) as Json;
+}
+
+/**
+ * The string fields of an operation's body: every string in its example (nested ones too), and every
+ * top-level property whose schema admits a string that the example leaves out.
+ */
+function stringFieldsOf(shape: OperationShape): Segment[][] {
+  const inExample = pathsOf(shape.example).filter((path) => {
+    let value: unknown = shape.example;
+    for (const segment of path) value = (value as Record<Segment, unknown>)[segment];
+    return typeof value === 'string';
+  });
+  const properties = (requestSchemaOf(shape.template, shape.method).properties ?? {}) as Json;
+  const missing = Object.entries(properties)
+    .filter(([name, schema]) => admitsString(schema) && !(name in ((shape.example ?? {}) as Json)))
+    .map(([name]) => [name]);
+  return [...inExample, ...missing];
+}
+
+/** The example body with `ok<broken bytes>ok` at `path`, as bytes. */
+function bodyWithBrokenText(example: unknown, path: Segment[]): Buffer {
+  const text = toJsonText(setAt(example, path, `ok${BROKEN}ok`));
+  const [before, after] = text.split(JSON.stringify(BROKEN).slice(1, -1)) as [string, string];
+  return Buffer.concat([Buffer.from(before), NOT_UTF8, Buffer.from(after)]);
+}
+
+function concretePath(shape: OperationShape): string {
+  return shape.template.replace(/\{(\w+)\}/g, (_match, name) =>
+    encodeURIComponent(validPathValue(shape.template, name)),
+  );
+}
+
+async function sendBytes(shape: OperationShape, body: Buffer | string): Promise<Response> {
+  return gateway.instance.app.fetch(
+    new Request(`http://gateway.test${concretePath(shape)}`, {
+      method: shape.method.toUpperCase(),
+      headers: { 'content-type': 'application/json', ...authHeaders(shape) },
+      body,
+    }),
+  );
+}
+
+describe('bytes that are not UTF-8 in a body', () => {
+  it('the bank notification of the report: 400 naming bankName, not 500', async () => {
+    const shape = shapeOf('/api/bank-notification/add', 'post');
+    const before = await settledState();
+    const response = await sendBytes(shape, bodyWithBrokenText(shape.example, ['bankName']));
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { errors: Array<{ path: string; message: string }> };
+    expect(problem.errors).toEqual([{ path: 'bankName', message: 'must be valid UTF-8 text' }]);
+    expect(await settledState()).toBe(before);
+  });
+
+  it('in every string field of every operation of the document: 400 naming the field, nothing stored', async () => {
+    const checked: string[] = [];
+    const before = await settledState();
+    for (const operation of apiOperations) {
+      const shape = shapeOf(operation.path, operation.method);
+      if (shape.example === undefined) continue;
+      for (const path of stringFieldsOf(shape)) {
+        const context = `${operation.method.toUpperCase()} ${operation.path} ${path.join('.')}`;
+        const response = await sendBytes(shape, bodyWithBrokenText(shape.example, path));
+        expect(response.status, context).toBe(400);
+        expect(response.headers.get('content-type'), context).toBe('application/problem+json');
+        const problem = (await response.json()) as { code: string; errors: Array<{ path: string }> };
+        expect(problem.code, context).toBe('VALIDATION_ERROR');
+        expect(
+          problem.errors.map((error) => error.path),
+          context,
+        ).toEqual([path.join('.')]);
+        checked.push(context);
+      }
+    }
+    expect(await storedState()).toBe(before);
+    // Every operation with a body was reached with its string fields; the dunning policy has none.
+    const reached = new Set(checked.map((context) => context.split(' ').slice(0, 2).join(' ')));
+    const withBodies = apiOperations.filter((operation) => shapeOf(operation.path, operation.method).example);
+    expect(
+      withBodies
+        .map((operation) => `${operation.method.toUpperCase()} ${operation.path}`)
+        .filter((operation) => !reached.has(operation)),
+    ).toEqual(['PUT /admin/merchants/{id}/dunning-policy']);
+    expect(checked).toContain('POST /api/bank-notification/add bankName');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// One maximum length per field, wherever the field appears: documented (`maxLength`) and enforced, at the
+// maximum accepted and one over it refused (400 naming the field), in each operation that takes it.
+
+const LIMITED_FIELDS: Record<string, number> = {
+  customIdentifier: MAX_LENGTH.customIdentifier,
+  custom_identifier: MAX_LENGTH.customIdentifier,
+  customIdentifier2: MAX_LENGTH.customIdentifier2,
+  custom_identifier2: MAX_LENGTH.customIdentifier2,
+  documentNumber: MAX_LENGTH.documentNumber,
+  redirectUrl: MAX_LENGTH.redirectUrl,
+};
+
+/** The string maxLength a schema documents (through `anyOf` branches), or undefined. */
+function maxLengthOf(schema: unknown): number | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const node = schema as Json;
+  if (typeof node.maxLength === 'number') return node.maxLength;
+  for (const branch of (node.anyOf ?? []) as unknown[]) {
+    const found = maxLengthOf(branch);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** A value of exactly `length` characters the field accepts otherwise (a URL at the callback's origin). */
+function valueOfLength(field: string, length: number): string {
+  if (field !== 'redirectUrl') return '7'.repeat(length);
+  const base = `${CALLBACK}?order=`;
+  return base + 'x'.repeat(length - base.length);
+}
+
+/** Every place a limited field is taken: body properties (nested in arrays too) and query parameters. */
+function limitedPlaces(): Array<{
+  shape: OperationShape;
+  field: string;
+  where: 'body' | 'query';
+  path: Segment[];
+  documented: number | undefined;
+}> {
+  const places: Array<{
+    shape: OperationShape;
+    field: string;
+    where: 'body' | 'query';
+    path: Segment[];
+    documented: number | undefined;
+  }> = [];
+  for (const operation of apiOperations) {
+    const shape = shapeOf(operation.path, operation.method);
+    const walk = (schema: unknown, path: Segment[]) => {
+      if (schema === null || typeof schema !== 'object') return;
+      const node = schema as Json;
+      for (const [name, property] of Object.entries((node.properties ?? {}) as Json)) {
+        if (name in LIMITED_FIELDS)
+          places.push({
+            shape,
+            field: name,
+            where: 'body',
+            path: [...path, name],
+            documented: maxLengthOf(property),
+          });
+        walk(property, [...path, name]);
+      }
+      if (node.items) walk(node.items, [...path, 0]);
+      for (const branch of (node.anyOf ?? []) as unknown[]) walk(branch, path);
+    };
+    walk(requestSchemaOf(operation.path, operation.method), []);
+    const described = (document.paths[operation.path]?.[operation.method] ?? {}) as Json;
+    const parameters = (described.parameters ?? []) as Json[];
+    for (const parameter of parameters)
+      if (parameter.in === 'query' && String(parameter.name) in LIMITED_FIELDS)
+        places.push({
+          shape,
+          field: String(parameter.name),
+          where: 'query',
+          path: [String(parameter.name)],
+          documented: maxLengthOf(parameter.schema),
+        });
+  }
+  return places;
+}
+
+/** The example with the field set (its array parents made to exist), for a body place. */
+function exampleWith(shape: OperationShape, path: Segment[], value: string): unknown {
+  let body: unknown = shape.example ?? {};
+  // A bank notification names its target one way: by the identifiers here, with the installment's date.
+  if (shape.template === '/api/bank-notification/add') {
+    const { payRequestId: _link, installmentId: _installment, ...rest } = body as Json;
+    body = { ...rest, customIdentifier: 'CI-4567890', paymentDate: '2027-01-05' };
+  }
+  return setAt(body, path, value);
+}
+
+async function sendLimited(
+  place: ReturnType<typeof limitedPlaces>[number],
+  value: string,
+): Promise<{ status: number; errors: Array<{ path: string; message: string }> }> {
+  const response =
+    place.where === 'body'
+      ? await sendBytes(place.shape, toJsonText(exampleWith(place.shape, place.path, value)))
+      : await gateway.instance.app.fetch(
+          new Request(
+            `http://gateway.test${concretePath(place.shape)}?${place.field}=${encodeURIComponent(value)}`,
+            { headers: authHeaders(place.shape) },
+          ),
+        );
+  const body = response.headers.get('content-type')?.includes('json')
+    ? ((await response.json()) as Json)
+    : {};
+  return { status: response.status, errors: (body.errors ?? []) as Array<{ path: string; message: string }> };
+}
+
+describe('maximum lengths of customIdentifier, customIdentifier2, documentNumber and redirectUrl', () => {
+  it('are one per field, the same in every operation of the document', () => {
+    const places = limitedPlaces();
+    const documented = places.map(
+      (place) => `${place.shape.method} ${place.shape.template} ${place.path.join('.')}: ${place.documented}`,
+    );
+    const expected = places.map(
+      (place) =>
+        `${place.shape.method} ${place.shape.template} ${place.path.join('.')}: ${LIMITED_FIELDS[place.field]}`,
+    );
+    expect(documented).toEqual(expected);
+    // Every place the issue names: link creation, signed-in user, v1, bulk, bank notification.
+    const operations = new Set(places.map((place) => place.shape.template));
+    for (const path of [
+      '/api/saleitems/add',
+      '/api/ext-app/payrequests/signed-in-user',
+      '/api/subscriptions/cancel-all',
+      '/api/subscriptions/modify-all',
+      '/api/subscriptions/installments/bulk',
+      '/api/bank-notification/add',
+    ])
+      expect(operations).toContain(path);
+    expect(places.filter((place) => place.field === 'redirectUrl').length).toBeGreaterThanOrEqual(2);
+    expect(places.filter((place) => place.field === 'documentNumber').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('are enforced where each appears: the maximum accepted, one more refused with 400 naming the field', async () => {
+    for (const place of limitedPlaces()) {
+      const max = LIMITED_FIELDS[place.field] as number;
+      const context = `${place.shape.method.toUpperCase()} ${place.shape.template} ${place.where} ${place.path.join('.')}`;
+      const over = await sendLimited(place, valueOfLength(place.field, max + 1));
+      expect(over.status, context).toBe(400);
+      expect(
+        over.errors.filter((error) => error.path === place.path.join('.')),
+        context,
+      ).toEqual([{ path: place.path.join('.'), message: `must be at most ${max} characters` }]);
+      const atMax = await sendLimited(place, valueOfLength(place.field, max));
+      expect(atMax.status, context).toBeLessThan(500);
+      expect(
+        atMax.errors.filter((error) => error.path === place.path.join('.')),
+        `${context}: ${JSON.stringify(atMax.errors)}`,
+      ).toEqual([]);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The guaraní has no minor unit: a PYG amount with a fraction is refused where amounts enter through the
+// gateway, naming the field; USD cents are taken.
+
+describe('a PYG amount with a fraction', () => {
+  it('is refused when a link is created (both endpoints) and by a bank notification; nothing stored', async () => {
+    await expectRefused(
+      { method: 'POST', path: '/api/saleitems/add', body: toJsonText({ ...STATIC_LINK, amount: 99000.5 }) },
+      400,
+      ['amount'],
+    );
+    await expectRefused(
+      {
+        method: 'POST',
+        path: '/api/ext-app/payrequests/signed-in-user',
+        body: toJsonText({
+          ...STATIC_LINK,
+          installmentAmount: '150000.50',
+          signedInUser: { email: 'ana@example.com', firstName: 'Ana', lastName: 'Gómez' },
+        }),
+      },
+      400,
+      ['installmentAmount'],
+    );
+    await expectRefused(
+      {
+        method: 'POST',
+        path: '/api/bank-notification/add',
+        body: toJsonText({
+          payRequestId: fixtures.linkId,
+          amount: '200000.50',
+          bankName: 'Banco',
+          reference: 'TRF-FRACTION-1',
+          transferDate: '2026-11-22',
+        }),
+      },
+      422,
+      ['amount'],
+    );
+  });
+
+  it('is refused by the subscription operations that take amounts, naming the field', async () => {
+    const installment = fixtures.installmentId;
+    const cases: Array<[string, string, Json, string[]]> = [
+      [
+        'PUT',
+        '/api/subscriptions/modify-all',
+        { customIdentifier: 'CI-4567890', newAmount: 150000.5 },
+        ['newAmount'],
+      ],
+      [
+        'PUT',
+        '/api/subscriptions/modify-by-amount',
+        { customIdentifier: 'CI-4567890', amount: 150000, newAmount: '150000.10' },
+        ['newAmount'],
+      ],
+      ['PATCH', `/api/subscriptions/installments/${installment}`, { amount: 1.5 }, ['amount']],
+      [
+        'PATCH',
+        '/api/subscriptions/installments/bulk',
+        {
+          operations: [
+            { custom_identifier: 'CI-4567890', updates: [{ payment_date: '2027-01-05', amount: 0.5 }] },
+          ],
+        },
+        ['operations.0.updates.0.amount'],
+      ],
+    ];
+    for (const [method, path, body, paths] of cases)
+      await expectRefused({ method, path, body: toJsonText(body) }, 400, paths);
+  });
+
+  it('in USD keeps its cents: a link of an international merchant', async () => {
+    const merchant = await gateway.request('POST', '/admin/merchants', {
+      body: { name: 'Shop', instance: 'INTERNATIONAL', currency: 'USD' },
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const { apiToken } = (await merchant.json()) as { apiToken: string };
+    const created = await gateway.request('POST', '/api/saleitems/add', {
+      headers: { 'api-token': apiToken },
+      body: { ...STATIC_LINK, amount: 19.99, installmentAmount: '9.50' },
+    });
+    expect(created.status).toBe(200);
+    expect(await created.json()).toMatchObject({ currency: 'USD', ammount: '19.99' });
+  });
+});
+
 describe('hostile input', () => {
   it('covers every operation of the served /openapi.json', () => {
     const served = Object.entries(document.paths).flatMap(([path, methods]) =>

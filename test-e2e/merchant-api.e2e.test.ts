@@ -226,7 +226,7 @@ describe('payment links through the gateway', () => {
 describe('signed-in-user links through the gateway', () => {
   const request = {
     ...oneOff,
-    amount: 99000.5,
+    amount: 99000,
     payWaitHours: 48,
     signedInUser: { email: 'Carla@Example.com', firstName: 'Carla', lastName: 'Ruiz' },
   };
@@ -234,7 +234,7 @@ describe('signed-in-user links through the gateway', () => {
   it('SaaS merchant: 2.3 response with the same userId on the second call', async () => {
     const first = await call('POST', '/api/ext-app/payrequests/signed-in-user', saas.apiToken, request);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ amount: '99000.50', expireTime: '2026-11-24 07:00:00', statusId: 1 });
+    expect(first.body).toMatchObject({ amount: '99000.00', expireTime: '2026-11-24 07:00:00', statusId: 1 });
     const second = await call('POST', '/api/ext-app/payrequests/signed-in-user', saas.apiToken, {
       ...request,
       signedInUser: { ...request.signedInUser, email: 'carla@example.com' },

@@ -282,6 +282,21 @@ describe('npm start, embedded', () => {
     },
     START_TIMEOUT,
   );
+
+  it(
+    'kill -INT of the npm start process alone stops it and frees the ports, as SIGTERM does',
+    async () => {
+      running = await ready(launch('npm', env));
+      expect(
+        await merchantCallStatus(
+          `http://localhost:${port}`,
+          OTHER_TOKEN_LINE.exec(running.output())?.[1] as string,
+        ),
+      ).toBe(200);
+      await signalAndExpectNothingLeft(running, 'SIGINT', [port, sandboxPort]);
+    },
+    START_TIMEOUT,
+  );
 });
 
 describe('npm start, one process per service', () => {
@@ -352,6 +367,16 @@ describe('npm start, one process per service', () => {
     START_TIMEOUT,
   );
 
+  it('sends login codes somewhere a customer can sign in with: the development mailbox, said in the banner', async () => {
+    const output = (running as Started).output();
+    expect(output).toContain(`  login codes:     not mailed: read them at ${gatewayUrl}/dev/mailbox`);
+    const mailbox = await fetch(`${gatewayUrl}/dev/mailbox`);
+    expect(mailbox.status).toBe(200);
+    expect(Array.isArray(await mailbox.json())).toBe(true);
+    // No warning that codes cannot be sent: they can.
+    expect(output).not.toMatch(/login codes cannot be sent/);
+  });
+
   it('runs every service from its compiled bundle under plain node, no tsx', () => {
     const commands = expectCompiledProcessTree(running as Started);
     for (const service of Object.keys(DEFAULT_PORTS))
@@ -381,6 +406,18 @@ describe('npm start, one process per service', () => {
       expect(token).not.toBe(DEMO_TOKEN);
       expect(await merchantCallStatus(gatewayUrl, token)).toBe(200);
       expect(await merchantCallStatus(gatewayUrl, DEMO_TOKEN)).toBe(401);
+      await signalAndExpectNothingLeft(running, 'SIGINT', ports);
+    },
+    START_TIMEOUT,
+  );
+
+  it(
+    'kill -INT of the npm start process alone (not its group) stops every service and frees all six ports',
+    async () => {
+      running = await ready(launch('npm', env));
+      expect(
+        await merchantCallStatus(gatewayUrl, OTHER_TOKEN_LINE.exec(running.output())?.[1] as string),
+      ).toBe(200);
       await signalAndExpectNothingLeft(running, 'SIGINT', ports);
     },
     START_TIMEOUT,

@@ -50,7 +50,7 @@ function bulkBody(subscriptionCount: number, updatesEach: number) {
       custom_identifier: s === 0 ? 'member-1' : `nobody-${s}`,
       updates: Array.from({ length: updatesEach }, (_, u) => ({
         payment_date: `${2027 + Math.floor(u / 12)}-${String((u % 12) + 1).padStart(2, '0')}-05`,
-        amount: 99.5,
+        amount: 99500,
       })),
     })),
   };

@@ -5,6 +5,8 @@ import { z } from 'zod';
  * The longest value each text field may hold, wherever it travels: the API refuses longer values with
  * 400, events carry no longer ones, and the columns that keep them are sized to exactly this (a value the
  * subscriptions service could not store must be refused when the link is created, not dead-lettered later).
+ * A field has one maximum wherever it appears (`customIdentifier` and `custom_identifier` in link creation,
+ * v1 and v2 operations, bulk, bank notifications and their queries), and the OpenAPI document states it.
  * Identifiers are part of a b-tree index key (merchant, identifier, identifier 2): two 255-character values
  * stay under PostgreSQL's index-row limit even at four bytes per character.
  */
@@ -14,7 +16,10 @@ export const MAX_LENGTH = {
   handleValue: 255,
   handleLabel: 255,
   customIdentifier: 255,
+  customIdentifier2: 255,
   documentNumber: 64,
+  /** `redirectUrl` of a link (the column that keeps it is this long). */
+  redirectUrl: 2048,
   invoiceNumber: 100,
   url: 2048,
   email: 254,

@@ -78,7 +78,11 @@ export function honoPath(operation: Pick<ApiOperation, 'path'>, mountedAt = ''):
   return operation.path.slice(mountedAt.length).replace(/\{([^}]+)\}/g, ':$1') || '/';
 }
 
-function remember(app: object, path: string, method: string): void {
+/** Where each router is mounted (`/admin`), to find a request's path among the router's own. */
+const mountPoints = new WeakMap<object, string>();
+
+function remember(app: object, path: string, method: string, mountedAt: string): void {
+  mountPoints.set(app, mountedAt);
   let paths = boundMethods.get(app);
   if (!paths) {
     paths = new Map();
@@ -101,13 +105,18 @@ export function mountOperation<E extends Env>(
 ): void {
   const path = honoPath(operation, options.mountedAt);
   const mountedAt = options.mountedAt ?? '';
-  remember(app, path, operation.method);
-  app.on(operation.method.toUpperCase(), path, (c) => {
+  remember(app, path, operation.method, mountedAt);
+  app.on(operation.method.toUpperCase(), path, async (c, next) => {
     // `GET /subscriptions/cancel-all` also matches `GET /subscriptions/{id}`: a literal path of the router
-    // is that path, with its own methods, not an id.
+    // is that path, with its own methods and handlers (bound before or after this one), not an id.
     if (path.includes(':')) {
       const literal = boundMethods.get(app)?.get(c.req.path.slice(mountedAt.length));
-      if (literal && !literal.has(c.req.method)) throw methodNotAllowed(c.req.method, c.req.path, literal);
+      const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+      if (literal?.has(method)) {
+        await next();
+        return;
+      }
+      if (literal) throw methodNotAllowed(c.req.method, c.req.path, literal);
     }
     return handler(c);
   });
@@ -183,24 +192,17 @@ export function route<
 
 /**
  * Call after the routes are bound: a path that exists with other methods answers 405 with `Allow`
- * (`HEAD` is allowed wherever `GET` is), instead of the 404 of a path that does not exist.
+ * (`HEAD` is allowed wherever `GET` is), instead of the 404 of a path that does not exist. `Allow` names
+ * the methods of the path the request names: `DELETE /subscriptions/cancel-all` is answered with
+ * `POST`, the methods of that literal path, not those of `/subscriptions/{id}`, which it also matches.
  */
 export function answerMethodNotAllowed<E extends Env>(app: Hono<E>): void {
-  for (const [path, methods] of boundMethods.get(app) ?? []) {
-    const allowed = [...methods];
-    if (methods.has('GET')) allowed.push('HEAD');
+  const paths = boundMethods.get(app) ?? new Map<string, Set<string>>();
+  const mountedAt = mountPoints.get(app) ?? '';
+  for (const [path, methods] of paths) {
     app.all(path, (c) => {
-      const method = c.req.method;
-      const allow = allowed.join(', ');
-      throw new HttpProblem(
-        405,
-        'METHOD_NOT_ALLOWED',
-        `${method} is not allowed on ${c.req.path}; allowed: ${allow}`,
-        [],
-        {
-          allow,
-        },
-      );
+      const literal = paths.get(c.req.path.slice(mountedAt.length));
+      throw methodNotAllowed(c.req.method, c.req.path, literal ?? methods);
     });
   }
 }

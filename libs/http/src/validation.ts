@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { requestBytes } from './body';
 import { type FieldError, HttpProblem, problems } from './problem';
+import { decodeUtf8, invalidTextPaths, NOT_UTF8 } from './utf8';
 
 type Issue = z.core.$ZodRawIssue;
 
@@ -91,15 +92,27 @@ export function describeErrors(errors: FieldError[], fallback: string): string {
   return `${sentence}${more}`;
 }
 
-/** Reads the JSON body; malformed JSON or a non-object is a 400, never a 500. */
+/** Reads the JSON body; malformed JSON, text that is not UTF-8, or an empty body is a 400, never a 500. */
 export async function readJson(c: Context): Promise<unknown> {
-  const text = new TextDecoder().decode(await requestBytes(c));
-  if (text.trim() === '') throw problems.badRequest('Request body must be a JSON object');
+  const bytes = new Uint8Array(await requestBytes(c));
+  const decoded = decodeUtf8(bytes);
+  if (decoded.text.trim() === '') throw problems.badRequest('Request body must be a JSON object');
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(decoded.text);
   } catch {
+    if (decoded.marker !== undefined) throw notUtf8([{ path: '(body)', message: NOT_UTF8 }]);
     throw new HttpProblem(400, 'MALFORMED_JSON', 'Request body is not valid JSON');
   }
+  if (decoded.marker !== undefined) {
+    const errors = invalidTextPaths(parsed, decoded.marker);
+    throw notUtf8(errors.length > 0 ? errors : [{ path: '(body)', message: NOT_UTF8 }]);
+  }
+  return parsed;
+}
+
+function notUtf8(errors: FieldError[]): HttpProblem {
+  return problems.badRequest(describeErrors(errors, 'Request body is not valid UTF-8'), errors);
 }
 
 export function validate<S extends z.ZodType>(

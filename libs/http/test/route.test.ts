@@ -95,6 +95,45 @@ describe('route: a handler bound to its ApiOperation', () => {
   });
 });
 
+describe('405 on a literal path that a parameter path also matches', () => {
+  const cancelAll = defineOperation({
+    method: 'post',
+    path: '/api/things/cancel-all',
+    operationId: 'cancelAll',
+    summary: 'Cancel all',
+    tags: ['t'],
+    security: 'none',
+    responses: { 200: { description: 'ok' } },
+  });
+
+  // As the gateway binds them: `/things/{id}` (GET) before the literal `/things/cancel-all` (POST).
+  function idFirst() {
+    const { app } = createApp({ service: 'test', logger });
+    const api = new Hono();
+    route(api, getThing, (c) => c.json({ thing: true }), { mountedAt: '/api' });
+    route(api, cancelAll, (c) => c.json({ cancelled: true }), { mountedAt: '/api' });
+    route(api, listThings, (c) => c.json({ recent: true }), { mountedAt: '/api' });
+    answerMethodNotAllowed(api);
+    app.route('/api', api);
+    return app;
+  }
+
+  it("answers with the literal path's methods, whichever was bound first", async () => {
+    for (const method of ['DELETE', 'PUT', 'PATCH', 'GET']) {
+      const response = await idFirst().request('/api/things/cancel-all', { method });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow'), method).toBe('POST');
+    }
+    const onId = await idFirst().request('/api/things/7', { method: 'DELETE' });
+    expect(onId.headers.get('allow')).toBe('GET, HEAD');
+    expect((await idFirst().request('/api/things/cancel-all', { method: 'POST' })).status).toBe(200);
+  });
+
+  it('takes HEAD as GET on a literal path with GET', async () => {
+    expect((await idFirst().request('/api/things/recent', { method: 'HEAD' })).status).toBe(200);
+  });
+});
+
 describe('validation messages', () => {
   const schema = addThing.requestBody?.schema ?? z.never();
   const errorsOf = (input: unknown) => {

@@ -111,3 +111,20 @@ export function formatMoney(amount: string | number, currency: string, lang: Dis
   if (style.after?.includes(lang)) return `${number} ${style.symbol}`;
   return style.space || lang === 'es' ? `${style.symbol} ${number}` : `${style.symbol}${number}`;
 }
+
+/**
+ * Decimal places of each currency's minor unit (ISO 4217). The guaraní has none: a PYG amount is a whole
+ * number of guaraníes. Amounts are still kept in hundredths everywhere (one representation); this says
+ * which hundredths a currency can hold.
+ */
+export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = { PYG: 0, USD: 2, EUR: 2 };
+
+/** The decimals of `currency` (two for a currency the table does not name). */
+export function decimalsOf(currency: string): number {
+  return CURRENCY_DECIMALS[currency] ?? 2;
+}
+
+/** Whether an amount in hundredths is one `currency` can hold: `9900050n` (99000.50) is not PYG. */
+export function fitsCurrency(minor: Minor, currency: string): boolean {
+  return minor % 10n ** BigInt(2 - decimalsOf(currency)) === 0n;
+}

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  decimalsOf,
+  fitsCurrency,
   formatAmount,
   formatMoney,
   InvalidAmount,
@@ -63,5 +65,20 @@ describe('amounts shown to people', () => {
     ['0.05', 'EUR', 'es', '0,05 €'],
   ] as const)('%s %s in %s is %s', (amount, currency, lang, expected) => {
     expect(formatMoney(amount, currency, lang)).toBe(expected);
+  });
+});
+
+describe('the currencies minor units', () => {
+  it('a PYG amount is whole guaraníes; USD and EUR keep two decimals', () => {
+    expect(fitsCurrency(parseAmount('99000'), 'PYG')).toBe(true);
+    expect(fitsCurrency(parseAmount(99000.5), 'PYG')).toBe(false);
+    expect(fitsCurrency(parseAmount('99000.01'), 'PYG')).toBe(false);
+    expect(fitsCurrency(parseAmount('99000.00'), 'PYG')).toBe(true);
+    for (const currency of ['USD', 'EUR']) {
+      expect(fitsCurrency(parseAmount('19.99'), currency)).toBe(true);
+      expect(fitsCurrency(parseAmount(0.5), currency)).toBe(true);
+    }
+    expect(decimalsOf('PYG')).toBe(0);
+    expect(decimalsOf('USD')).toBe(2);
   });
 });

@@ -68,7 +68,7 @@ export const aDynamicLink = mother(dynamicLink);
 
 const signedInUserRequest = {
   label: 'Invoice 2026-11',
-  amount: 99000.5,
+  amount: 99000,
   handleValue: 'ana@example.com',
   handleLabel: 'Ana Gómez',
   singlePayment: true,

@@ -64,6 +64,10 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
       // Refuses the development mailbox under NODE_ENV=production (the start fails, naming DEV_MAILBOX).
       const mail = mailSetupFromEnv(env, { embedded: embedded === true, clock });
       logger.info({ mail: mail.describe }, 'links: login codes are mailed through this');
+      if (mail.describe === 'none')
+        logger.warn(
+          'links: login codes cannot be sent, so customers cannot sign in on the pay page: set SMTP_URL to mail them, or DEV_MAILBOX=true (not with NODE_ENV=production) to keep them at /dev/mailbox',
+        );
       const links = postgresPaymentLinkRepository(database.db);
       const payments = postgresLinkPaymentRepository(database.db);
       const merchants = postgresMerchantProfiles(database.db);

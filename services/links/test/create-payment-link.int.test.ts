@@ -317,7 +317,12 @@ describe('POST /api/saleitems/add', () => {
     [
       'amounts as decimal strings',
       plain,
-      { ...staticSubscription, amount: '150000.5', installmentAmount: '100000.00' },
+      { ...staticSubscription, amount: '150000', installmentAmount: '100000.00' },
+    ],
+    [
+      'amounts in cents (USD)',
+      international,
+      { ...staticSubscription, amount: '150.5', installmentAmount: 99.99 },
     ],
     [
       'optional fields sent as null',
@@ -348,23 +353,23 @@ describe('POST /api/saleitems/add', () => {
     const { body } = await create(
       {
         ...staticSubscription,
-        amount: 150000.5,
-        installmentAmount: 99000,
+        amount: 1500.5,
+        installmentAmount: 990,
         customIdentifier: '',
         customIdentifier2: 117,
         redirectUrl: 'https://shop.example.com/payments/done?order=117',
       },
-      withCallback,
+      { ...withCallback, instance: 'INTERNATIONAL', currency: 'USD' },
     );
     const row = await storedLink(body.id);
-    expect(body.ammount).toBe('150000.50');
-    expect(row.amount).toBe('150000.50');
+    expect(body.ammount).toBe('1500.50');
+    expect(row.amount).toBe('1500.50');
     expect(row.customIdentifier).toBeNull();
     expect(row.customIdentifier2).toBe('117');
     expect(row.redirectUrl).toBe('https://shop.example.com/payments/done?order=117');
     expect(row.recurrence).toEqual({
       type: 'STATIC',
-      installmentAmount: '99000.00',
+      installmentAmount: '990.00',
       totalPeriods: 12,
       dayOfMonth: 5,
       monthForSecondInstallment: 1,
@@ -423,6 +428,33 @@ describe('POST /api/saleitems/add', () => {
     expect((await create({ ...oneOff, currency: '' }, plain)).body.currency).toBe('PYG');
   });
 
+  it('refuses a PYG amount with a fraction (400 naming each field), stores nothing; USD and EUR keep cents', async () => {
+    const before = await linkCount();
+    const fractional = await create({
+      ...staticSubscription,
+      amount: 99000.5,
+      installmentAmount: '150000.01',
+    });
+    expect(fractional.status).toBe(400);
+    const problem = fractional.body as unknown as Problem & { detail: string };
+    expect(problem.code).toBe('VALIDATION_ERROR');
+    expect(problem.errors.map((error) => error.path)).toEqual(['amount', 'installmentAmount']);
+    expect(problem.detail).toBe('amount must be a whole number: PYG has no decimals (and 1 more problem)');
+    expect((await create({ ...oneOff, amount: '99000.50' })).status).toBe(400);
+    expect(await linkCount()).toBe(before);
+    // Whole guaraníes, written with or without zero decimals, are whole.
+    expect((await create({ ...oneOff, amount: '99000.00' })).status).toBe(200);
+    const usd = await create(
+      { ...staticSubscription, amount: 19.99, installmentAmount: '9.5' },
+      international,
+    );
+    expect(usd.status).toBe(200);
+    expect(usd.body.ammount).toBe('19.99');
+    expect((await create({ ...oneOff, currency: 'EUR', amount: 0.01 }, international)).body.ammount).toBe(
+      '0.01',
+    );
+  });
+
   const processorCases: Array<[string, unknown, string[], string[]]> = [
     ['absent', undefined, [PROCESSOR_A, PROCESSOR_B], [PROCESSOR_A, PROCESSOR_B]],
     ['one known', [PROCESSOR_B], [PROCESSOR_A, PROCESSOR_B], [PROCESSOR_B]],
@@ -460,7 +492,7 @@ describe('POST /api/saleitems/add', () => {
 });
 
 describe('GET /api/payrequests/{id}', () => {
-  const merchant = aMerchant({ timezone: 'America/New_York' });
+  const merchant = aMerchant({ timezone: 'America/New_York', instance: 'INTERNATIONAL', currency: 'USD' });
 
   it("answers the link's state, amounts as 2-decimal strings, times in the merchant's zone", async () => {
     const { body: created } = await create(
@@ -473,7 +505,7 @@ describe('GET /api/payrequests/{id}', () => {
       id: created.id,
       statusId: 1,
       paid: false,
-      currency: 'PYG',
+      currency: 'USD',
       amount: '1500.50',
       label: 'Gym membership',
       handleValue: 'ana@example.com',

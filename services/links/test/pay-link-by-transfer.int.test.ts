@@ -261,6 +261,12 @@ describe('a bank transfer pays a link (internal, for processor-gateway)', () => 
         status: 422,
         code: 'AMOUNT_MISMATCH',
       });
+      // A fraction of a guaraní is never due: the refusal says why.
+      const fractional = await settle(merchant, transfer(id, { amount: '150000.50' }));
+      expect(fractional.status).toBe(422);
+      expect(((await fractional.json()) as { detail: string }).detail).toBe(
+        'amount must be a whole number: PYG has no decimals',
+      );
     });
 
     it('422 for another currency', async () => {

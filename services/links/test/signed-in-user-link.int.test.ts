@@ -56,7 +56,7 @@ describe('POST /api/ext-app/payrequests/signed-in-user', () => {
     expect(Object.keys(body).sort()).toEqual(
       ['amount', 'currency', 'expireTime', 'id', 'publicPayUrl', 'slug', 'statusId', 'userId'].sort(),
     );
-    expect(body).toMatchObject({ currency: 'PYG', amount: '99000.50', statusId: 1 });
+    expect(body).toMatchObject({ currency: 'PYG', amount: '99000.00', statusId: 1 });
     // 48 h after 2026-11-22 12:00 UTC is 2026-11-24 07:00 in New York (EST).
     expect(body.expireTime).toBe('2026-11-24 07:00:00');
     expect(Number.isInteger(body.id)).toBe(true);

@@ -162,7 +162,7 @@ describe('installment.charge-due', () => {
     const second = installments[1] as (typeof installments)[number];
     const patched = await svc.request('PATCH', `/api/subscriptions/installments/${second.id}`, {
       merchant,
-      body: { amount: 99000.5 },
+      body: { amount: 99500 },
     });
     expect(patched.status).toBe(200);
 
@@ -178,14 +178,14 @@ describe('installment.charge-due', () => {
       installmentId: second.id,
       attempt: 1,
       paymentMethodId: card.paymentMethodId,
-      amount: '99000.50',
+      amount: '99500.00',
       currency: 'PYG',
     });
     const [attempt] = await attemptRows(svc, second.id);
     expect(attempt).toMatchObject({
       attempt: 1,
       status: 'requested',
-      amount: '99000.50',
+      amount: '99500.00',
       paymentMethodId: card.paymentMethodId,
       processor: card.processor,
       runId: due.data.runId,

@@ -323,6 +323,15 @@ describe('a bank transfer pays an installment (internal, for processor-gateway)'
         code: 'AMOUNT_MISMATCH',
         paths: ['amount'],
       });
+      // A fraction of a guaraní is never due: the refusal says why.
+      const fractional = await settle(
+        merchant,
+        transfer({ installmentId: installments[1]?.id, amount: '150000.50' }),
+      );
+      expect(fractional.status).toBe(422);
+      expect(((await fractional.json()) as { detail: string }).detail).toBe(
+        'amount must be a whole number: PYG has no decimals',
+      );
       await expectRefused(merchant, transfer({ installmentId: installments[1]?.id, currency: 'USD' }), {
         status: 422,
         code: 'CURRENCY_MISMATCH',

@@ -30,7 +30,7 @@ function operations(count: number, updatesEach: number, prefix = 'BULK-') {
     custom_identifier: `${prefix}${index + 1}`,
     updates: Array.from({ length: updatesEach }, (_, k) => ({
       payment_date: seededPaymentDate(k + 2),
-      amount: 160000.5,
+      amount: 160500,
     })),
   }));
 }
@@ -85,7 +85,7 @@ describe('PATCH /api/subscriptions/installments/bulk: limits', () => {
     const [counted] = await svc.database.db
       .select({ count: sql<number>`count(*)::int` })
       .from(installmentsTable)
-      .where(and(inArray(installmentsTable.subscriptionId, ids), eq(installmentsTable.amount, '160000.50')));
+      .where(and(inArray(installmentsTable.subscriptionId, ids), eq(installmentsTable.amount, '160500.00')));
     expect(counted?.count).toBe(12_000);
     const events = await svc.database.db
       .select({ items: sql<number>`jsonb_array_length(${outbox.body}::jsonb -> 'data' -> 'installments')` })
@@ -116,7 +116,7 @@ describe('PATCH /api/subscriptions/installments/bulk: limits', () => {
       custom_identifier: 'SPLIT-1',
       updates: Array.from({ length: 30 }, (_, k) => ({
         payment_date: seededPaymentDate(k + 32),
-        amount: 160000.5,
+        amount: 160500,
       })),
     });
     const response = await bulk(other, { operations: ops });
@@ -201,7 +201,7 @@ describe('PATCH /api/subscriptions/installments/bulk: outcomes', () => {
           custom_identifier: 'CUST-A',
           custom_identifier2: 'K-1',
           updates: [
-            { payment_date: '2026-02-10', amount: 160000.5 },
+            { payment_date: '2026-02-10', amount: 160500 },
             { payment_date: '2026-03-10', amount: 1 },
             { payment_date: '2026-01-15', amount: 2 },
             { payment_date: '2026-07-10', amount: 3 },
@@ -213,7 +213,7 @@ describe('PATCH /api/subscriptions/installments/bulk: outcomes', () => {
         {
           custom_identifier2: 'ONLY-2',
           updates: [
-            { payment_date: '2026-02-10', amount: '7.10' },
+            { payment_date: '2026-02-10', amount: '7100.00' },
             { payment_date: '2026-02-10', amount: 8 },
           ],
         },
@@ -222,7 +222,7 @@ describe('PATCH /api/subscriptions/installments/bulk: outcomes', () => {
     });
     expect(response.status).toBe(200);
     const text = await response.text();
-    expect(text).toContain('"updated_fields":{"amount":160000.50}');
+    expect(text).toContain('"updated_fields":{"amount":160500.00}');
     expect(JSON.parse(text)).toEqual({
       summary: {
         subscriptions_received: 6,
@@ -240,7 +240,7 @@ describe('PATCH /api/subscriptions/installments/bulk: outcomes', () => {
               payment_date: '2026-02-10',
               status: 'updated',
               installment_id: installments[1]?.id,
-              updated_fields: { amount: 160000.5 },
+              updated_fields: { amount: 160500 },
             },
             {
               payment_date: '2026-03-10',
@@ -339,7 +339,7 @@ describe('PATCH /api/subscriptions/installments/bulk: outcomes', () => {
       (await installmentsOfSubscription(svc, subscription.id)).map((i) => [i.paymentDate, i.amount]),
     ).toEqual([
       ['2026-01-15', '200000.00'],
-      ['2026-02-10', '160000.50'],
+      ['2026-02-10', '160500.00'],
       ['2026-03-10', '150000.00'],
       ['2026-03-10', '150000.00'],
     ]);

@@ -20,6 +20,8 @@ export interface LinkOptions {
   customIdentifier?: string | null;
   customIdentifier2?: string | null;
   amount?: string;
+  /** The link's currency (PYG when absent). */
+  currency?: 'PYG' | 'USD' | 'EUR';
   recurrence?: Recurrence | null;
   createdAt?: string;
   createdOn?: string;
@@ -46,7 +48,7 @@ export function linkCreated(
       slug: `slug-${nextLinkId}`,
       label: 'Gym membership',
       amount: options.amount ?? '200000.00',
-      currency: 'PYG',
+      currency: options.currency ?? 'PYG',
       customIdentifier: options.customIdentifier === undefined ? 'CI-1' : options.customIdentifier,
       customIdentifier2: options.customIdentifier2 ?? null,
       paymentMethods: ['PARAGUAY.PROCESSOR_A'],

@@ -212,7 +212,7 @@ describe('POST /api/subscriptions/cancel-by-invoice', () => {
     const response = await call('POST', '/api/subscriptions/installments', merchant, {
       custom_identifier: 'CI-1',
       installments: [
-        { payment_date: '2026-02-15', amount: 87500.5, invoice_number: 'F-1' },
+        { payment_date: '2026-02-15', amount: 87500, invoice_number: 'F-1' },
         { payment_date: '2026-03-15', amount: 91200, invoice_number: 'F-2' },
       ],
     });
@@ -422,7 +422,7 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
     const response = await call('PUT', '/api/subscriptions/modify-by-amount', merchant, {
       customIdentifier: 'CI-1',
       amount: '150000',
-      newAmount: 165000.5,
+      newAmount: 165500,
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
@@ -430,13 +430,13 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
         {
           installmentId: installments[2]?.id,
           paymentDate: '2026-03-10',
-          amount: '165000.50',
+          amount: '165500.00',
           status: 'pending',
         },
         {
           installmentId: installments[3]?.id,
           paymentDate: '2026-04-10',
-          amount: '165000.50',
+          amount: '165500.00',
           status: 'pending',
         },
       ],
@@ -444,8 +444,8 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
     expect((await installmentsOfSubscription(svc, subscription.id)).map((i) => i.amount)).toEqual([
       '200000.00',
       '150000.00',
-      '165000.50',
-      '165000.50',
+      '165500.00',
+      '165500.00',
     ]);
     expect(
       (await installmentSets(svc, 'installments.updated', subscription.id)).map((set) =>
@@ -453,8 +453,8 @@ describe('PUT /api/subscriptions/modify-by-amount', () => {
       ),
     ).toEqual([
       [
-        ['165000.50', ['amount']],
-        ['165000.50', ['amount']],
+        ['165500.00', ['amount']],
+        ['165500.00', ['amount']],
       ],
     ]);
   });

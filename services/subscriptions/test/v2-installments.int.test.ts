@@ -77,7 +77,7 @@ describe('GET /api/subscriptions/installments', () => {
       merchant,
       body: {
         custom_identifier: 'CI-1',
-        installments: [{ payment_date: '2026-02-01', amount: '10.05', invoice_number: 'F-7' }],
+        installments: [{ payment_date: '2026-02-01', amount: '10050', invoice_number: 'F-7' }],
       },
     });
     const listed = await svc.request('GET', '/api/subscriptions/installments?custom_identifier=CI-1', {
@@ -86,7 +86,7 @@ describe('GET /api/subscriptions/installments', () => {
     expect(((await listed.json()) as { installments: unknown[] }).installments).toEqual([
       expect.objectContaining({
         payment_date: '2026-02-01',
-        amount: 10.05,
+        amount: 10050,
         number: 2,
         invoice_number: 'F-7',
       }),
@@ -361,7 +361,7 @@ describe('POST /api/subscriptions/installments', () => {
       body: {
         custom_identifier: 'CI-1',
         installments: [
-          { payment_date: '2026-02-15', amount: 87500.5, invoice_number: 'F-1' },
+          { payment_date: '2026-02-15', amount: 87500, invoice_number: 'F-1' },
           { payment_date: '2026-03-15', amount: '91200', invoice_number: 'F-2' },
         ],
       },
@@ -373,7 +373,7 @@ describe('POST /api/subscriptions/installments', () => {
         {
           installment_id: stored[1]?.id,
           payment_date: '2026-02-15',
-          amount: 87500.5,
+          amount: 87500,
           status: 'pending',
           number: 2,
           invoice_number: 'F-1',
@@ -390,7 +390,7 @@ describe('POST /api/subscriptions/installments', () => {
     });
     expect(stored.map((i) => [i.number, i.amount, i.status, i.invoiceNumber])).toEqual([
       [1, '200000.00', 'paid', null],
-      [2, '87500.50', 'pending', 'F-1'],
+      [2, '87500.00', 'pending', 'F-1'],
       [3, '91200.00', 'pending', 'F-2'],
     ]);
     expect(
@@ -399,7 +399,7 @@ describe('POST /api/subscriptions/installments', () => {
       ),
     ).toEqual([
       [
-        [2, '87500.50', 'F-1', 'pending'],
+        [2, '87500.00', 'F-1', 'pending'],
         [3, '91200.00', 'F-2', 'pending'],
       ],
     ]);

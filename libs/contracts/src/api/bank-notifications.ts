@@ -28,9 +28,8 @@ const idInput = (max: number) =>
     .pipe(z.number().int('must be a positive integer').positive('must be a positive integer').max(max));
 
 /** Merchant identifiers are text, but clients send digits, sometimes as a JSON number. */
-const identifierInput = z
-  .union([text(MAX_LENGTH.customIdentifier).trim(), z.number().int().transform(String)])
-  .nullish();
+const identifierInput = (max: number) =>
+  z.union([text(max).trim(), z.number().int().transform(String)]).nullish();
 
 const TARGET_HINT = 'give exactly one of payRequestId, installmentId, or customIdentifier with paymentDate';
 
@@ -42,11 +41,11 @@ export const bankNotificationRequest = z
     installmentId: idInput(MAX_INSTALLMENT_ID)
       .nullish()
       .meta({ description: 'The installment (`installment_id` of the v2 endpoints) the transfer pays.' }),
-    customIdentifier: identifierInput.meta({
+    customIdentifier: identifierInput(MAX_LENGTH.customIdentifier).meta({
       description:
         'With `paymentDate` (and `customIdentifier2` when needed): the installment by its subscription.',
     }),
-    customIdentifier2: identifierInput,
+    customIdentifier2: identifierInput(MAX_LENGTH.customIdentifier2),
     paymentDate: calendarDate
       .nullish()
       .meta({ description: 'The date of the installment, `yyyy-MM-dd` (with the identifiers).' }),

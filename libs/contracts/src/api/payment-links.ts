@@ -42,18 +42,24 @@ const statusId = z.number().int().meta({
 });
 
 /** Amounts arrive as JSON numbers (integers from many clients) or decimal strings; at most two decimals. */
-export const amountInput = z.union([z.number(), text(MAX_LENGTH.amountText)]).superRefine((value, ctx) => {
-  // Parsed once for all three rules.
-  let minor: bigint;
-  try {
-    minor = parseAmount(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
-    return;
-  }
-  if (minor <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
-  else if (minor > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
-});
+export const amountInput = z
+  .union([z.number(), text(MAX_LENGTH.amountText)])
+  .superRefine((value, ctx) => {
+    // Parsed once for all three rules.
+    let minor: bigint;
+    try {
+      minor = parseAmount(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a number with at most two decimals' });
+      return;
+    }
+    if (minor <= 0n) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+    else if (minor > MAX_AMOUNT_MINOR) ctx.addIssue({ code: 'custom', message: 'is too large' });
+  })
+  .meta({
+    description:
+      'At most two decimals; a PYG amount is a whole number (the guaraní has no decimals): a fraction is refused with 400 naming the field.',
+  });
 
 /**
  * `paymentMethods`: the array itself must be an array (else 400), but unknown or invalid values inside it
@@ -77,8 +83,13 @@ export function identifierOf(max: number) {
 }
 export const identifierText = identifierOf(MAX_LENGTH.customIdentifier);
 export const identifierInput = identifierText.nullish();
+/** `customIdentifier2` (`custom_identifier2` in v2), with its own maximum. */
+export const identifier2Input = identifierOf(MAX_LENGTH.customIdentifier2).nullish();
 
-const httpUrl = textRules(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }), MAX_LENGTH.url);
+const httpUrl = textRules(
+  z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+  MAX_LENGTH.redirectUrl,
+);
 
 const STATIC_FIELDS = [
   'installmentAmount',
@@ -97,7 +108,7 @@ const linkFields = {
     .meta({ description: 'Customer e-mail or telephone number (free text is accepted).' }),
   handleLabel: text(MAX_LENGTH.handleLabel).trim().min(1),
   customIdentifier: identifierInput,
-  customIdentifier2: identifierInput,
+  customIdentifier2: identifier2Input,
   singlePayment: z.boolean(),
   creditAndDebitCard: z.boolean(),
   // The spec marks it required, but one-off clients in production omit it: absent means false.
@@ -255,7 +266,7 @@ export const paymentLinkDetails = z.object({
   handleValue: z.string().max(MAX_LENGTH.handleValue),
   handleLabel: z.string().max(MAX_LENGTH.handleLabel),
   customIdentifier: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
-  customIdentifier2: z.string().max(MAX_LENGTH.customIdentifier).nullable(),
+  customIdentifier2: z.string().max(MAX_LENGTH.customIdentifier2).nullable(),
   createTime: offsetDateTime,
   expireTime: offsetDateTime.nullable().meta({ description: 'Null: the link never expires.' }),
   slug: z.string(),

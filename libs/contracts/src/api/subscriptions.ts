@@ -3,7 +3,7 @@ import { DECLINE_CATEGORIES, INSTALLMENT_STATUSES, SUBSCRIPTION_STATUSES } from 
 import { BULK_LIMITS, dayOfMonthSchema, moneyString } from '../rules';
 import { type ApiOperation, type ApiTag, defineOperation } from './operation';
 import { calendarDate, MAX_LENGTH, text } from '../text';
-import { amountInput, identifierInput, identifierOf } from './payment-links';
+import { amountInput, identifier2Input, identifierInput, identifierOf } from './payment-links';
 import {
   COURSE,
   changedBy,
@@ -79,7 +79,7 @@ const onObjects = {
 const v1Locator = {
   customIdentifier: identifierInput,
   /** Optional; an empty string counts as absent, as it does when links store it. */
-  customIdentifier2: identifierInput,
+  customIdentifier2: identifier2Input,
   payRequestId: payRequestId.nullish(),
 };
 
@@ -179,7 +179,7 @@ export const SUBSCRIPTION_PAGE = { default: 20, max: 100 } as const;
 
 export const listSubscriptionsQuery = z.object({
   customIdentifier: text(MAX_LENGTH.customIdentifier).min(1).optional(),
-  customIdentifier2: text(MAX_LENGTH.customIdentifier).min(1).optional(),
+  customIdentifier2: text(MAX_LENGTH.customIdentifier2).min(1).optional(),
   payRequestId: payRequestId.optional(),
   status: z.enum(SUBSCRIPTION_STATUSES).optional(),
   limit: z
@@ -203,14 +203,14 @@ export const listSubscriptionsQuery = z.object({
 
 const v2Locator = {
   custom_identifier: identifierInput,
-  custom_identifier2: identifierInput,
+  custom_identifier2: identifier2Input,
   pay_request_id: payRequestId.nullish(),
 };
 
 export const listInstallmentsQuery = z
   .object({
     custom_identifier: text(MAX_LENGTH.customIdentifier).optional(),
-    custom_identifier2: text(MAX_LENGTH.customIdentifier).optional(),
+    custom_identifier2: text(MAX_LENGTH.customIdentifier2).optional(),
     pay_request_id: payRequestId.optional(),
   })
   .superRefine(requireLocator('snake'), onObjects);

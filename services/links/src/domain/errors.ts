@@ -43,3 +43,14 @@ export class TransferMismatch extends Error {
     this.name = 'TransferMismatch';
   }
 }
+
+/**
+ * Amounts with decimals their currency does not have (a fraction of a guaraní): a request field in the
+ * wrong format for the link's currency, answered like any other (HTTP 400, each field named).
+ */
+export class AmountNotInCurrency extends Error {
+  constructor(readonly fields: Array<{ field: string; message: string }>) {
+    super(fields.map(({ field, message }) => `${field} ${message}`).join('; '));
+    this.name = 'AmountNotInCurrency';
+  }
+}

@@ -1,5 +1,5 @@
-import { INSTANCE_CURRENCIES, type MerchantContext } from '@payrail/contracts';
-import { MerchantRuleViolation } from './errors';
+import { amountCurrencyProblem, INSTANCE_CURRENCIES, type MerchantContext } from '@payrail/contracts';
+import { AmountNotInCurrency, MerchantRuleViolation } from './errors';
 
 /** What a link request asks of the merchant's configuration (spec 2.1, 5.3; design 4). */
 export interface LinkRequestFeatures {
@@ -8,6 +8,8 @@ export interface LinkRequestFeatures {
   noLoginRequired?: boolean | null;
   redirectUrl?: string | null;
   currency?: string | null;
+  amount?: number | string;
+  installmentAmount?: number | string | null;
 }
 
 /** The 422 rules: a well-formed request the merchant's configuration does not allow. */
@@ -52,6 +54,19 @@ export function checkMerchantRules(merchant: MerchantContext, request: LinkReque
       'currency',
     );
   }
+  checkAmountsFitCurrency(linkCurrency(merchant, request.currency), request);
+}
+
+/** No fraction of a guaraní: each amount of the link has at most the decimals of its currency (400). */
+function checkAmountsFitCurrency(currency: string, request: LinkRequestFeatures): void {
+  const fields: Array<{ field: string; message: string }> = [];
+  for (const field of ['amount', 'installmentAmount'] as const) {
+    const amount = request[field];
+    const message =
+      amount === undefined || amount === null ? undefined : amountCurrencyProblem(amount, currency);
+    if (message) fields.push({ field, message });
+  }
+  if (fields.length > 0) throw new AmountNotInCurrency(fields);
 }
 
 /** The currency a link is made in: the one asked for (already checked), else the merchant's. */

@@ -1,4 +1,4 @@
-import { PAYMENT_LINK_STATUSES } from '@payrail/contracts';
+import { amountCurrencyProblem, PAYMENT_LINK_STATUSES } from '@payrail/contracts';
 import { formatAmount, parseAmount } from '@payrail/money';
 import { PaymentLinkNotPayable, TransferMismatch } from './errors';
 
@@ -96,9 +96,13 @@ export function assertPayableByTransfer(
     );
   }
   if (parseAmount(transfer.amount) !== parseAmount(link.amount)) {
+    // A fraction of a guaraní is never due: say so rather than compare.
+    const precision = amountCurrencyProblem(transfer.amount, link.currency);
     throw new TransferMismatch(
       'AMOUNT_MISMATCH',
-      `The transfer is ${formatAmount(parseAmount(transfer.amount))}; the payment link is due ${formatAmount(parseAmount(link.amount))}`,
+      precision
+        ? `amount ${precision}`
+        : `The transfer is ${formatAmount(parseAmount(transfer.amount))}; the payment link is due ${formatAmount(parseAmount(link.amount))}`,
       'amount',
     );
   }

@@ -1,4 +1,5 @@
 import { localDate } from '@payrail/time';
+import { assertAmountsFitCurrency } from '../domain/amounts';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import { type InstallmentToAdd, planAdditions } from '../domain/operations';
@@ -20,6 +21,10 @@ export async function addInstallments(
   return deps.store.transaction(async (store) => {
     const at = deps.clock.now();
     const subscription = await findSubscriptionForUpdate(store, merchantId, input.criteria);
+    assertAmountsFitCurrency(
+      subscription.currency,
+      input.installments.map(({ amount }, index) => ({ amount, path: ['installments', index, 'amount'] })),
+    );
     const existing = await store.installmentsOf(subscription.id);
     const planned = planAdditions(
       subscription,

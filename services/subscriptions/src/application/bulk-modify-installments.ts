@@ -8,6 +8,8 @@ import {
   type DateMatch,
   planBulk,
 } from '../domain/bulk';
+import { amountsNotInCurrency } from '../domain/amounts';
+import { AmountNotInCurrency } from '../domain/errors';
 import type { Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import { amountsUpdated } from './events';
@@ -74,6 +76,19 @@ export async function bulkModifyInstallments(
     const at = deps.clock.now();
     const matches = await store.findOpenByCriteriaBulk(merchantId, bulkCriteria(operations));
     const plan = planBulk(operations, matches);
+    // Amounts are checked against each subscription's currency before anything changes.
+    const misfits = plan.resolutions.flatMap((resolution, index) =>
+      resolution.kind === 'found'
+        ? amountsNotInCurrency(
+            resolution.subscription.currency,
+            (operations[index]?.updates ?? []).map((update, position) => ({
+              amount: update.amount,
+              path: ['operations', index, 'updates', position, 'amount'],
+            })),
+          )
+        : [],
+    );
+    if (misfits.length > 0) throw new AmountNotInCurrency(misfits);
     const subscriptionsById = new Map<number, Subscription>();
     for (const resolution of plan.resolutions) {
       if (resolution.kind === 'found')

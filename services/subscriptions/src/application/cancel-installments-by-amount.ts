@@ -1,3 +1,4 @@
+import { assertAmountsFitCurrency } from '../domain/amounts';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import { changeSubscriptionByIdentifiers } from './apply-changes';
@@ -18,7 +19,8 @@ export async function cancelInstallmentsByAmount(
   merchantId: string,
   input: CancelByAmountInput,
 ): Promise<Installment[]> {
-  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (_subscription, installments) => ({
-    changed: planCancelByAmount(installments, input.amount, input.quantity),
-  }));
+  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (subscription, installments) => {
+    assertAmountsFitCurrency(subscription.currency, [{ amount: input.amount, path: ['amount'] }]);
+    return { changed: planCancelByAmount(installments, input.amount, input.quantity) };
+  });
 }

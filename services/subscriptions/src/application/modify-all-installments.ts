@@ -1,3 +1,4 @@
+import { assertAmountsFitCurrency } from '../domain/amounts';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import { changeSubscriptionByIdentifiers } from './apply-changes';
@@ -15,10 +16,15 @@ export async function modifyAllInstallments(
   merchantId: string,
   input: ModifyAllInput,
 ): Promise<Installment[]> {
-  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (subscription, installments) => ({
-    changed: planModifyAll(installments, input.newAmount),
-    // A STATIC subscription's installment amount is what every remaining installment now is.
-    nextSubscription:
-      subscription.type === 'STATIC' ? { ...subscription, installmentAmount: input.newAmount } : subscription,
-  }));
+  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (subscription, installments) => {
+    assertAmountsFitCurrency(subscription.currency, [{ amount: input.newAmount, path: ['newAmount'] }]);
+    return {
+      changed: planModifyAll(installments, input.newAmount),
+      // A STATIC subscription's installment amount is what every remaining installment now is.
+      nextSubscription:
+        subscription.type === 'STATIC'
+          ? { ...subscription, installmentAmount: input.newAmount }
+          : subscription,
+    };
+  });
 }

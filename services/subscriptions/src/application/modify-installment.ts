@@ -1,4 +1,5 @@
 import { localDate } from '@payrail/time';
+import { assertAmountsFitCurrency } from '../domain/amounts';
 import { SubscriptionError } from '../domain/errors';
 import {
   assertNotInPast,
@@ -22,6 +23,8 @@ export async function modifyInstallment(
     if (!found)
       throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
     const { subscription, installment } = found;
+    if (change.amount !== undefined)
+      assertAmountsFitCurrency(subscription.currency, [{ amount: change.amount, path: ['amount'] }]);
     const changed = changeInstallment(installment, change);
     if (change.paymentDate)
       assertNotInPast(change.paymentDate, localDate(at, subscription.timezone), ['paymentDate']);

@@ -1,3 +1,4 @@
+import { assertAmountsFitCurrency } from '../domain/amounts';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { Installment } from '../domain/installment';
 import { changeSubscriptionByIdentifiers } from './apply-changes';
@@ -16,7 +17,11 @@ export async function modifyInstallmentsByAmount(
   merchantId: string,
   input: ModifyByAmountInput,
 ): Promise<Installment[]> {
-  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (_subscription, installments) => ({
-    changed: planModifyByAmount(installments, input.amount, input.newAmount),
-  }));
+  return changeSubscriptionByIdentifiers(deps, merchantId, input.criteria, (subscription, installments) => {
+    assertAmountsFitCurrency(subscription.currency, [
+      { amount: input.amount, path: ['amount'] },
+      { amount: input.newAmount, path: ['newAmount'] },
+    ]);
+    return { changed: planModifyByAmount(installments, input.amount, input.newAmount) };
+  });
 }

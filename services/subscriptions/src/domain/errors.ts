@@ -19,3 +19,14 @@ export class SubscriptionError extends Error {
     this.name = 'SubscriptionError';
   }
 }
+
+/**
+ * Amounts with decimals the subscription's currency does not have (a fraction of a guaraní): request
+ * fields in the wrong format for that currency, answered like any other (HTTP 400, each field named).
+ */
+export class AmountNotInCurrency extends Error {
+  constructor(readonly fields: Array<{ path: FieldPath; message: string }>) {
+    super(fields.map(({ path, message }) => `${path.join('.')} ${message}`).join('; '));
+    this.name = 'AmountNotInCurrency';
+  }
+}

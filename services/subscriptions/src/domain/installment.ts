@@ -1,3 +1,4 @@
+import { amountCurrencyProblem } from '@payrail/contracts';
 import { formatAmount, parseAmount } from '@payrail/money';
 import type { InstallmentStatus } from './status';
 import { SubscriptionError } from './errors';
@@ -188,9 +189,13 @@ export function payByTransfer(
     );
   }
   if (parseAmount(transfer.amount) !== parseAmount(installment.amount)) {
+    // A fraction of a guaraní is never due: say so rather than compare.
+    const precision = amountCurrencyProblem(transfer.amount, subscription.currency);
     throw new SubscriptionError(
       'AMOUNT_MISMATCH',
-      `The transfer is ${formatAmount(parseAmount(transfer.amount))}; installment ${installment.id} is due ${formatAmount(parseAmount(installment.amount))}`,
+      precision
+        ? `amount ${precision}`
+        : `The transfer is ${formatAmount(parseAmount(transfer.amount))}; installment ${installment.id} is due ${formatAmount(parseAmount(installment.amount))}`,
       ['amount'],
     );
   }

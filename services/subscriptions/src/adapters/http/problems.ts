@@ -1,6 +1,6 @@
 import { SUBSCRIPTION_ERRORS } from '@payrail/contracts';
-import { problemFromTable } from '@payrail/http';
-import { type FieldPath, SubscriptionError } from '../../domain/errors';
+import { describeErrors, problemFromTable, problems } from '@payrail/http';
+import { AmountNotInCurrency, type FieldPath, SubscriptionError } from '../../domain/errors';
 
 /** v1 bodies are camelCase like the domain; v2 bodies are snake_case. */
 export type BodyStyle = 'camel' | 'snake';
@@ -33,6 +33,10 @@ export function problemFor(style: BodyStyle) {
       const message = messageText(error.message, style);
       const errors = error.path.length > 0 ? [{ path: pathText(error.path, style), message }] : [];
       throw problemFromTable(SUBSCRIPTION_ERRORS, error.code, message, errors);
+    }
+    if (error instanceof AmountNotInCurrency) {
+      const errors = error.fields.map(({ path, message }) => ({ path: pathText(path, style), message }));
+      throw problems.badRequest(describeErrors(errors, error.message), errors);
     }
     throw error;
   };

@@ -38,7 +38,7 @@ export const subscriptions = subscriptionsSchema.table(
     type: text('type', { enum: ['STATIC', 'DYNAMIC'] }).notNull(),
     status: text('status', { enum: SUBSCRIPTION_STATUSES }).notNull(),
     customIdentifier: varchar('custom_identifier', { length: MAX_LENGTH.customIdentifier }),
-    customIdentifier2: varchar('custom_identifier2', { length: MAX_LENGTH.customIdentifier }),
+    customIdentifier2: varchar('custom_identifier2', { length: MAX_LENGTH.customIdentifier2 }),
     currency: text('currency').notNull(),
     firstAmount: numeric('first_amount', { precision: 18, scale: 2 }).notNull(),
     installmentAmount: numeric('installment_amount', { precision: 18, scale: 2 }),
