@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { LINK_ERRORS } from '@payrail/contracts';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { parseConfig } from '@payrail/config';
@@ -75,6 +76,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
       const { app, markNotReady } = createApp({
         service: 'links',
         logger,
+        errors: LINK_ERRORS,
         maxBodyBytes: maxBodyBytesFrom(env),
         readiness: readinessChecks({ database, bus }),
       });
