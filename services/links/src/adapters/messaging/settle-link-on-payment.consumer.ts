@@ -2,7 +2,8 @@ import { LINK_PAYMENT_FAILED, LINK_PAYMENT_SUCCEEDED, parseEvent } from '@payrai
 import type { Database } from '@payrail/db';
 import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
-import { linkPaymentOfKey, settleAttempt } from '../../application/pay-link';
+import { ABANDONED, settleAttempt } from '../../application/settle-attempt';
+import { linkPaymentOfKey } from '../../domain/link-payment-key';
 import { postgresLinkPaymentRepository } from '../postgres/link-payment-repository';
 
 export const SETTLE_LINK_CONSUMER = 'links.settle-link-on-payment';
@@ -47,7 +48,7 @@ export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Cloc
           processorReference: data.processorReference,
           declineCode: data.declineCode,
           category: data.category,
-          abandoned: data.declineCode === 'ABANDONED',
+          abandoned: data.declineCode === ABANDONED,
         });
       },
     }),
