@@ -1,21 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { LINK_ERRORS } from '@payrail/contracts';
-import { createApp, maxBodyBytesFrom } from '@payrail/http';
+import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
-import { parseConfig } from '@payrail/config';
-import { keepPublishedFrom, randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
-import { z } from 'zod';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { devMailboxRoutes } from './adapters/http/dev-mailbox-routes';
 import { identityPages } from './adapters/http/pay/identity-routes';
 import { payRoutes } from './adapters/http/pay/routes';
 import type { CustomerVariables } from './adapters/http/pay/session';
-import { processorOriginsFrom } from './adapters/http/pay/security-headers';
+import { processorOrigins } from './adapters/http/pay/security-headers';
 import { customerSession } from './adapters/http/pay/session';
 import { linksRoutes } from './adapters/http/routes';
-import { mailSetupFromEnv } from './adapters/mail/mail-settings';
+import { mailSetup } from './adapters/mail/mail-settings';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
 import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
@@ -31,21 +29,13 @@ import { postgresLoginCodeRepository } from './adapters/postgres/login-code-repo
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-client';
 import { inbox, outbox } from './adapters/postgres/schema';
+import { loadConfig } from './config';
 
 const slugBytes = randomPool();
 /** 128 random bits, URL-safe: a slug cannot be guessed from another. */
 const newSlug = () => slugBytes(16).toString('base64url');
 /** 256 random bits: a login code opens a user's session, so it must not be guessable either. */
 const newLoginCode = () => randomBytes(32).toString('base64url');
-
-const linksEnvSchema = z.object({
-  /** How long the pay page waits for processor-gateway (which itself waits up to 25 s for a processor). */
-  PROCESSOR_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
-  /** How long the pay page waits for a subscription's schedule (one indexed read at subscriptions). */
-  SUBSCRIPTIONS_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
-  /** How often links past their `payWaitHours` are written expired (statusId 6, `link.expired`); 0: never. */
-  LINK_EXPIRY_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
-});
 
 export interface LinksServiceOptions {
   /** Sets `c.var.customer` on the pay page; default: the customer session (`adapters/http/pay/session.ts`). */
@@ -60,10 +50,11 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
     name: 'links',
     defaultPort: 3001,
     database: { schema: 'links', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+    loadConfig,
     async create({ database, bus, logger, clock, internalSecret, env, upstream, embedded }) {
-      const settings = parseConfig(linksEnvSchema, env);
       // Refuses the development mailbox under NODE_ENV=production (the start fails, naming DEV_MAILBOX).
-      const mail = mailSetupFromEnv(env, { embedded: embedded === true, clock });
+      const settings = loadConfig(env);
+      const mail = mailSetup(settings, { embedded: embedded === true, clock });
       logger.info({ mail: mail.describe }, 'links: login codes are mailed through this');
       if (mail.describe === 'none')
         logger.warn(
@@ -72,12 +63,12 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
       const links = postgresPaymentLinkRepository(database.db);
       const payments = postgresLinkPaymentRepository(database.db);
       const merchants = postgresMerchantProfiles(database.db);
-      const publicBaseUrl = env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
+      const publicBaseUrl = settings.PUBLIC_BASE_URL;
       const { app, markNotReady } = createApp({
         service: 'links',
         logger,
         errors: LINK_ERRORS,
-        maxBodyBytes: maxBodyBytesFrom(env),
+        maxBodyBytes: settings.MAX_BODY_BYTES,
         readiness: readinessChecks({ database, bus }),
       });
       app.route(
@@ -135,7 +126,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
             secret: internalSecret,
           }),
           csrf,
-          processorOrigins: processorOriginsFrom(env),
+          processorOrigins: processorOrigins(settings),
         }),
       );
       // Before the merchant-context check of the other internal routes: the mailbox has no merchant.
@@ -147,7 +138,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         schemaName: 'links',
         bus,
         logger,
-        keepPublished: keepPublishedFrom(env),
+        keepPublished: settings.OUTBOX_KEEP_PUBLISHED,
       });
       let sweepTimer: NodeJS.Timeout | undefined;
       const sweep = async () => {
