@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { LINK_ERRORS } from '@payrail/contracts';
 import { createApp } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
 import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
@@ -16,8 +16,6 @@ import { linksRoutes } from './adapters/http/routes';
 import { mailSetup } from './adapters/mail/mail-settings';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
-import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
-import { postgresLinkPaymentRepository } from './adapters/postgres/link-payment-repository';
 import { cardPaymentsClient } from './adapters/processor-gateway/card-payments-client';
 import { subscriptionsClient } from './adapters/subscriptions/subscriptions-client';
 import { linkExpiredEvent } from './application/events';
@@ -29,6 +27,7 @@ import { postgresLoginCodeRepository } from './adapters/postgres/login-code-repo
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-client';
 import { inbox, outbox } from './adapters/postgres/schema';
+import { linksStores } from './adapters/postgres/stores';
 import { loadConfig } from './config';
 
 const slugBytes = randomPool();
@@ -61,7 +60,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           'links: login codes cannot be sent, so customers cannot sign in on the pay page: set SMTP_URL to mail them, or DEV_MAILBOX=true (not with NODE_ENV=production) to keep them at /dev/mailbox',
         );
       const links = postgresPaymentLinkRepository(database.db);
-      const payments = postgresLinkPaymentRepository(database.db);
+      const { payments, management } = linksStores(database.db);
       const merchants = postgresMerchantProfiles(database.db);
       const publicBaseUrl = settings.PUBLIC_BASE_URL;
       const { app, markNotReady } = createApp({
@@ -75,7 +74,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         '/api',
         linksRoutes({
           links,
-          management: postgresLinkManagementRepository(database.db),
+          management,
           clock,
           newSlug,
           newLoginCode,
@@ -140,6 +139,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         logger,
         keepPublished: settings.OUTBOX_KEEP_PUBLISHED,
       });
+      const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: linksStores });
       let sweepTimer: NodeJS.Timeout | undefined;
       const sweep = async () => {
         try {
@@ -156,8 +156,8 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         markNotReady,
         async start() {
           await Promise.all([
-            bus.subscribe(cancelLinkOnSubscriptionCancelled(database.db, inbox, clock)),
-            bus.subscribe(settleLinkOnPayment(database.db, inbox, clock)),
+            bus.subscribe(cancelLinkOnSubscriptionCancelled(unitOfWork, clock)),
+            bus.subscribe(settleLinkOnPayment(unitOfWork, clock)),
           ]);
           await relay.start();
           if (settings.LINK_EXPIRY_SWEEP_MS > 0) {
