@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
-import { parseConfig } from '@payrail/config';
-import { keepPublishedFrom, randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { LINK_ERRORS } from '@payrail/contracts';
+import { createApp } from '@payrail/http';
+import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
+import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
-import { z } from 'zod';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { devMailboxRoutes } from './adapters/http/dev-mailbox-routes';
 import { identityPages } from './adapters/http/pay/identity-routes';
 import { payRoutes } from './adapters/http/pay/routes';
 import type { CustomerVariables } from './adapters/http/pay/session';
-import { processorOriginsFrom } from './adapters/http/pay/security-headers';
+import { processorOrigins } from './adapters/http/pay/security-headers';
 import { customerSession } from './adapters/http/pay/session';
 import { linksRoutes } from './adapters/http/routes';
-import { mailSetupFromEnv } from './adapters/mail/mail-settings';
+import { mailSetup } from './adapters/mail/mail-settings';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
-import { postgresLinkManagementRepository } from './adapters/postgres/link-management-repository';
-import { postgresLinkPaymentRepository } from './adapters/postgres/link-payment-repository';
 import { cardPaymentsClient } from './adapters/processor-gateway/card-payments-client';
 import { subscriptionsClient } from './adapters/subscriptions/subscriptions-client';
 import { linkExpiredEvent } from './application/events';
@@ -30,21 +27,14 @@ import { postgresLoginCodeRepository } from './adapters/postgres/login-code-repo
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
 import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-client';
 import { inbox, outbox } from './adapters/postgres/schema';
+import { linksStores } from './adapters/postgres/stores';
+import { loadConfig } from './config';
 
 const slugBytes = randomPool();
 /** 128 random bits, URL-safe: a slug cannot be guessed from another. */
 const newSlug = () => slugBytes(16).toString('base64url');
 /** 256 random bits: a login code opens a user's session, so it must not be guessable either. */
 const newLoginCode = () => randomBytes(32).toString('base64url');
-
-const linksEnvSchema = z.object({
-  /** How long the pay page waits for processor-gateway (which itself waits up to 25 s for a processor). */
-  PROCESSOR_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
-  /** How long the pay page waits for a subscription's schedule (one indexed read at subscriptions). */
-  SUBSCRIPTIONS_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
-  /** How often links past their `payWaitHours` are written expired (statusId 6, `link.expired`); 0: never. */
-  LINK_EXPIRY_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
-});
 
 export interface LinksServiceOptions {
   /** Sets `c.var.customer` on the pay page; default: the customer session (`adapters/http/pay/session.ts`). */
@@ -59,30 +49,32 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
     name: 'links',
     defaultPort: 3001,
     database: { schema: 'links', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+    loadConfig,
     async create({ database, bus, logger, clock, internalSecret, env, upstream, embedded }) {
-      const settings = parseConfig(linksEnvSchema, env);
       // Refuses the development mailbox under NODE_ENV=production (the start fails, naming DEV_MAILBOX).
-      const mail = mailSetupFromEnv(env, { embedded: embedded === true, clock });
+      const settings = loadConfig(env);
+      const mail = mailSetup(settings, { embedded: embedded === true, clock });
       logger.info({ mail: mail.describe }, 'links: login codes are mailed through this');
       if (mail.describe === 'none')
         logger.warn(
           'links: login codes cannot be sent, so customers cannot sign in on the pay page: set SMTP_URL to mail them, or DEV_MAILBOX=true (not with NODE_ENV=production) to keep them at /dev/mailbox',
         );
       const links = postgresPaymentLinkRepository(database.db);
-      const payments = postgresLinkPaymentRepository(database.db);
+      const { payments, management } = linksStores(database.db);
       const merchants = postgresMerchantProfiles(database.db);
-      const publicBaseUrl = env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
+      const publicBaseUrl = settings.PUBLIC_BASE_URL;
       const { app, markNotReady } = createApp({
         service: 'links',
         logger,
-        maxBodyBytes: maxBodyBytesFrom(env),
+        errors: LINK_ERRORS,
+        maxBodyBytes: settings.MAX_BODY_BYTES,
         readiness: readinessChecks({ database, bus }),
       });
       app.route(
         '/api',
         linksRoutes({
           links,
-          management: postgresLinkManagementRepository(database.db),
+          management,
           clock,
           newSlug,
           newLoginCode,
@@ -133,7 +125,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
             secret: internalSecret,
           }),
           csrf,
-          processorOrigins: processorOriginsFrom(env),
+          processorOrigins: processorOrigins(settings),
         }),
       );
       // Before the merchant-context check of the other internal routes: the mailbox has no merchant.
@@ -145,8 +137,9 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         schemaName: 'links',
         bus,
         logger,
-        keepPublished: keepPublishedFrom(env),
+        keepPublished: settings.OUTBOX_KEEP_PUBLISHED,
       });
+      const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: linksStores });
       let sweepTimer: NodeJS.Timeout | undefined;
       const sweep = async () => {
         try {
@@ -163,8 +156,8 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         markNotReady,
         async start() {
           await Promise.all([
-            bus.subscribe(cancelLinkOnSubscriptionCancelled(database.db, inbox, clock)),
-            bus.subscribe(settleLinkOnPayment(database.db, inbox, clock)),
+            bus.subscribe(cancelLinkOnSubscriptionCancelled(unitOfWork, clock)),
+            bus.subscribe(settleLinkOnPayment(unitOfWork, clock)),
           ]);
           await relay.start();
           if (settings.LINK_EXPIRY_SWEEP_MS > 0) {

@@ -2,10 +2,13 @@ import { ConfigError } from '@payrail/config';
 import { simulatedClock } from '@payrail/time';
 import { describe, expect, it } from 'vitest';
 import { createDevMailbox } from '../src/adapters/mail/dev-mailbox';
-import { MailUnavailable, mailSetupFromEnv } from '../src/adapters/mail/mail-settings';
+import { MailUnavailable, mailSetup } from '../src/adapters/mail/mail-settings';
+import { loadConfig } from '../src/config';
 
 const clock = simulatedClock(new Date('2026-11-22T12:00:00Z'));
-const setup = (env: Record<string, string>, embedded: boolean) => mailSetupFromEnv(env, { embedded, clock });
+// As `service.ts` does: the environment through links' config, then the mail setup from its values.
+const setup = (env: Record<string, string>, embedded: boolean) =>
+  mailSetup(loadConfig(env), { embedded, clock });
 
 describe('which way mail leaves', () => {
   it('embedded without SMTP_URL: the development mailbox', () => {

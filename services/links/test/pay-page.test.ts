@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { pickLang } from '../src/adapters/http/pay/i18n';
 import { formatMoney } from '../src/adapters/http/pay/money-format';
-import { contentSecurityPolicy, processorOriginsFrom } from '../src/adapters/http/pay/security-headers';
+import { contentSecurityPolicy, processorOrigins } from '../src/adapters/http/pay/security-headers';
+import { loadConfig } from '../src/config';
 import { payOptions, processorsForLink } from '../src/domain/pay-page';
 
 describe('money on the pay page', () => {
@@ -60,12 +61,14 @@ describe('what the page offers', () => {
 
 describe('the CSP', () => {
   it('frames only the processors’ origins, from their settings', () => {
-    const origins = processorOriginsFrom({
-      PROCESSOR_SANDBOX_URL: 'http://127.0.0.1:4005/',
-      PROCESSOR_SANDBOX_PUBLIC_URL: 'http://localhost:4005',
-      PROCESSOR_A_URL: 'https://vpos.processor-a.example/api',
-      PROCESSOR_B_URL: 'not a url',
-    });
+    const origins = processorOrigins(
+      loadConfig({
+        PROCESSOR_SANDBOX_URL: 'http://127.0.0.1:4005/',
+        PROCESSOR_SANDBOX_PUBLIC_URL: 'http://localhost:4005',
+        PROCESSOR_A_URL: 'https://vpos.processor-a.example/api',
+        PROCESSOR_B_URL: 'not a url',
+      }),
+    );
     expect(origins).toEqual([
       'https://vpos.processor-a.example',
       'http://localhost:4005',

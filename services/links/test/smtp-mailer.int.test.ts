@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { simulatedClock } from '@payrail/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailSetupFromEnv } from '../src/adapters/mail/mail-settings';
+import { mailSetup } from '../src/adapters/mail/mail-settings';
+import { loadConfig } from '../src/config';
 
 // A bare SMTP server on a free local port, enough of RFC 5321 for one client: it records what it was given.
 interface Received {
@@ -56,8 +57,8 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('SMTP_URL: the login code leaves by SMTP', () => {
   it('delivers the message to the server of SMTP_URL, from MAIL_FROM, and keeps no copy', async () => {
-    const setup = mailSetupFromEnv(
-      { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Pagos <pagos@shop.test>' },
+    const setup = mailSetup(
+      loadConfig({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Pagos <pagos@shop.test>' }),
       { embedded: true, clock: simulatedClock(new Date('2026-11-22T12:00:00Z')) },
     );
     expect(setup.describe).toBe('smtp');
@@ -78,10 +79,10 @@ describe('SMTP_URL: the login code leaves by SMTP', () => {
         probe.close(() => resolve(free));
       });
     });
-    const setup = mailSetupFromEnv(
-      { SMTP_URL: `smtp://127.0.0.1:${closed}` },
-      { embedded: false, clock: simulatedClock(new Date()) },
-    );
+    const setup = mailSetup(loadConfig({ SMTP_URL: `smtp://127.0.0.1:${closed}` }), {
+      embedded: false,
+      clock: simulatedClock(new Date()),
+    });
     await expect(setup.mailer.send({ to: 'a@example.com', subject: 's', text: 't' })).rejects.toThrow();
   });
 });

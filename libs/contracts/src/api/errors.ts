@@ -138,6 +138,8 @@ export const LINK_ERRORS = {
     description: "Bank notification: `currency` is not the target's currency.",
     detail: 'The transfer is in USD; the payment link is due in PYG',
   },
+  /** A link's amount with decimals its currency does not have (a fraction of a guaraní): 400, each field named. */
+  VALIDATION_ERROR: COMMON_ERRORS.VALIDATION_ERROR,
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** The subscriptions service: subscriptions and installments. */

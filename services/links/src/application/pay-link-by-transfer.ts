@@ -1,5 +1,5 @@
 import { type Currency, createEvent, type MerchantContext } from '@payrail/contracts';
-import { PaymentLinkNotFound } from '../domain/errors';
+import { TransferLinkNotFound } from '../domain/errors';
 import { assertPayableByTransfer, type PaymentLink } from '../domain/payment-link';
 import type { LinkTransferSettlement, PaymentLinkRepository } from '../ports/payment-link-repository';
 
@@ -79,6 +79,6 @@ export async function payLinkByTransfer(
         now,
       ),
   );
-  if (!paid) throw new PaymentLinkNotFound(transfer.linkId);
+  if (!paid) throw new TransferLinkNotFound(transfer.linkId);
   return paid;
 }

@@ -4,32 +4,19 @@ import {
   type SettleLinkByTransferResponse,
   settleLinkByTransferRequest,
 } from '@payrail/contracts';
-import { HttpProblem, jsonBody, problems, requireMerchant } from '@payrail/http';
+import { jsonBody, requireMerchant } from '@payrail/http';
 import { Hono } from 'hono';
 import { type PayLinkByTransferDeps, payLinkByTransfer } from '../../application/pay-link-by-transfer';
-import { PaymentLinkNotFound, PaymentLinkNotPayable, TransferMismatch } from '../../domain/errors';
 
 export interface BankTransferRoutesDeps extends PayLinkByTransferDeps {
   internalSecret: string;
 }
 
-/** The refusals of a transfer, to HTTP. */
-function toProblem(error: unknown): never {
-  if (error instanceof PaymentLinkNotFound) {
-    throw new HttpProblem(404, 'PAYMENT_LINK_NOT_FOUND', error.message, [
-      { path: 'payRequestId', message: error.message },
-    ]);
-  }
-  if (error instanceof PaymentLinkNotPayable) throw problems.conflict(error.code, error.message);
-  if (error instanceof TransferMismatch) {
-    throw problems.unprocessable(error.code, error.message, [{ path: error.field, message: error.message }]);
-  }
-  throw error;
-}
-
 /**
  * Internal routes, mounted under `/internal`: never forwarded by the gateway (it forwards `/api/*` only),
- * and a direct call still needs the merchant context signed with the internal secret.
+ * and a direct call still needs the merchant context signed with the internal secret. A refusal
+ * (`TransferLinkNotFound`, `PaymentLinkNotPayable`, `TransferMismatch`) is answered by the app through
+ * `LINK_ERRORS`.
  */
 export function bankTransferRoutes(deps: BankTransferRoutesDeps) {
   const internal = new Hono<{ Variables: { merchant: MerchantContext } }>();
@@ -47,7 +34,7 @@ export function bankTransferRoutes(deps: BankTransferRoutesDeps) {
       bankName: input.bankName,
       transferDate: input.transferDate,
       note: input.note,
-    }).catch(toProblem);
+    });
     const answer: SettleLinkByTransferResponse = {
       payRequestId: link.id,
       statusId: link.statusId,

@@ -19,7 +19,6 @@ import { endOfLocalDay, localDateTime, localDateTimeWithOffset, startOfLocalDay 
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
 import type { MerchantProfiles } from '../../ports/merchant-profiles';
-import { toProblem } from './problems';
 
 export interface LinksRoutesDeps
   extends CreatePaymentLinkDeps,
@@ -100,7 +99,7 @@ export function linksRoutes(deps: LinksRoutesDeps) {
     api,
     paymentLinkApi.createPaymentLink,
     async (c, { body }) => {
-      const link = await createPaymentLink(deps, c.var.merchant, body).catch(toProblem);
+      const link = await createPaymentLink(deps, c.var.merchant, body);
       return c.json({
         id: link.id,
         currency: link.currency,
@@ -116,11 +115,7 @@ export function linksRoutes(deps: LinksRoutesDeps) {
   // The endpoint itself is not enabled without a SaaS contract, whatever the body says (spec 7: 422):
   // checked before the body is read.
   api.post('/ext-app/payrequests/signed-in-user', async (c, next) => {
-    try {
-      checkSignedInUserAllowed(c.var.merchant);
-    } catch (error) {
-      toProblem(error);
-    }
+    checkSignedInUserAllowed(c.var.merchant);
     await next();
   });
 
@@ -129,9 +124,7 @@ export function linksRoutes(deps: LinksRoutesDeps) {
     paymentLinkApi.createSignedInUserPaymentLink,
     async (c, { body }) => {
       const merchant = c.var.merchant;
-      const { link, customerId, loginCode } = await createSignedInUserLink(deps, merchant, body).catch(
-        toProblem,
-      );
+      const { link, customerId, loginCode } = await createSignedInUserLink(deps, merchant, body);
       return c.json({
         id: link.id,
         currency: link.currency,
@@ -151,7 +144,7 @@ export function linksRoutes(deps: LinksRoutesDeps) {
     api,
     paymentLinkApi.getPaymentLink,
     async (c, { params }) => {
-      const link = await getPaymentLink(deps, c.var.merchant, params.id).catch(toProblem);
+      const link = await getPaymentLink(deps, c.var.merchant, params.id);
       return c.json(details(link, c.var.merchant, deps.publicBaseUrl));
     },
     mountedAt,
@@ -191,7 +184,7 @@ export function linksRoutes(deps: LinksRoutesDeps) {
     api,
     paymentLinkApi.cancelPaymentLink,
     async (c, { params }) => {
-      const link = await cancelPaymentLink(deps, c.var.merchant, params.id).catch(toProblem);
+      const link = await cancelPaymentLink(deps, c.var.merchant, params.id);
       return c.json(details(link, c.var.merchant, deps.publicBaseUrl));
     },
     mountedAt,

@@ -1,23 +1,8 @@
-import { ConfigError, parseConfig } from '@payrail/config';
 import type { Clock } from '@payrail/time';
-import { z } from 'zod';
+import type { LinksConfig } from '../../config';
 import type { Mailer } from '../../ports/mailer';
 import { createDevMailbox, type DevMailbox } from './dev-mailbox';
 import { smtpMailer } from './smtp-mailer';
-
-const mailEnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
-    .optional(),
-  MAIL_FROM: z.string().default('payrail <no-reply@payrail.invalid>'),
-  /** Unset: on in the embedded system, off when the service runs as its own process. */
-  DEV_MAILBOX: z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1')),
-});
 
 /** Thrown by `send` when no way of sending mail is configured: the page says it cannot send codes. */
 export class MailUnavailable extends Error {
@@ -35,23 +20,17 @@ export interface MailSetup {
   describe: string;
 }
 
+/** What the mail setup reads of links' configuration (`src/config.ts`). */
+export type MailSettings = Pick<LinksConfig, 'NODE_ENV' | 'SMTP_URL' | 'MAIL_FROM' | 'DEV_MAILBOX'>;
+
 /**
  * Which way mail leaves: SMTP when `SMTP_URL` is set; the development mailbox when `DEV_MAILBOX=true`, or
- * when unset in the embedded system. `NODE_ENV=production` refuses the mailbox (a start error): it would
- * publish every login code. With both, SMTP delivers and the mailbox keeps a copy.
+ * when unset in the embedded system. `NODE_ENV=production` never has the mailbox (its configuration refuses
+ * `DEV_MAILBOX=true` there: it would publish every login code). With both, SMTP delivers and the mailbox
+ * keeps a copy.
  */
-export function mailSetupFromEnv(
-  environment: Record<string, string | undefined>,
-  options: { embedded: boolean; clock: Clock },
-): MailSetup {
-  const config = parseConfig(mailEnvSchema, environment);
+export function mailSetup(config: MailSettings, options: { embedded: boolean; clock: Clock }): MailSetup {
   const production = config.NODE_ENV === 'production';
-  if (production && config.DEV_MAILBOX === true) {
-    throw new ConfigError(
-      'Invalid environment:\n  DEV_MAILBOX: the development mailbox shows every login code and is refused when NODE_ENV=production; set SMTP_URL instead',
-      ['DEV_MAILBOX'],
-    );
-  }
   const mailboxOn = !production && (config.DEV_MAILBOX ?? (options.embedded && !config.SMTP_URL));
   const mailbox = mailboxOn ? createDevMailbox(options.clock) : undefined;
   const smtp = config.SMTP_URL ? smtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : undefined;

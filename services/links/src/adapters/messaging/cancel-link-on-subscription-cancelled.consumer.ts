@@ -1,9 +1,8 @@
 import { parseEvent } from '@payrail/contracts';
-import type { Database } from '@payrail/db';
-import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
+import type { Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
 import { cancelLinkOfCancelledSubscription } from '../../application/cancel-link-of-cancelled-subscription';
-import { postgresLinkManagementRepository } from '../postgres/link-management-repository';
+import type { LinksUnitOfWork } from '../../ports/unit-of-work';
 
 export const CANCEL_LINK_CONSUMER = 'links.cancel-link-on-subscription-cancelled';
 
@@ -11,25 +10,13 @@ export const CANCEL_LINK_CONSUMER = 'links.cancel-link-on-subscription-cancelled
  * `subscription.cancelled` (cancel-all): the link of a subscription never activated is cancelled with it.
  * The inbox row, the link's update and its `link.cancelled` commit together; a redelivery does nothing.
  */
-export function cancelLinkOnSubscriptionCancelled(
-  db: Database,
-  inbox: InboxTable,
-  clock: Clock,
-): Subscription {
+export function cancelLinkOnSubscriptionCancelled(unitOfWork: LinksUnitOfWork, clock: Clock): Subscription {
   return {
     consumer: CANCEL_LINK_CONSUMER,
     eventTypes: ['subscription.cancelled'],
-    handler: idempotentConsumer({
-      db,
-      inbox,
-      consumer: CANCEL_LINK_CONSUMER,
-      handle: async (tx, message) => {
-        const { data } = parseEvent('subscription.cancelled', message.body);
-        await cancelLinkOfCancelledSubscription(
-          { management: postgresLinkManagementRepository(tx), clock },
-          data,
-        );
-      },
+    handler: unitOfWork.handlerFor(CANCEL_LINK_CONSUMER, async (stores, message) => {
+      const { data } = parseEvent('subscription.cancelled', message.body);
+      await cancelLinkOfCancelledSubscription({ management: stores.management, clock }, data);
     }),
   };
 }

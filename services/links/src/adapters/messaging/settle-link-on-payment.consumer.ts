@@ -1,9 +1,8 @@
 import { LINK_PAYMENT_FAILED, LINK_PAYMENT_SUCCEEDED, parseEvent } from '@payrail/contracts';
-import type { Database } from '@payrail/db';
-import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
+import type { Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
-import { linkPaymentOfKey, settleAttempt } from '../../application/pay-link';
-import { postgresLinkPaymentRepository } from '../postgres/link-payment-repository';
+import { type ChargeOutcomeEvent, settleAttemptOfChargeOutcome } from '../../application/settle-attempt';
+import type { LinksUnitOfWork } from '../../ports/unit-of-work';
 
 export const SETTLE_LINK_CONSUMER = 'links.settle-link-on-payment';
 
@@ -12,44 +11,18 @@ export const SETTLE_LINK_CONSUMER = 'links.settle-link-on-payment';
  * paid or rejected even when the customer's browser never comes back. The inbox row and the link's state
  * with its event commit together; a redelivery, or the browser having settled it first, changes nothing.
  */
-export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Clock): Subscription {
+export function settleLinkOnPayment(unitOfWork: LinksUnitOfWork, clock: Clock): Subscription {
   return {
     consumer: SETTLE_LINK_CONSUMER,
-    // A pay page charge's outcomes only, not an installment's (libs/contracts routing): the key check
-    // below still leaves out anything else that comes (a queue bound to the whole type before).
+    // A pay page charge's outcomes only, not an installment's (libs/contracts routing): the use case's key
+    // check still leaves out anything else that comes (a queue bound to the whole type before).
     eventTypes: [LINK_PAYMENT_SUCCEEDED, LINK_PAYMENT_FAILED],
-    handler: idempotentConsumer({
-      db,
-      inbox,
-      consumer: SETTLE_LINK_CONSUMER,
-      handle: async (tx, message) => {
-        const type = message.type === 'payment.failed' ? 'payment.failed' : 'payment.succeeded';
-        const deps = { payments: postgresLinkPaymentRepository(tx), clock };
-        if (type === 'payment.succeeded') {
-          const { data } = parseEvent('payment.succeeded', message.body);
-          const attempt = linkPaymentOfKey(data.idempotencyKey);
-          if (!attempt || data.linkId !== attempt.linkId) return;
-          await settleAttempt(deps, attempt, {
-            kind: 'succeeded',
-            chargeId: data.chargeId,
-            paymentMethodId: data.paymentMethodId,
-            processorReference: data.processorReference,
-            authorizationCode: data.authorizationCode,
-          });
-          return;
-        }
-        const { data } = parseEvent('payment.failed', message.body);
-        const attempt = linkPaymentOfKey(data.idempotencyKey);
-        if (!attempt || data.linkId !== attempt.linkId) return;
-        await settleAttempt(deps, attempt, {
-          kind: 'failed',
-          chargeId: data.chargeId,
-          processorReference: data.processorReference,
-          declineCode: data.declineCode,
-          category: data.category,
-          abandoned: data.declineCode === 'ABANDONED',
-        });
-      },
+    handler: unitOfWork.handlerFor(SETTLE_LINK_CONSUMER, async (stores, message) => {
+      const event: ChargeOutcomeEvent =
+        message.type === 'payment.failed'
+          ? { type: 'payment.failed', data: parseEvent('payment.failed', message.body).data }
+          : { type: 'payment.succeeded', data: parseEvent('payment.succeeded', message.body).data };
+      await settleAttemptOfChargeOutcome({ payments: stores.payments, clock }, event);
     }),
   };
 }

@@ -4,17 +4,12 @@ import type { Processor } from '@payrail/contracts';
 import { type Clock, localDate } from '@payrail/time';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import {
-  attemptOfProcessorReference,
-  ChoiceNotOffered,
-  expireIfDue,
-  offeredSavedCards,
-  type PayChoice,
-  type PaymentStep,
-  resumePayment,
-  returnPath,
-  startPayment,
-} from '../../../application/pay-link';
+import { attemptOfProcessorReference } from '../../../application/attempt-of-processor-reference';
+import { expireIfDue } from '../../../application/expire-if-due';
+import { offeredSavedCards } from '../../../application/offered-saved-cards';
+import { type PaymentStep, returnPath } from '../../../application/payment-steps';
+import { resumePayment } from '../../../application/resume-payment';
+import { ChoiceNotOffered, type PayChoice, startPayment } from '../../../application/start-payment';
 import { scheduleOfLink } from '../../../application/link-schedule';
 import { isPayable, payOptions, payPageStatus, processorsForLink } from '../../../domain/pay-page';
 import type { PaymentLink } from '../../../domain/payment-link';

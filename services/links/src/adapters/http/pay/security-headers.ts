@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_PORTS } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
+import type { LinksConfig } from '../../../config';
 
 /** What the pay page's handlers read from the context: the nonce of this response's inline style/script. */
 export interface PayVariables {
@@ -72,17 +73,23 @@ export function securityHeaders(processorOrigins: readonly string[]): Middleware
   };
 }
 
+/** What the pay page's CSP reads of links' configuration (`src/config.ts`). */
+export type ProcessorUrls = Pick<
+  LinksConfig,
+  'PROCESSOR_A_URL' | 'PROCESSOR_B_URL' | 'PROCESSOR_SANDBOX_PUBLIC_URL' | 'PROCESSOR_SANDBOX_URL'
+>;
+
 /**
  * The processors' origins from the same settings processor-gateway builds their form URLs from: each
  * processor's own URL, the sandbox's (internal and, where browsers reach it elsewhere, public), else the
  * sandbox's default.
  */
-export function processorOriginsFrom(env: Record<string, string | undefined>): string[] {
+export function processorOrigins(urls: ProcessorUrls): string[] {
   const origins = [
-    env.PROCESSOR_A_URL,
-    env.PROCESSOR_B_URL,
-    env.PROCESSOR_SANDBOX_PUBLIC_URL,
-    env.PROCESSOR_SANDBOX_URL,
+    urls.PROCESSOR_A_URL,
+    urls.PROCESSOR_B_URL,
+    urls.PROCESSOR_SANDBOX_PUBLIC_URL,
+    urls.PROCESSOR_SANDBOX_URL,
   ]
     .map(originOf)
     .filter((origin): origin is string => origin !== undefined);
