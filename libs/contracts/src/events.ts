@@ -136,6 +136,37 @@ const paymentMethodSnapshot = z.object({
   expiryYear: z.number().int(),
 });
 
+/**
+ * A refund of one money movement (processor-gateway, issue 27). `refundId` is the refund's own movement id
+ * (a UUIDv7, the `txId` of its webhook); `paymentId` the movement it gives money back from (a charge's id
+ * or a bank transfer's `tx_id`). `mode`: `rollback` (PROCESSOR_A, the payment's day), `reversal`
+ * (PROCESSOR_B, immediate that day or scheduled after) or `outside` (the merchant gave the money back by
+ * bank transfer or cash and recorded it: no processor call). `refundedTotal` is the payment's refunded
+ * amount once this refund counts (succeeded) or as it stands (scheduled, failed).
+ */
+export const REFUND_MODES = ['rollback', 'reversal', 'outside'] as const;
+export const REFUND_METHODS = ['CARD', 'BANK_TRANSFER', 'CASH'] as const;
+const refundSnapshot = z.object({
+  refundId: z.string().uuid(),
+  paymentId: z.string().uuid(),
+  merchantId: z.string().uuid(),
+  amount: moneyString,
+  currency: z.enum(CURRENCIES),
+  refundedTotal: moneyString,
+  mode: z.enum(REFUND_MODES),
+  /** How the money went back: `CARD` through the processor, or what the merchant recorded. */
+  method: z.enum(REFUND_METHODS),
+  processor: z.enum(PROCESSORS).nullable(),
+  /** The merchant's reference of an outside refund (its bank transfer), else null. */
+  reference: z.string().nullable(),
+  reason: z.string().nullable(),
+  /** What the refunded payment paid: a link, or an installment of a subscription. */
+  linkId: z.number().int().positive().nullable(),
+  subscriptionId: z.number().int().positive().nullable(),
+  installmentId: z.number().int().positive().nullable(),
+  requestedAt: z.string(),
+});
+
 /** Every integration event, by type and version. Validated when published and when consumed. */
 export const eventSchemas = {
   'link.created': {
@@ -479,6 +510,17 @@ export const eventSchemas = {
       ]),
       registeredAt: z.string(),
     }),
+  },
+  /**
+   * A refund was scheduled by the processor (PROCESSOR_B after the payment's day: `Agendada`): it is not
+   * applied yet; `refund.succeeded` follows when the processor's status shows it applied.
+   */
+  'refund.scheduled': { 1: refundSnapshot.extend({ scheduledAt: z.string() }) },
+  /** Money was given back: by the processor (rollback, reversal) or outside the service, as recorded. */
+  'refund.succeeded': { 1: refundSnapshot.extend({ succeededAt: z.string() }) },
+  /** The processor refused the refund or it could not be made: nothing was given back. */
+  'refund.failed': {
+    1: refundSnapshot.extend({ failedAt: z.string(), code: z.string(), message: z.string().nullable() }),
   },
 } as const;
 

@@ -13,6 +13,8 @@ export {
   type PaymentMethodKind,
   parseEvent,
   recurrenceSchema,
+  REFUND_METHODS,
+  REFUND_MODES,
 } from './events';
 export {
   CURRENCIES,
