@@ -176,11 +176,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return 2;
     }
     if (error instanceof InvalidMerchantSettings) {
-      io.stderr(`invalid settings:\n  ${error.field}: ${error.message}\n`);
+      io.stderr(`invalid settings:\n  ${error.field}: ${error.reason}\n`);
       return 2;
     }
-    if (error instanceof MerchantNotFound || error instanceof ApiTokenNotFound) {
-      io.stderr(`not found: ${error.message}\n`);
+    if (error instanceof MerchantNotFound) {
+      io.stderr(`not found: Merchant ${error.merchantId} not found\n`);
+      return 1;
+    }
+    if (error instanceof ApiTokenNotFound) {
+      io.stderr(`not found: API token ${error.tokenId} not found\n`);
       return 1;
     }
     io.stderr(`failed: ${(error as Error).message}\n`);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { MerchantContext } from '@payrail/contracts';
+import { GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
 import { ConfigError, env as envRules, parseConfig } from '@payrail/config';
 import {
   answerMethodNotAllowed,
@@ -132,6 +132,7 @@ export const gatewayService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'gateway',
       logger,
+      errors: GATEWAY_ERRORS,
       maxBodyBytes: maxBodyBytesFrom(env),
       readiness: readinessChecks({ database, bus }),
     });

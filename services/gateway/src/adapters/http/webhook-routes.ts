@@ -20,7 +20,6 @@ import {
 import { MerchantNotFound } from '../../domain/errors';
 import type { MerchantStore } from '../../ports/merchant-store';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../ports/webhook-store';
-import { toProblem } from './problems';
 
 /** An endpoint as responses show it: never a secret, a password or a header value. */
 export function endpointView(endpoint: WebhookEndpointRecord, now: Date) {
@@ -72,7 +71,7 @@ const merchantIdOf = (c: Context) => (c.get('merchant' as never) as { merchantId
 /** The merchant's webhook API, served by the gateway itself (it owns endpoints, deliveries and the log). */
 export function merchantWebhookRoutes<E extends Env>(app: Hono<E>, deps: WebhookDeps): void {
   route(app, webhookApi.createWebhookEndpoint, async (c, { body }) => {
-    const { endpoint, secret } = await createWebhookEndpoint(deps, merchantIdOf(c), body).catch(toProblem);
+    const { endpoint, secret } = await createWebhookEndpoint(deps, merchantIdOf(c), body);
     return c.json({ ...endpointView(endpoint, deps.clock.now()), secret }, 201);
   });
   route(app, webhookApi.listWebhookEndpoints, async (c) => {
@@ -80,28 +79,22 @@ export function merchantWebhookRoutes<E extends Env>(app: Hono<E>, deps: Webhook
     return c.json({ endpoints: endpoints.map((endpoint) => endpointView(endpoint, deps.clock.now())) });
   });
   route(app, webhookApi.getWebhookEndpoint, async (c, { params }) => {
-    const endpoint = await getWebhookEndpoint(deps, merchantIdOf(c), params.id.toLowerCase()).catch(
-      toProblem,
-    );
+    const endpoint = await getWebhookEndpoint(deps, merchantIdOf(c), params.id.toLowerCase());
     return c.json(endpointView(endpoint, deps.clock.now()));
   });
   route(app, webhookApi.updateWebhookEndpoint, async (c, { params, body }) => {
-    const endpoint = await updateWebhookEndpoint(deps, merchantIdOf(c), params.id.toLowerCase(), body).catch(
-      toProblem,
-    );
+    const endpoint = await updateWebhookEndpoint(deps, merchantIdOf(c), params.id.toLowerCase(), body);
     return c.json(endpointView(endpoint, deps.clock.now()));
   });
   route(app, webhookApi.rotateWebhookSecret, async (c, { params }) => {
-    const rotated = await rotateWebhookSecret(deps, merchantIdOf(c), params.id.toLowerCase()).catch(
-      toProblem,
-    );
+    const rotated = await rotateWebhookSecret(deps, merchantIdOf(c), params.id.toLowerCase());
     return c.json({
       secret: rotated.secret,
       previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString(),
     });
   });
   route(app, webhookApi.testWebhookEndpoint, async (c, { params }) => {
-    const queued = await sendTestEvent(deps, merchantIdOf(c), params.id.toLowerCase()).catch(toProblem);
+    const queued = await sendTestEvent(deps, merchantIdOf(c), params.id.toLowerCase());
     return c.json({ ...queued, status: 'pending' as const }, 202);
   });
   route(app, webhookApi.listWebhookDeliveries, async (c, { query }) => {
@@ -112,20 +105,18 @@ export function merchantWebhookRoutes<E extends Env>(app: Hono<E>, deps: Webhook
     return c.json({ deliveries: page.deliveries.map(deliveryView), nextCursor: page.nextCursor });
   });
   route(app, webhookApi.retryWebhookDelivery, async (c, { params }) => {
-    const queued = await retryWebhookDelivery(deps, merchantIdOf(c), params.id.toLowerCase()).catch(
-      toProblem,
-    );
+    const queued = await retryWebhookDelivery(deps, merchantIdOf(c), params.id.toLowerCase());
     return c.json({ ...queued, status: 'pending' as const }, 202);
   });
   route(app, webhookApi.replayWebhookEvents, async (c, { params, body }) => {
     const replayed = await replayWebhookEvents(deps, merchantIdOf(c), params.id.toLowerCase(), {
       from: new Date(body.from),
       to: new Date(body.to),
-    }).catch(toProblem);
+    });
     return c.json({ replayed }, 202);
   });
   route(app, webhookApi.deleteWebhookEndpoint, async (c, { params }) => {
-    await deleteWebhookEndpoint(deps, merchantIdOf(c), params.id.toLowerCase()).catch(toProblem);
+    await deleteWebhookEndpoint(deps, merchantIdOf(c), params.id.toLowerCase());
     return c.body(null, 204);
   });
   route(app, webhookApi.listEvents, async (c, { query }) => {
@@ -150,9 +141,9 @@ export function adminWebhookRoutes(admin: Hono, deps: WebhookDeps & { merchants:
     admin,
     adminWebhookApi.adminCreateWebhookEndpoint,
     async (c, { params, body }) => {
-      const { endpoint, secret } = await merchantOf(params.id)
-        .then((merchantId) => createWebhookEndpoint(deps, merchantId, body))
-        .catch(toProblem);
+      const { endpoint, secret } = await merchantOf(params.id).then((merchantId) =>
+        createWebhookEndpoint(deps, merchantId, body),
+      );
       return c.json({ ...endpointView(endpoint, deps.clock.now()), secret }, 201);
     },
     mountedAt,
@@ -161,9 +152,9 @@ export function adminWebhookRoutes(admin: Hono, deps: WebhookDeps & { merchants:
     admin,
     adminWebhookApi.adminListWebhookEndpoints,
     async (c, { params }) => {
-      const endpoints = await merchantOf(params.id)
-        .then((merchantId) => listWebhookEndpoints(deps, merchantId))
-        .catch(toProblem);
+      const endpoints = await merchantOf(params.id).then((merchantId) =>
+        listWebhookEndpoints(deps, merchantId),
+      );
       return c.json({ endpoints: endpoints.map((endpoint) => endpointView(endpoint, deps.clock.now())) });
     },
     mountedAt,
@@ -172,9 +163,9 @@ export function adminWebhookRoutes(admin: Hono, deps: WebhookDeps & { merchants:
     admin,
     adminWebhookApi.adminGetWebhookEndpoint,
     async (c, { params }) => {
-      const endpoint = await merchantOf(params.id)
-        .then((merchantId) => getWebhookEndpoint(deps, merchantId, params.endpointId.toLowerCase()))
-        .catch(toProblem);
+      const endpoint = await merchantOf(params.id).then((merchantId) =>
+        getWebhookEndpoint(deps, merchantId, params.endpointId.toLowerCase()),
+      );
       return c.json(endpointView(endpoint, deps.clock.now()));
     },
     mountedAt,
@@ -183,9 +174,9 @@ export function adminWebhookRoutes(admin: Hono, deps: WebhookDeps & { merchants:
     admin,
     adminWebhookApi.adminUpdateWebhookEndpoint,
     async (c, { params, body }) => {
-      const endpoint = await merchantOf(params.id)
-        .then((merchantId) => updateWebhookEndpoint(deps, merchantId, params.endpointId.toLowerCase(), body))
-        .catch(toProblem);
+      const endpoint = await merchantOf(params.id).then((merchantId) =>
+        updateWebhookEndpoint(deps, merchantId, params.endpointId.toLowerCase(), body),
+      );
       return c.json(endpointView(endpoint, deps.clock.now()));
     },
     mountedAt,
@@ -194,9 +185,9 @@ export function adminWebhookRoutes(admin: Hono, deps: WebhookDeps & { merchants:
     admin,
     adminWebhookApi.adminRotateWebhookSecret,
     async (c, { params }) => {
-      const rotated = await merchantOf(params.id)
-        .then((merchantId) => rotateWebhookSecret(deps, merchantId, params.endpointId.toLowerCase()))
-        .catch(toProblem);
+      const rotated = await merchantOf(params.id).then((merchantId) =>
+        rotateWebhookSecret(deps, merchantId, params.endpointId.toLowerCase()),
+      );
       return c.json({
         secret: rotated.secret,
         previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString(),
@@ -208,9 +199,9 @@ export function adminWebhookRoutes(admin: Hono, deps: WebhookDeps & { merchants:
     admin,
     adminWebhookApi.adminTestWebhookEndpoint,
     async (c, { params }) => {
-      const queued = await merchantOf(params.id)
-        .then((merchantId) => sendTestEvent(deps, merchantId, params.endpointId.toLowerCase()))
-        .catch(toProblem);
+      const queued = await merchantOf(params.id).then((merchantId) =>
+        sendTestEvent(deps, merchantId, params.endpointId.toLowerCase()),
+      );
       return c.json({ ...queued, status: 'pending' as const }, 202);
     },
     mountedAt,
@@ -219,9 +210,9 @@ export function adminWebhookRoutes(admin: Hono, deps: WebhookDeps & { merchants:
     admin,
     adminWebhookApi.adminDeleteWebhookEndpoint,
     async (c, { params }) => {
-      await merchantOf(params.id)
-        .then((merchantId) => deleteWebhookEndpoint(deps, merchantId, params.endpointId.toLowerCase()))
-        .catch(toProblem);
+      await merchantOf(params.id).then((merchantId) =>
+        deleteWebhookEndpoint(deps, merchantId, params.endpointId.toLowerCase()),
+      );
       return c.body(null, 204);
     },
     mountedAt,
