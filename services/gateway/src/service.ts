@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
 import { answerMethodNotAllowed, createApp } from '@payrail/http';
+import { postgresUnitOfWork } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { hashToken } from './application/api-tokens';
 import { loadConfig, retryDelaysMs } from './config';
@@ -14,7 +15,11 @@ import { merchantWebhookRoutes } from './adapters/http/webhook-routes';
 import { recordWebhookEventsOnEvents } from './adapters/messaging/record-webhook-events-on-events.consumer';
 import { inbox } from './adapters/postgres/schema';
 import { secretSealer } from './adapters/postgres/secret-sealer';
-import { postgresWebhookStore, webhookConsumerUnitOfWork } from './adapters/postgres/webhook-store';
+import { postgresCreatedLinkRecorder } from './adapters/postgres/created-link-recorder';
+import { webhookStores } from './adapters/postgres/stores';
+import { postgresWebhookDeliveryStore } from './adapters/postgres/webhook-delivery-store';
+import { postgresWebhookEndpointStore } from './adapters/postgres/webhook-endpoint-store';
+import { postgresWebhookEventLog } from './adapters/postgres/webhook-event-log';
 import { httpWebhookSender } from './adapters/webhooks/http-sender';
 import type { WebhookDeps } from './application/webhooks/deps';
 import { createDeliveryWorker } from './application/webhooks/deliver-webhooks';
@@ -59,13 +64,11 @@ export const gatewayService: ServiceDefinition = {
       if (!(await merchants.ensureMerchantWithOnlyToken(DEMO_MERCHANT, hashToken(demoToken), clock.now())))
         throw new Error('DEMO_API_TOKEN is already the token of another merchant: choose another UUID');
     }
-    const webhookStore = postgresWebhookStore(
-      database.db,
-      secretSealer(settings.WEBHOOK_ENCRYPTION_KEY ?? internalSecret),
-    );
+    const sealer = secretSealer(settings.WEBHOOK_ENCRYPTION_KEY ?? internalSecret);
+    const deliveries = postgresWebhookDeliveryStore(database.db, sealer);
     const worker = createDeliveryWorker(
       {
-        webhooks: webhookStore,
+        deliveries,
         send: httpWebhookSender({
           timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
           allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -82,7 +85,9 @@ export const gatewayService: ServiceDefinition = {
       },
     );
     const webhooks: WebhookDeps = {
-      webhooks: webhookStore,
+      endpoints: postgresWebhookEndpointStore(database.db, sealer),
+      deliveries,
+      eventLog: postgresWebhookEventLog(database.db),
       clock,
       allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       deliveriesQueued: () => worker.wake(),
@@ -119,6 +124,9 @@ export const gatewayService: ServiceDefinition = {
     merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
 
+    const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: webhookStores });
+    const createdLinks = postgresCreatedLinkRecorder(database.db, inbox);
+
     let purgeTimer: NodeJS.Timeout | undefined;
     const purge = async () => {
       try {
@@ -137,9 +145,7 @@ export const gatewayService: ServiceDefinition = {
         // The merchant cache (PostgreSQL) and the consumer (RabbitMQ) at the same time.
         await Promise.all([
           merchants.start(),
-          bus.subscribe(
-            recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(database.db, inbox), () => worker.wake()),
-          ),
+          bus.subscribe(recordWebhookEventsOnEvents(unitOfWork, createdLinks, () => worker.wake())),
         ]);
         if (settings.WEBHOOK_DELIVERY_WORKER) worker.start();
         purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);

@@ -19,7 +19,8 @@ import {
 } from '../../application/webhooks/endpoints';
 import { MerchantNotFound } from '../../domain/errors';
 import type { MerchantStore } from '../../ports/merchant-store';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../ports/webhook-store';
+import type { WebhookDeliveryRecord } from '../../ports/webhook-delivery-store';
+import type { WebhookEndpointRecord } from '../../ports/webhook-endpoint-store';
 
 /** An endpoint as responses show it: never a secret, a password or a header value. */
 export function endpointView(endpoint: WebhookEndpointRecord, now: Date) {
