@@ -113,6 +113,8 @@ describe('GET /api/events', () => {
 
     const cancelled = await call(gateway, 'GET', '/api/events?type=LINK_CANCELLED', { token });
     expect(cancelled.body.events.map((event: { id: string }) => event.id)).toEqual([recent?.id]);
+    // The page's bytes: the envelope's text as it was logged, in the page's JSON.
+    expect(cancelled.text).toBe(`{"events":[${recent?.body}],"nextCursor":"${recent?.seq}","hasMore":false}`);
     const refused = await call(gateway, 'GET', '/api/events?after=abc', { token });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].path).toBe('after');

@@ -1,6 +1,7 @@
 import { adminWebhookApi, webhookApi } from '@payrail/contracts';
-import { route } from '@payrail/http';
+import { jsonAnswer, route } from '@payrail/http';
 import type { Context, Env, Hono } from 'hono';
+import type { z } from 'zod';
 import type { WebhookDeps } from '../../application/webhooks/deps';
 import {
   listEvents,
@@ -21,6 +22,7 @@ import { MerchantNotFound } from '../../domain/errors';
 import type { MerchantStore } from '../../ports/merchant-store';
 import type { WebhookDeliveryRecord } from '../../ports/webhook-delivery-store';
 import type { WebhookEndpointRecord } from '../../ports/webhook-endpoint-store';
+import type { LoggedEvent } from '../../ports/webhook-event-log';
 
 /** An endpoint as responses show it: never a secret, a password or a header value. */
 export function endpointView(endpoint: WebhookEndpointRecord, now: Date) {
@@ -65,6 +67,27 @@ function deliveryView(delivery: WebhookDeliveryRecord) {
     createdAt: delivery.createdAt.toISOString(),
     deliveredAt: delivery.deliveredAt?.toISOString() ?? null,
   };
+}
+
+/** A page of `GET /api/events` as its schema takes it, and one of its envelopes. */
+type EventPage = z.input<(typeof webhookApi.listEvents.responses)[200]['schema']>;
+type EnvelopeAnswer = EventPage['events'][number];
+
+/**
+ * An envelope of the log as a page of `GET /api/events` answers it: the JSON text it was sent as (written
+ * once by `serializeEnvelope`, amounts as numbers with two decimals), kept as it is. Typed as the schema's
+ * envelope, which that text is, so that `route()` checks the page around it.
+ */
+class SentEnvelope {
+  constructor(readonly text: string) {}
+}
+
+const asSent = (event: LoggedEvent) => new SentEnvelope(event.body) as unknown as EnvelopeAnswer;
+
+/** The page's JSON with each envelope's text in it, byte for byte. */
+function writeEventPage(page: EventPage): string {
+  const envelopes = page.events.map((envelope) => (envelope as unknown as SentEnvelope).text);
+  return `{"events":[${envelopes.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore}}`;
 }
 
 const merchantIdOf = (c: Context) => (c.get('merchant' as never) as { merchantId: string }).merchantId;
@@ -123,10 +146,8 @@ export function merchantWebhookRoutes<E extends Env>(app: Hono<E>, deps: Webhook
   route(app, webhookApi.listEvents, async (c, { query }) => {
     const page = await listEvents(deps, merchantIdOf(c), query);
     // The envelopes as they were sent (amounts written as numbers with two decimals), byte for byte.
-    const text = `{"events":[${page.events.map((event) => event.body).join(',')}],"nextCursor":${JSON.stringify(
-      page.nextCursor,
-    )},"hasMore":${page.hasMore}}`;
-    return c.body(text, 200, { 'content-type': 'application/json' });
+    const answer = { events: page.events.map(asSent), nextCursor: page.nextCursor, hasMore: page.hasMore };
+    return jsonAnswer(c, answer, 200, writeEventPage);
   });
 }
 
