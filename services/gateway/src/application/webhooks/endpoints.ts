@@ -7,7 +7,12 @@ import {
   WEBHOOK_TEST_KIND,
 } from '@payrail/contracts';
 import { InvalidWebhookEndpoint, WebhookEndpointNotFound } from '../../domain/errors';
-import { envelopeData, serializeEnvelope, type WebhookEnvelope } from '../../domain/webhooks/envelope';
+import {
+  emptyEnvelopeBase,
+  envelopeData,
+  serializeEnvelope,
+  type WebhookEnvelope,
+} from '../../domain/webhooks/envelope';
 import { envelopeId } from './envelope-id';
 import { refusedWebhookUrl } from './network';
 import { newSigningSecret } from './signature';
@@ -134,22 +139,7 @@ export async function sendTestEvent(
     event: WEBHOOK_TEST_KIND,
     createdAt: now.toISOString(),
     // The base fields as a receiver's table needs them, and nothing that reads as a payment.
-    data: envelopeData(
-      WEBHOOK_TEST_KIND,
-      {
-        txId: null,
-        payRequestId: null,
-        currency: null,
-        customIdentifier: '',
-        customIdentifier2: '',
-        label: null,
-        subscriptionId: null,
-        subscriptionTotalPeriods: null,
-        subscriptionPayedPeriod: null,
-      },
-      null,
-      { endpointId: endpoint.id },
-    ),
+    data: envelopeData(WEBHOOK_TEST_KIND, emptyEnvelopeBase(), null, { endpointId: endpoint.id }),
   };
   const event = await deps.eventLog.appendEvent({
     id: envelope.id,

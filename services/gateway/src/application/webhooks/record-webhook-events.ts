@@ -11,6 +11,7 @@ import {
   type EnvelopeBase,
   type EnvelopeData,
   type EnvelopeValue,
+  emptyEnvelopeBase as emptyBase,
   envelopeData,
   identifierOrEmpty,
   JsonDecimal,
@@ -51,18 +52,6 @@ interface Draft {
   orderingKey: string;
   data: EnvelopeData;
 }
-
-const emptyBase = (): EnvelopeBase => ({
-  txId: null,
-  payRequestId: null,
-  currency: null,
-  customIdentifier: '',
-  customIdentifier2: '',
-  label: null,
-  subscriptionId: null,
-  subscriptionTotalPeriods: null,
-  subscriptionPayedPeriod: null,
-});
 
 /**
  * What the projection knows of a link (and its subscription); one link's events share its ordering key.
