@@ -13,6 +13,7 @@ import { getMerchant } from './application/get-merchant';
 import { issueApiToken } from './application/issue-api-token';
 import { revokeApiToken } from './application/revoke-api-token';
 import { updateMerchant } from './application/update-merchant';
+import { loadCliConfig } from './config';
 import { ApiTokenNotFound, InvalidMerchantSettings, MerchantNotFound } from './domain/errors';
 import { gatewayService } from './service';
 
@@ -47,7 +48,8 @@ const OPTIONS = {
 } as const;
 
 export interface CliIo {
-  env: Record<string, string | undefined>;
+  /** The environment the CLI reads `DATABASE_URL` from (`config.ts`); by default the process's. */
+  env?: Record<string, string | undefined>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
@@ -154,7 +156,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr('not found: ids are UUIDs\n');
     return 1;
   }
-  const url = io.env.DATABASE_URL;
+  const url = loadCliConfig(io.env).DATABASE_URL;
   if (!url) {
     io.stderr('DATABASE_URL is not set: the CLI works on the gateway database (postgres://...)\n');
     return 2;
@@ -176,11 +178,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return 2;
     }
     if (error instanceof InvalidMerchantSettings) {
-      io.stderr(`invalid settings:\n  ${error.field}: ${error.message}\n`);
+      io.stderr(`invalid settings:\n  ${error.field}: ${error.reason}\n`);
       return 2;
     }
-    if (error instanceof MerchantNotFound || error instanceof ApiTokenNotFound) {
-      io.stderr(`not found: ${error.message}\n`);
+    if (error instanceof MerchantNotFound) {
+      io.stderr(`not found: Merchant ${error.merchantId} not found\n`);
+      return 1;
+    }
+    if (error instanceof ApiTokenNotFound) {
+      io.stderr(`not found: API token ${error.tokenId} not found\n`);
       return 1;
     }
     io.stderr(`failed: ${(error as Error).message}\n`);
@@ -192,7 +198,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 if (typeof require !== 'undefined' && require.main === module) {
   runCli(process.argv.slice(2), {
-    env: process.env,
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
   }).then((code) => process.exit(code));

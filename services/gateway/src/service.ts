@@ -1,15 +1,10 @@
 import path from 'node:path';
-import type { MerchantContext } from '@payrail/contracts';
-import { ConfigError, env as envRules, parseConfig } from '@payrail/config';
-import {
-  answerMethodNotAllowed,
-  createApp,
-  DEFAULT_UPSTREAM_TIMEOUT_MS,
-  maxBodyBytesFrom,
-} from '@payrail/http';
+import { GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
+import { answerMethodNotAllowed, createApp } from '@payrail/http';
+import { postgresUnitOfWork } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
-import { z } from 'zod';
-import { hashToken, looksLikeToken } from './application/api-tokens';
+import { hashToken } from './application/api-tokens';
+import { loadConfig, retryDelaysMs } from './config';
 import { devMailboxRoute } from './adapters/http/dev-mailbox';
 import { docsRoutes } from './adapters/http/docs';
 import { idempotency } from './adapters/http/idempotency';
@@ -20,16 +15,15 @@ import { merchantWebhookRoutes } from './adapters/http/webhook-routes';
 import { recordWebhookEventsOnEvents } from './adapters/messaging/record-webhook-events-on-events.consumer';
 import { inbox } from './adapters/postgres/schema';
 import { secretSealer } from './adapters/postgres/secret-sealer';
-import { postgresWebhookStore, webhookConsumerUnitOfWork } from './adapters/postgres/webhook-store';
+import { postgresCreatedLinkRecorder } from './adapters/postgres/created-link-recorder';
+import { webhookStores } from './adapters/postgres/stores';
+import { postgresWebhookDeliveryStore } from './adapters/postgres/webhook-delivery-store';
+import { postgresWebhookEndpointStore } from './adapters/postgres/webhook-endpoint-store';
+import { postgresWebhookEventLog } from './adapters/postgres/webhook-event-log';
 import { httpWebhookSender } from './adapters/webhooks/http-sender';
 import type { WebhookDeps } from './application/webhooks/deps';
 import { createDeliveryWorker } from './application/webhooks/deliver-webhooks';
 import { purgeExpiredEvents } from './application/webhooks/delivery-log';
-import {
-  DEFAULT_RETRY_SCHEDULE,
-  DEFAULT_RETRY_WINDOW,
-  parseRetrySchedule,
-} from './domain/webhooks/retry-schedule';
 import { postgresIdempotencyStore } from './adapters/postgres/idempotency-store';
 import { cachedMerchantStore } from './adapters/postgres/cached-merchant-store';
 import { postgresMerchantStore } from './adapters/postgres/merchant-store';
@@ -50,64 +44,31 @@ export const DEMO_MERCHANT: MerchantContext = {
   processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
 };
 
-const gatewayEnvSchema = z.object({
-  /** How long a forwarded call may take, answer included, before the merchant gets a 504. */
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_UPSTREAM_TIMEOUT_MS),
-  /** How long a live Api-Token's merchant is cached (revocations reach every replica at once by NOTIFY); 0: off. */
-  TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
-  /** Delays between webhook attempts; a trailing `...` repeats the last until `WEBHOOK_RETRY_WINDOW`. */
-  WEBHOOK_RETRY_SCHEDULE: z.string().default(DEFAULT_RETRY_SCHEDULE),
-  WEBHOOK_RETRY_WINDOW: z.string().default(DEFAULT_RETRY_WINDOW),
-  /** A receiver that has not answered by then has failed this attempt. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
-  /** Development and tests only: lets endpoints point at loopback, private and link-local addresses. */
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: envRules.boolean(false),
-  /** Seals webhook secrets and receiver credentials at rest; default: derived from INTERNAL_SECRET. */
-  WEBHOOK_ENCRYPTION_KEY: envRules.secret().optional(),
-  /** Whether this process sends webhooks (replicas may leave it to others; every replica may do it). */
-  WEBHOOK_DELIVERY_WORKER: envRules.boolean(true),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).default(32),
-  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(4),
-  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
-});
-
 /** Expired idempotency records (and events past their 30 days) are purged this often. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
-
-function retryDelaysFrom(schedule: string, window: string): number[] {
-  try {
-    return parseRetrySchedule(schedule, window);
-  } catch (error) {
-    throw new ConfigError(`Invalid environment:\n  WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`, [
-      'WEBHOOK_RETRY_SCHEDULE',
-    ]);
-  }
-}
 
 /** The only public edge: authenticates merchants and operators, and forwards to the owning service. */
 export const gatewayService: ServiceDefinition = {
   name: 'gateway',
   defaultPort: 3000,
   database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  loadConfig,
   async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
-    const settings = parseConfig(gatewayEnvSchema, env);
+    const settings = loadConfig(env);
     const merchants = cachedMerchantStore(postgresMerchantStore(database.db), database, logger, {
       ttlMs: settings.TOKEN_CACHE_TTL_MS,
     });
     const idempotencyStore = postgresIdempotencyStore(database.db, { secret: internalSecret });
-    const demoToken = env.DEMO_API_TOKEN;
+    const demoToken = settings.DEMO_API_TOKEN;
     if (demoToken) {
-      if (!looksLikeToken(demoToken)) throw new Error('DEMO_API_TOKEN must be a UUID');
       if (!(await merchants.ensureMerchantWithOnlyToken(DEMO_MERCHANT, hashToken(demoToken), clock.now())))
         throw new Error('DEMO_API_TOKEN is already the token of another merchant: choose another UUID');
     }
-    const webhookStore = postgresWebhookStore(
-      database.db,
-      secretSealer(settings.WEBHOOK_ENCRYPTION_KEY ?? internalSecret),
-    );
+    const sealer = secretSealer(settings.WEBHOOK_ENCRYPTION_KEY ?? internalSecret);
+    const deliveries = postgresWebhookDeliveryStore(database.db, sealer);
     const worker = createDeliveryWorker(
       {
-        webhooks: webhookStore,
+        deliveries,
         send: httpWebhookSender({
           timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
           allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -116,7 +77,7 @@ export const gatewayService: ServiceDefinition = {
         logger,
       },
       {
-        retryDelaysMs: retryDelaysFrom(settings.WEBHOOK_RETRY_SCHEDULE, settings.WEBHOOK_RETRY_WINDOW),
+        retryDelaysMs: retryDelaysMs(settings),
         concurrency: settings.WEBHOOK_CONCURRENCY,
         perEndpointConcurrency: settings.WEBHOOK_ENDPOINT_CONCURRENCY,
         pollIntervalMs: settings.WEBHOOK_POLL_INTERVAL_MS,
@@ -124,7 +85,9 @@ export const gatewayService: ServiceDefinition = {
       },
     );
     const webhooks: WebhookDeps = {
-      webhooks: webhookStore,
+      endpoints: postgresWebhookEndpointStore(database.db, sealer),
+      deliveries,
+      eventLog: postgresWebhookEventLog(database.db),
       clock,
       allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       deliveriesQueued: () => worker.wake(),
@@ -132,7 +95,8 @@ export const gatewayService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'gateway',
       logger,
-      maxBodyBytes: maxBodyBytesFrom(env),
+      errors: GATEWAY_ERRORS,
+      maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
     app.route('/', docsRoutes());
@@ -143,7 +107,7 @@ export const gatewayService: ServiceDefinition = {
       adminRoutes({
         merchants,
         clock,
-        adminToken: env.ADMIN_TOKEN || undefined,
+        adminToken: settings.ADMIN_TOKEN,
         upstream,
         forward,
         webhooks,
@@ -159,6 +123,9 @@ export const gatewayService: ServiceDefinition = {
     merchantWebhookRoutes(app, webhooks);
     merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
+
+    const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: webhookStores });
+    const createdLinks = postgresCreatedLinkRecorder(database.db, inbox);
 
     let purgeTimer: NodeJS.Timeout | undefined;
     const purge = async () => {
@@ -178,9 +145,7 @@ export const gatewayService: ServiceDefinition = {
         // The merchant cache (PostgreSQL) and the consumer (RabbitMQ) at the same time.
         await Promise.all([
           merchants.start(),
-          bus.subscribe(
-            recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(database.db, inbox), () => worker.wake()),
-          ),
+          bus.subscribe(recordWebhookEventsOnEvents(unitOfWork, createdLinks, () => worker.wake())),
         ]);
         if (settings.WEBHOOK_DELIVERY_WORKER) worker.start();
         purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);

@@ -59,8 +59,10 @@ export const COMMON_ERRORS = {
   INTERNAL_ERROR: { status: 500, description: 'An unexpected error.', detail: 'Internal error' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
-/** The gateway's own (operator API). */
+/** The gateway's own (operator API, webhooks). */
 export const GATEWAY_ERRORS = {
+  // A merchant's settings that cannot go together, a webhook URL on a private network: 400 on the field.
+  VALIDATION_ERROR: COMMON_ERRORS.VALIDATION_ERROR,
   MERCHANT_NOT_FOUND: { status: 404, description: 'No such merchant.', detail: 'Merchant not found' },
   API_TOKEN_NOT_FOUND: {
     status: 404,

@@ -1,55 +1,51 @@
-import type { GatewayErrorCode } from '@payrail/contracts';
+import { DomainError, type GatewayErrorCode } from '@payrail/contracts';
 
-/** The operator asked for settings that cannot go together (HTTP 400 on the field). */
-export class InvalidMerchantSettings extends Error {
+/**
+ * The gateway's domain errors: each code is one of `GATEWAY_ERRORS` (`libs/contracts`), the table
+ * `service.ts` gives the app, which answers each error with its status; the message is the `detail`.
+ */
+export abstract class GatewayError extends DomainError<GatewayErrorCode> {}
+
+/** The operator asked for settings that cannot go together (400 on the field). */
+export class InvalidMerchantSettings extends GatewayError {
   constructor(
     readonly field: string,
-    message: string,
+    readonly reason: string,
   ) {
-    super(message);
-    this.name = 'InvalidMerchantSettings';
+    super('VALIDATION_ERROR', reason, [{ path: field, message: reason }]);
   }
 }
 
-export class MerchantNotFound extends Error {
-  readonly code = 'MERCHANT_NOT_FOUND' satisfies GatewayErrorCode;
+export class MerchantNotFound extends GatewayError {
   constructor(readonly merchantId: string) {
-    super(`Merchant ${merchantId} not found`);
-    this.name = 'MerchantNotFound';
+    super('MERCHANT_NOT_FOUND', 'Merchant not found');
   }
 }
 
-export class ApiTokenNotFound extends Error {
-  readonly code = 'API_TOKEN_NOT_FOUND' satisfies GatewayErrorCode;
+export class ApiTokenNotFound extends GatewayError {
   constructor(readonly tokenId: string) {
-    super(`API token ${tokenId} not found`);
-    this.name = 'ApiTokenNotFound';
+    super('API_TOKEN_NOT_FOUND', 'API token not found');
   }
 }
 
-export class WebhookEndpointNotFound extends Error {
-  readonly code = 'WEBHOOK_ENDPOINT_NOT_FOUND' satisfies GatewayErrorCode;
+export class WebhookEndpointNotFound extends GatewayError {
   constructor(readonly endpointId: string) {
-    super(`Webhook endpoint ${endpointId} not found`);
-    this.name = 'WebhookEndpointNotFound';
+    super('WEBHOOK_ENDPOINT_NOT_FOUND', 'Webhook endpoint not found');
   }
 }
 
-export class WebhookDeliveryNotFound extends Error {
-  readonly code = 'WEBHOOK_DELIVERY_NOT_FOUND' satisfies GatewayErrorCode;
+export class WebhookDeliveryNotFound extends GatewayError {
   constructor(readonly deliveryId: string) {
-    super(`Webhook delivery ${deliveryId} not found`);
-    this.name = 'WebhookDeliveryNotFound';
+    super('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery not found');
   }
 }
 
-/** A webhook endpoint setting that cannot be accepted (a URL on a private network): HTTP 400 on the field. */
-export class InvalidWebhookEndpoint extends Error {
+/** A webhook endpoint setting that cannot be accepted (a URL on a private network): 400 on the field. */
+export class InvalidWebhookEndpoint extends GatewayError {
   constructor(
     readonly field: string,
-    message: string,
+    readonly reason: string,
   ) {
-    super(message);
-    this.name = 'InvalidWebhookEndpoint';
+    super('VALIDATION_ERROR', `${field} ${reason}`, [{ path: field, message: reason }]);
   }
 }

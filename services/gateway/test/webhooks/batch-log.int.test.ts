@@ -6,15 +6,20 @@ import type { ServiceUnderTest } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  recordWebhookEventsOnEvents,
   WEBHOOK_EVENTS_BATCH,
   WEBHOOK_EVENTS_CONSUMER,
 } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
 import { inbox } from '../../src/adapters/postgres/schema';
-import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
-import { postgresWebhookStore, webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
+import { postgresWebhookProjectionStore } from '../../src/adapters/postgres/webhook-projection-store';
 import { countingDatabase } from './statement-counter';
-import { createEndpoint, createMerchant, freshId, publishEveryKind, startWebhookGateway } from './support';
+import {
+  createEndpoint,
+  createMerchant,
+  freshId,
+  publishEveryKind,
+  startWebhookGateway,
+  webhookEventsConsumer,
+} from './support';
 
 // The consumer's batch path appends the same log as the messages recorded one by one, with a few
 // statements per batch rather than a dozen per charge.
@@ -183,7 +188,7 @@ function subscriptionStart(merchantId: string, installments: number) {
 
 function consumerOn(db = gateway.database.db) {
   let wakes = 0;
-  const subscription = recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(db, inbox), () => {
+  const subscription = webhookEventsConsumer(db, () => {
     wakes += 1;
   });
   return { subscription, wakes: () => wakes };
@@ -347,7 +352,7 @@ describe('the webhook-events consumer, batch path', () => {
   });
 
   it("keeps the transaction an older gateway recorded for an older subscriptions' installment.paid", async () => {
-    const store = postgresWebhookStore(gateway.database.db, secretSealer('test'));
+    const projection = postgresWebhookProjectionStore(gateway.database.db);
     const [merchant] = merchants as [(typeof merchants)[0]];
     const plan = subscriptionStart(merchant.merchantId, 3);
     await together(consumerOn().subscription.handler, plan.messages);
@@ -357,9 +362,9 @@ describe('the webhook-events consumer, batch path', () => {
       sql`update gateway.webhook_installments set tx_id = 'OLD-AUTH' where installment_id = ${second}`,
     );
     // Saving it again (a batch, or installments.scheduled one by one) changes its place, not its transaction.
-    await store.inTransaction((writer) =>
-      writer.saveInstallments([{ installmentId: second, subscriptionId: plan.subscriptionId, number: 2 }]),
-    );
+    await projection.saveInstallments([
+      { installmentId: second, subscriptionId: plan.subscriptionId, number: 2 },
+    ]);
     // An older subscriptions' installment.paid carries no txId: the recorded one is told.
     const [older] = charge(merchant.merchantId, plan.subscriptionId, second, 2);
     const body = JSON.parse((older as DeliveredMessage).body);
@@ -379,7 +384,7 @@ describe('the webhook-events consumer, batch path', () => {
       { installment: second, tx: 'OLD-AUTH' },
       { installment: third, tx: `AUTH-${third}` },
     ]);
-    expect(await store.inTransaction((writer) => writer.findInstallment(second))).toEqual({
+    expect(await projection.findInstallment(second)).toEqual({
       installmentId: second,
       subscriptionId: plan.subscriptionId,
       number: 2,

@@ -6,7 +6,8 @@ import { createTestDatabase, type TestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
-import { postgresWebhookStore } from '../../src/adapters/postgres/webhook-store';
+import { postgresWebhookEndpointStore } from '../../src/adapters/postgres/webhook-endpoint-store';
+import { postgresWebhookEventLog } from '../../src/adapters/postgres/webhook-event-log';
 
 // An endpoint registered before new endpoints defaulted to the payment events had no filter (null: every
 // kind). The migration that brought the default writes those as `["*"]`, so they keep getting everything:
@@ -75,18 +76,16 @@ it('an endpoint stored with no filter (every kind) keeps every kind after the mi
   ]);
 
   // And it is still sent every kind: an envelope of a kind it never named is queued for it, not for the other.
-  const store = postgresWebhookStore(handle.db, sealer);
-  expect((await store.findEndpoint(merchantId, everything))?.events).toEqual(['*']);
-  await store.inTransaction((writer) =>
-    writer.appendEvent({
-      id: 'evt_migrated000000000000001',
-      merchantId,
-      kind: 'SUBSCRIPTION_ACTIVATED',
-      orderingKey: 'subscription:1',
-      body: '{}',
-      createdAt: new Date(),
-    }),
-  );
+  const endpoints = postgresWebhookEndpointStore(handle.db, sealer);
+  expect((await endpoints.findEndpoint(merchantId, everything))?.events).toEqual(['*']);
+  await postgresWebhookEventLog(handle.db).appendEvent({
+    id: 'evt_migrated000000000000001',
+    merchantId,
+    kind: 'SUBSCRIPTION_ACTIVATED',
+    orderingKey: 'subscription:1',
+    body: '{}',
+    createdAt: new Date(),
+  });
   const queued = rowsOf<{ endpoint_id: string }>(
     await handle.db.execute(sql`select endpoint_id from gateway.webhook_deliveries`),
   );

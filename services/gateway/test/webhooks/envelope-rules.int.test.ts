@@ -4,9 +4,6 @@ import type { DeliveredMessage, MessageBus } from '@payrail/messaging';
 import type { ServiceUnderTest } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordWebhookEventsOnEvents } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
-import { inbox } from '../../src/adapters/postgres/schema';
-import { webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
 import { ENVELOPE_MONEY } from '../../src/domain/webhooks/envelope';
 import {
   call,
@@ -15,6 +12,7 @@ import {
   freshId,
   publishEveryKind,
   startWebhookGateway,
+  webhookEventsConsumer,
 } from './support';
 
 // The envelope as receivers in the field store it: one row per notification in a strict table, "paid"
@@ -64,8 +62,7 @@ function message<T extends EventType>(type: T, data: EventInput<T>): DeliveredMe
   return { id: event.id, type, body: JSON.stringify(event), headers: {}, attempt: 1 };
 }
 
-const handler = () =>
-  recordWebhookEventsOnEvents(webhookConsumerUnitOfWork(gateway.database.db, inbox), () => {}).handler;
+const handler = () => webhookEventsConsumer(gateway.database.db).handler;
 
 async function oneByOne(messages: DeliveredMessage[]) {
   const handle = handler();

@@ -3,8 +3,7 @@ import { rowsOf } from '@payrail/db';
 import type { ServiceUnderTest } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
-import { postgresWebhookStore } from '../../src/adapters/postgres/webhook-store';
+import { postgresWebhookEventLog, webhookEventLogIn } from '../../src/adapters/postgres/webhook-event-log';
 import { purgeExpiredEvents } from '../../src/application/webhooks/delivery-log';
 import { call, createEndpoint, createMerchant, startWebhookGateway } from './support';
 
@@ -36,7 +35,6 @@ describe('GET /api/events', () => {
   it('pages through 10,000 events, written concurrently, without a gap or a repeat', async () => {
     const { merchantId, token } = await createMerchant(gateway);
     const other = await createMerchant(gateway, 'Other');
-    const store = postgresWebhookStore(gateway.database.db, secretSealer('test'));
     const written: string[] = [];
     let next = 0;
     // Each writer commits a batch at a time, as a busy consumer would; batches of concurrent writers
@@ -50,7 +48,8 @@ describe('GET /api/events', () => {
           // Another merchant's events interleave: they are not this merchant's.
           return { id, index, owner: index % 10 === 0 ? other.merchantId : merchantId };
         });
-        await store.inTransaction(async (log) => {
+        await gateway.database.db.transaction(async (tx) => {
+          const log = webhookEventLogIn(tx);
           for (const { id, index, owner } of batch) {
             await log.appendEvent({
               id,
@@ -102,12 +101,10 @@ describe('GET /api/events', () => {
   it('filters by type, refuses a malformed cursor, and keeps 30 days', async () => {
     const { merchantId, token } = await createMerchant(gateway, 'Retention');
     await createEndpoint(gateway, token, { url: 'https://hooks.example.com/x' });
-    const store = postgresWebhookStore(gateway.database.db, secretSealer('test'));
+    const log = postgresWebhookEventLog(gateway.database.db);
     const append = (kind: string, createdAt: Date) => {
       const id = `evt_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-      return store.inTransaction((log) =>
-        log.appendEvent({ id, merchantId, kind, orderingKey: id, body: envelopeBody(id, 1), createdAt }),
-      );
+      return log.appendEvent({ id, merchantId, kind, orderingKey: id, body: envelopeBody(id, 1), createdAt });
     };
     const now = Date.now();
     const old = await append('LINK_EXPIRED', new Date(now - 31 * 86_400_000));
@@ -116,11 +113,13 @@ describe('GET /api/events', () => {
 
     const cancelled = await call(gateway, 'GET', '/api/events?type=LINK_CANCELLED', { token });
     expect(cancelled.body.events.map((event: { id: string }) => event.id)).toEqual([recent?.id]);
+    // The page's bytes: the envelope's text as it was logged, in the page's JSON.
+    expect(cancelled.text).toBe(`{"events":[${recent?.body}],"nextCursor":"${recent?.seq}","hasMore":false}`);
     const refused = await call(gateway, 'GET', '/api/events?after=abc', { token });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].path).toBe('after');
 
-    const purged = await purgeExpiredEvents({ webhooks: store, clock: { now: () => new Date(now) } });
+    const purged = await purgeExpiredEvents({ eventLog: log, clock: { now: () => new Date(now) } });
     expect(purged).toBeGreaterThanOrEqual(1);
     const left = await call(gateway, 'GET', '/api/events', { token });
     const ids = left.body.events.map((event: { id: string }) => event.id);

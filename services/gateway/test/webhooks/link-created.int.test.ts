@@ -4,9 +4,9 @@ import type { ServiceUnderTest } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inbox } from '../../src/adapters/postgres/schema';
-import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
-import { postgresWebhookStore, webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
-import type { ProjectedLink } from '../../src/ports/webhook-store';
+import { postgresCreatedLinkRecorder } from '../../src/adapters/postgres/created-link-recorder';
+import { postgresWebhookProjectionStore } from '../../src/adapters/postgres/webhook-projection-store';
+import type { ProjectedLink } from '../../src/ports/webhook-projection';
 import { createMerchant, freshId, startWebhookGateway } from './support';
 
 // `link.created` is recorded in one statement (inbox row and projected link together): once per
@@ -51,15 +51,15 @@ describe('link.created in one statement', () => {
   it('saves the link with its inbox row, once per message', async () => {
     const { merchantId } = await createMerchant(gateway);
     const db = gateway.database.db;
-    const store = postgresWebhookStore(db, secretSealer('test'));
+    const projection = postgresWebhookProjectionStore(db);
     const linkId = freshId();
-    const save = webhookConsumerUnitOfWork(db, inbox).linkSaverFor(CONSUMER, () =>
+    const save = postgresCreatedLinkRecorder(db, inbox).handlerFor(CONSUMER, () =>
       linkOf(linkId, merchantId),
     );
     const first = `msg-${linkId}-a`;
 
     await save(message(first));
-    const link = () => store.inTransaction((writer) => writer.findLink(linkId));
+    const link = () => projection.findLink(linkId);
     expect(await link()).toMatchObject({ ...linkOf(linkId, merchantId) });
     const inboxRows = async (id: string) =>
       rowsOf<{ n: number }>(
@@ -70,7 +70,7 @@ describe('link.created in one statement', () => {
     expect(await inboxRows(first)).toBe(1);
 
     // Paid since, and part of a subscription: a redelivery of the creation must not undo it.
-    await store.inTransaction((writer) => writer.setLinkStatus(linkId, 200, 'A-1'));
+    await projection.setLinkStatus(linkId, 200, 'A-1');
     await db.execute(sql`update gateway.webhook_links set subscription_id = 77 where link_id = ${linkId}`);
     await save(message(first));
     expect(await link()).toMatchObject({ statusId: 200, txId: 'A-1', subscriptionId: 77 });

@@ -1,7 +1,7 @@
 import type { ServiceUnderTest } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadProjectionStatement } from '../../src/adapters/postgres/webhook-store';
+import { loadProjectionStatement } from '../../src/adapters/postgres/webhook-projection-store';
 import { startWebhookGateway } from './support';
 
 // The event log reads a batch's projection rows (links, subscriptions, installments) once per batch. At a

@@ -4,15 +4,11 @@ import type { DeliveredMessage } from '@payrail/messaging';
 import type { ServiceUnderTest } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  recordWebhookEventsOnEvents,
-  WEBHOOK_EVENTS_CONSUMER,
-} from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
+import { WEBHOOK_EVENTS_CONSUMER } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
 import { inbox } from '../../src/adapters/postgres/schema';
-import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
-import { postgresWebhookStore, webhookConsumerUnitOfWork } from '../../src/adapters/postgres/webhook-store';
+import { postgresWebhookEventLog } from '../../src/adapters/postgres/webhook-event-log';
 import { linkCreatedEvent, linkPaidEvent } from './link-events';
-import { createMerchant, freshId, startWebhookGateway } from './support';
+import { createMerchant, freshId, startWebhookGateway, webhookEventsConsumer } from './support';
 
 // The consumer takes its messages in batches (one transaction each) and still records them in delivery
 // order; a message that cannot be recorded fails alone, the rest of its batch is kept.
@@ -55,18 +51,17 @@ const message = (event: { id: string; type: EventType }): DeliveredMessage => ({
 
 function consumer() {
   let wakes = 0;
-  const subscription = recordWebhookEventsOnEvents(
-    webhookConsumerUnitOfWork(gateway.database.db, inbox),
-    () => {
-      wakes += 1;
-    },
-  );
+  const subscription = webhookEventsConsumer(gateway.database.db, () => {
+    wakes += 1;
+  });
   return { subscription, wakes: () => wakes };
 }
 
 async function logOf(merchantId: string) {
-  const store = postgresWebhookStore(gateway.database.db, secretSealer('test'));
-  const logged = await store.listEvents(merchantId, { after: 0, limit: 100 });
+  const logged = await postgresWebhookEventLog(gateway.database.db).listEvents(merchantId, {
+    after: 0,
+    limit: 100,
+  });
   return logged.map((event) => {
     const { data } = JSON.parse(event.body) as { data: { payRequestId: number; label: string | null } };
     return [event.kind, data.payRequestId, data.label];

@@ -2,17 +2,14 @@ import { createEvent } from '@payrail/contracts';
 import { batchingHandler, type DeliveredMessage } from '@payrail/messaging';
 import { describe, expect, it } from 'vitest';
 import { recordWebhookEventsOnEvents } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
-import type {
-  ProjectedLink,
-  WebhookConsumerUnitOfWork,
-  WebhookEventWriter,
-} from '../../src/ports/webhook-store';
+import type { CreatedLinkRecorder, WebhookStores, WebhookUnitOfWork } from '../../src/ports/unit-of-work';
+import type { ProjectedLink } from '../../src/ports/webhook-projection';
 import { linkCreatedEvent, linkPaidEvent } from './link-events';
 
 const merchantId = '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f';
 const at = new Date('2026-11-22T10:00:00.000Z');
 
-/** The consumer's writer in memory: a projection of links, and the envelopes appended. */
+/** The consumer's stores in memory: a projection of links, and the envelopes appended. */
 function memoryUnitOfWork() {
   const links = new Map<number, ProjectedLink>();
   const appended: Array<{ id: string; kind: string; body: string }> = [];
@@ -53,32 +50,36 @@ function memoryUnitOfWork() {
       appended.push(...events);
       return events.length;
     },
-  } as unknown as WebhookEventWriter;
+  };
+  // One object plays both stores: the projection and the log.
+  const stores = { projection: writer, eventLog: writer } as unknown as WebhookStores;
   const handled = new Set<string>();
-  const unitOfWork: WebhookConsumerUnitOfWork = {
-    handlerFor: (_consumer, work) => (message) => work(writer, message),
-    linkSaverFor: (_consumer, linkOf) => async (message) => {
+  const createdLinks: CreatedLinkRecorder = {
+    handlerFor: (_consumer, linkOf) => async (message) => {
       if (handled.has(message.id)) return;
       handled.add(message.id);
       await writer.saveLink(linkOf(message));
     },
+  };
+  const unitOfWork: WebhookUnitOfWork = {
+    handlerFor: (_consumer, work) => (message) => work(stores, message),
     // No transaction here: a batch that fails is handled again message by message, as in PostgreSQL.
-    batchHandlerFor: (_consumer, { maxBatch, single }, work) =>
+    batchHandlerFor: (_consumer, { maxBatch, ordered, single }, work) =>
       batchingHandler({
         maxBatch,
         gatherMs: 5,
-        ordered: true,
-        handleOne: single,
+        ordered,
+        handleOne: single ?? ((message) => work(stores, [{ message, run: (task) => task() }])),
         handleBatch: async (messages) => {
           batches.push(messages.length);
           await work(
-            writer,
+            stores,
             messages.map((message) => ({ message, run: (task) => task() })),
           );
         },
       }),
   };
-  return { unitOfWork, appended, links, batches };
+  return { unitOfWork, createdLinks, appended, links, batches };
 }
 
 const message = (event: ReturnType<typeof createEvent>): DeliveredMessage => ({
@@ -96,9 +97,9 @@ const labelOf = (body: string) => (JSON.parse(body) as { data: { label: string |
 
 describe('recording bus events into the webhook log', () => {
   it('wakes the delivery worker only for an event that appended an envelope', async () => {
-    const { unitOfWork, appended, links } = memoryUnitOfWork();
+    const { unitOfWork, createdLinks, appended, links } = memoryUnitOfWork();
     let wakes = 0;
-    const subscription = recordWebhookEventsOnEvents(unitOfWork, () => {
+    const subscription = recordWebhookEventsOnEvents(unitOfWork, createdLinks, () => {
       wakes += 1;
     });
     const created = createdEvent(7, 'Gym');
@@ -126,9 +127,9 @@ describe('recording bus events into the webhook log', () => {
   });
 
   it('records a batch in delivery order: a link created and paid in one batch has its label', async () => {
-    const { unitOfWork, appended, batches } = memoryUnitOfWork();
+    const { unitOfWork, createdLinks, appended, batches } = memoryUnitOfWork();
     let wakes = 0;
-    const subscription = recordWebhookEventsOnEvents(unitOfWork, () => {
+    const subscription = recordWebhookEventsOnEvents(unitOfWork, createdLinks, () => {
       wakes += 1;
     });
     // Delivered together, as the bus does with a prefetch above one.
@@ -147,8 +148,8 @@ describe('recording bus events into the webhook log', () => {
   });
 
   it("keeps each link's order across batches that follow one another", async () => {
-    const { unitOfWork, appended, batches } = memoryUnitOfWork();
-    const subscription = recordWebhookEventsOnEvents(unitOfWork, () => {});
+    const { unitOfWork, createdLinks, appended, batches } = memoryUnitOfWork();
+    const subscription = recordWebhookEventsOnEvents(unitOfWork, createdLinks, () => {});
     // One lone creation first, so that a link's two events straddle the first batch's end.
     const events = [
       createdEvent(99, 'Lone'),

@@ -3,8 +3,8 @@ import type { ServiceUnderTest } from '@payrail/testing';
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookLinks } from '../../src/adapters/postgres/schema';
-import { webhookEventWriter } from '../../src/adapters/postgres/webhook-store';
-import type { ProjectedLink } from '../../src/ports/webhook-store';
+import { postgresWebhookProjectionStore } from '../../src/adapters/postgres/webhook-projection-store';
+import type { ProjectedLink } from '../../src/ports/webhook-projection';
 import { freshId, startWebhookGateway } from './support';
 
 // `saveLinks` writes a batch in one statement; what it leaves must be what `saveLink` one link after the
@@ -61,7 +61,7 @@ describe('saveLinks', () => {
   it('leaves what saveLink one after the other leaves, links given twice and stored ones included', async () => {
     const one = [freshId(), freshId(), freshId()] as const;
     const batched = [freshId(), freshId(), freshId()] as const;
-    const writer = webhookEventWriter(gateway.database.db);
+    const writer = postgresWebhookProjectionStore(gateway.database.db);
     // The third link of each set is stored before, with a subscription the batch must not replace.
     await writer.saveLink(link(one[2], { subscriptionId: 90 }));
     await writer.saveLink(link(batched[2], { subscriptionId: 90 }));
@@ -81,6 +81,6 @@ describe('saveLinks', () => {
   });
 
   it('writes nothing for an empty batch', async () => {
-    await expect(webhookEventWriter(gateway.database.db).saveLinks([])).resolves.toBeUndefined();
+    await expect(postgresWebhookProjectionStore(gateway.database.db).saveLinks([])).resolves.toBeUndefined();
   });
 });

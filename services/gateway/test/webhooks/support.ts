@@ -1,8 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEvent, type EventInput, type EventType } from '@payrail/contracts';
-import type { MessageBus } from '@payrail/messaging';
+import type { Database } from '@payrail/db';
+import { type MessageBus, postgresUnitOfWork } from '@payrail/messaging';
 import { type ServiceUnderTest, startService, type StartServiceOptions } from '@payrail/testing';
+import { recordWebhookEventsOnEvents } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
+import { postgresCreatedLinkRecorder } from '../../src/adapters/postgres/created-link-recorder';
+import { inbox } from '../../src/adapters/postgres/schema';
+import { webhookStores } from '../../src/adapters/postgres/stores';
 import { gatewayService } from '../../src/service';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
@@ -449,4 +454,13 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     reason: 'merchant',
   });
   return { linkId, subscriptionId, installments, paid, byTransfer, expired, cancelled, movements };
+}
+
+/** The webhook-events consumer on `db`, made as `service.ts` makes it (the unit of work of libs/messaging). */
+export function webhookEventsConsumer(db: Database, afterCommit: () => void = () => {}) {
+  return recordWebhookEventsOnEvents(
+    postgresUnitOfWork({ db, inbox, stores: webhookStores }),
+    postgresCreatedLinkRecorder(db, inbox),
+    afterCommit,
+  );
 }

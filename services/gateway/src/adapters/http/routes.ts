@@ -18,7 +18,6 @@ import { updateMerchant } from '../../application/update-merchant';
 import type { MerchantRecord } from '../../ports/merchant-store';
 import { adminAuth } from './admin-auth';
 import { type ForwardSettings, forwardOperatorRequest, forwardToService, ownerOf } from './forward';
-import { toProblem } from './problems';
 import { adminWebhookRoutes } from './webhook-routes';
 
 export function merchantView(merchant: MerchantRecord) {
@@ -59,7 +58,7 @@ export function adminRoutes(
     admin,
     adminApi.createMerchant,
     async (c, { body }) => {
-      const { merchant, tokenId, apiToken } = await createMerchant(deps, body).catch(toProblem);
+      const { merchant, tokenId, apiToken } = await createMerchant(deps, body);
       return c.json({ ...merchantView(merchant), tokenId, apiToken }, 201);
     },
     mountedAt,
@@ -69,7 +68,7 @@ export function adminRoutes(
     admin,
     adminApi.getMerchant,
     async (c, { params }) => {
-      const merchant = await getMerchant(deps, params.id.toLowerCase()).catch(toProblem);
+      const merchant = await getMerchant(deps, params.id.toLowerCase());
       return c.json(merchantView(merchant));
     },
     mountedAt,
@@ -79,7 +78,7 @@ export function adminRoutes(
     admin,
     adminApi.updateMerchant,
     async (c, { params, body }) => {
-      const merchant = await updateMerchant(deps, params.id.toLowerCase(), body).catch(toProblem);
+      const merchant = await updateMerchant(deps, params.id.toLowerCase(), body);
       return c.json(merchantView(merchant));
     },
     mountedAt,
@@ -89,7 +88,7 @@ export function adminRoutes(
     admin,
     adminApi.issueApiToken,
     async (c, { params }) => {
-      const token = await issueApiToken(deps, params.id.toLowerCase()).catch(toProblem);
+      const token = await issueApiToken(deps, params.id.toLowerCase());
       return c.json(
         { tokenId: token.tokenId, apiToken: token.apiToken, createdAt: token.createdAt.toISOString() },
         201,
@@ -102,7 +101,7 @@ export function adminRoutes(
     admin,
     adminApi.revokeApiToken,
     async (c, { params }) => {
-      await revokeApiToken(deps, params.id.toLowerCase(), params.tokenId.toLowerCase()).catch(toProblem);
+      await revokeApiToken(deps, params.id.toLowerCase(), params.tokenId.toLowerCase());
       return c.body(null, 204);
     },
     mountedAt,
@@ -120,7 +119,7 @@ export function adminRoutes(
       async (c) => {
         if (merchantScoped) {
           const id = c.req.param('id') ?? '';
-          if (/^[0-9a-f-]{36}$/i.test(id)) await getMerchant(deps, id.toLowerCase()).catch(toProblem);
+          if (/^[0-9a-f-]{36}$/i.test(id)) await getMerchant(deps, id.toLowerCase());
         }
         return forwardOperatorRequest(c, billingScheduler, deps.forward);
       },

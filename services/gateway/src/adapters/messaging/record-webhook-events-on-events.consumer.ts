@@ -7,7 +7,8 @@ import {
   type WebhookSourceEvent,
 } from '../../application/webhooks/record-webhook-events';
 import { webhookEventBatch } from '../../application/webhooks/record-webhook-event-batch';
-import type { ProjectedLink, WebhookConsumerUnitOfWork } from '../../ports/webhook-store';
+import type { CreatedLinkRecorder, WebhookUnitOfWork } from '../../ports/unit-of-work';
+import type { ProjectedLink } from '../../ports/webhook-projection';
 
 export const WEBHOOK_EVENTS_CONSUMER = 'gateway.record-webhook-events';
 /** Link creations come by the hundred under load: recorded in batches, one transaction each. */
@@ -21,38 +22,43 @@ interface Appended {
 
 /**
  * Its own consumer (queue): turning events into the webhook log never waits for a receiver, and the
- * sending is the delivery worker's. The inbox makes a redelivered event a no-op.
+ * sending is the delivery worker's. Each transaction is the unit of work's (libs/messaging): its inbox
+ * makes a redelivered event a no-op. A `link.created` alone is one statement with its inbox row
+ * (`createdLinks`).
  *
  * The log keeps the order events were published in (each subscription's, each link's): the messages of
  * a batch are recorded one after the other in delivery order, and one batch at a time; a batch's
  * envelopes are appended together once all of them are made, in that order.
  */
 export function recordWebhookEventsOnEvents(
-  unitOfWork: WebhookConsumerUnitOfWork,
+  unitOfWork: WebhookUnitOfWork,
+  createdLinks: CreatedLinkRecorder,
   afterCommit: () => void,
 ): Subscription {
   /** Each message's transaction: only its appended envelopes give the delivery worker something to send. */
   const appendedBy = new WeakMap<DeliveredMessage, Appended>();
-  const recordOne = unitOfWork.handlerFor(WEBHOOK_EVENTS_CONSUMER, async (writer, message) => {
+  const recordOne = unitOfWork.handlerFor(WEBHOOK_EVENTS_CONSUMER, async (stores, message) => {
     const event = parseEvent(message.type as WebhookSourceEvent, message.body);
-    const count = await recordWebhookEvents(writer, event as EventEnvelope);
+    const count = await recordWebhookEvents(stores, event as EventEnvelope);
     appendedBy.set(message, { count, woken: false });
   });
   // A link's creation only adds it to the projection: one statement with its inbox row, no wake.
-  const saveCreatedLink = unitOfWork.linkSaverFor(WEBHOOK_EVENTS_CONSUMER, (message) =>
+  const saveCreatedLink = createdLinks.handlerFor(WEBHOOK_EVENTS_CONSUMER, (message) =>
     projectedLinkOf(parseEvent('link.created', message.body).data),
   );
   const handler = unitOfWork.batchHandlerFor(
     WEBHOOK_EVENTS_CONSUMER,
     {
       maxBatch: WEBHOOK_EVENTS_BATCH,
+      // One batch at a time, a failed one's messages handled again one after the other: the log's order.
+      ordered: true,
       single: (message) => {
         // Alone after its batch failed: what the batch counted was rolled back.
         appendedBy.delete(message);
         return message.type === 'link.created' ? saveCreatedLink(message) : recordOne(message);
       },
     },
-    async (writer, items) => {
+    async (stores, items) => {
       const parsed = items.map(({ message, run }) => ({
         message,
         run,
@@ -60,7 +66,7 @@ export function recordWebhookEventsOnEvents(
       }));
       // The projection rows the batch names are read at once, and its envelopes appended together.
       const recorder = await webhookEventBatch(
-        writer,
+        stores,
         parsed.map(({ event }) => event),
       );
       const batch: Appended = { count: 0, woken: false };

@@ -3,7 +3,8 @@ import type { Clock } from '@payrail/time';
 import { nextRetryDelay } from '../../domain/webhooks/retry-schedule';
 import { signatureHeader } from './signature';
 import type { WebhookSender } from '../../ports/webhook-sender';
-import type { ClaimedDelivery, WebhookEndpointRecord, WebhookStore } from '../../ports/webhook-store';
+import type { ClaimedDelivery, WebhookDeliveryStore } from '../../ports/webhook-delivery-store';
+import type { WebhookEndpointRecord } from '../../ports/webhook-endpoint-store';
 
 export interface DeliveryWorkerSettings {
   /** Delays after each failed attempt (the parsed `WEBHOOK_RETRY_SCHEDULE`). */
@@ -19,7 +20,7 @@ export interface DeliveryWorkerSettings {
 }
 
 export interface DeliveryWorkerDeps {
-  webhooks: WebhookStore;
+  deliveries: WebhookDeliveryStore;
   send: WebhookSender;
   clock: Clock;
   logger: Logger;
@@ -91,7 +92,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
       : delay !== null
         ? ({ kind: 'retry', at: new Date(now.getTime() + delay) } as const)
         : ({ kind: 'failed', at: now, disableEndpointIfFailingSince: delivery.createdAt } as const);
-    const { endpointDisabled } = await deps.webhooks.recordAttempt(
+    const { endpointDisabled } = await deps.deliveries.recordAttempt(
       delivery.id,
       {
         attemptedAt: startedAt,
@@ -141,7 +142,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
       const capacity = settings.concurrency - inFlight;
       if (capacity <= 0 || !running) return;
       const now = deps.clock.now();
-      const claimed = await deps.webhooks.claimDue({
+      const claimed = await deps.deliveries.claimDue({
         now,
         limit: capacity,
         perEndpoint: settings.perEndpointConcurrency,

@@ -1,6 +1,7 @@
 import { EVENT_RETENTION_DAYS } from '@payrail/contracts';
 import { WebhookDeliveryNotFound } from '../../domain/errors';
-import type { DeliveryStatus, LoggedEvent, WebhookDeliveryRecord } from '../../ports/webhook-store';
+import type { DeliveryStatus, WebhookDeliveryRecord } from '../../ports/webhook-delivery-store';
+import type { LoggedEvent } from '../../ports/webhook-event-log';
 import type { WebhookDeps } from './deps';
 import { getWebhookEndpoint } from './endpoints';
 
@@ -9,7 +10,7 @@ export async function listWebhookDeliveries(
   merchantId: string,
   query: { endpointId?: string; status?: DeliveryStatus; event?: string; cursor?: string; limit: number },
 ): Promise<{ deliveries: WebhookDeliveryRecord[]; nextCursor: string | null }> {
-  const deliveries = await deps.webhooks.listDeliveries(merchantId, {
+  const deliveries = await deps.deliveries.listDeliveries(merchantId, {
     endpointId: query.endpointId,
     status: query.status,
     kind: query.event,
@@ -27,9 +28,9 @@ export async function retryWebhookDelivery(
   merchantId: string,
   deliveryId: string,
 ): Promise<{ deliveryId: string; eventId: string }> {
-  const delivery = await deps.webhooks.findDelivery(merchantId, deliveryId);
+  const delivery = await deps.deliveries.findDelivery(merchantId, deliveryId);
   if (!delivery) throw new WebhookDeliveryNotFound(deliveryId);
-  const [id] = await deps.webhooks.insertDeliveries([
+  const [id] = await deps.deliveries.insertDeliveries([
     {
       endpointId: delivery.endpointId,
       merchantId,
@@ -56,9 +57,9 @@ export async function replayWebhookEvents(
   range: { from: Date; to: Date },
 ): Promise<number> {
   const endpoint = await getWebhookEndpoint(deps, merchantId, endpointId);
-  const events = await deps.webhooks.eventsBetween(merchantId, range.from, range.to, endpoint.events);
+  const events = await deps.eventLog.eventsBetween(merchantId, range.from, range.to, endpoint.events);
   const now = deps.clock.now();
-  await deps.webhooks.insertDeliveries(
+  await deps.deliveries.insertDeliveries(
     events.map((event) => ({ endpointId, merchantId, event, origin: 'replay' as const, now })),
   );
   if (events.length > 0) deps.deliveriesQueued();
@@ -72,7 +73,7 @@ export async function listEvents(
   query: { after?: string; limit: number; type?: string },
 ): Promise<{ events: LoggedEvent[]; nextCursor: string | null; hasMore: boolean }> {
   const after = query.after === undefined ? 0 : Number(query.after);
-  const rows = await deps.webhooks.listEvents(merchantId, {
+  const rows = await deps.eventLog.listEvents(merchantId, {
     after,
     limit: query.limit + 1,
     kind: query.type,
@@ -87,7 +88,7 @@ export async function listEvents(
 }
 
 /** The log keeps 30 days; deliveries go with their events. */
-export function purgeExpiredEvents(deps: Pick<WebhookDeps, 'webhooks' | 'clock'>): Promise<number> {
+export function purgeExpiredEvents(deps: Pick<WebhookDeps, 'eventLog' | 'clock'>): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000);
-  return deps.webhooks.purgeEventsBefore(cutoff);
+  return deps.eventLog.purgeEventsBefore(cutoff);
 }

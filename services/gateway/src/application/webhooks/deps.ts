@@ -1,8 +1,13 @@
 import type { Clock } from '@payrail/time';
-import type { WebhookStore } from '../../ports/webhook-store';
+import type { WebhookDeliveryStore } from '../../ports/webhook-delivery-store';
+import type { WebhookEndpointStore } from '../../ports/webhook-endpoint-store';
+import type { WebhookEventLog } from '../../ports/webhook-event-log';
 
+/** What the merchant's and the operator's webhook use cases are given. */
 export interface WebhookDeps {
-  webhooks: WebhookStore;
+  endpoints: WebhookEndpointStore;
+  deliveries: WebhookDeliveryStore;
+  eventLog: WebhookEventLog;
   clock: Clock;
   /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: development and tests only. */
   allowPrivateNetworks: boolean;

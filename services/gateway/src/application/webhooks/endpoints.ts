@@ -7,11 +7,16 @@ import {
   WEBHOOK_TEST_KIND,
 } from '@payrail/contracts';
 import { InvalidWebhookEndpoint, WebhookEndpointNotFound } from '../../domain/errors';
-import { envelopeData, serializeEnvelope, type WebhookEnvelope } from '../../domain/webhooks/envelope';
+import {
+  emptyEnvelopeBase,
+  envelopeData,
+  serializeEnvelope,
+  type WebhookEnvelope,
+} from '../../domain/webhooks/envelope';
 import { envelopeId } from './envelope-id';
 import { refusedWebhookUrl } from './network';
 import { newSigningSecret } from './signature';
-import type { WebhookEndpointRecord } from '../../ports/webhook-store';
+import type { WebhookEndpointRecord } from '../../ports/webhook-endpoint-store';
 import type { WebhookDeps } from './deps';
 
 function checkUrl(deps: WebhookDeps, url: string): void {
@@ -46,7 +51,7 @@ export async function createWebhookEndpoint(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.webhooks.insertEndpoint(endpoint);
+  await deps.endpoints.insertEndpoint(endpoint);
   return { endpoint, secret: endpoint.secret };
 }
 
@@ -55,7 +60,7 @@ export async function getWebhookEndpoint(
   merchantId: string,
   id: string,
 ): Promise<WebhookEndpointRecord> {
-  const endpoint = await deps.webhooks.findEndpoint(merchantId, id);
+  const endpoint = await deps.endpoints.findEndpoint(merchantId, id);
   if (!endpoint) throw new WebhookEndpointNotFound(id);
   return endpoint;
 }
@@ -64,7 +69,7 @@ export function listWebhookEndpoints(
   deps: WebhookDeps,
   merchantId: string,
 ): Promise<WebhookEndpointRecord[]> {
-  return deps.webhooks.listEndpoints(merchantId);
+  return deps.endpoints.listEndpoints(merchantId);
 }
 
 export async function updateWebhookEndpoint(
@@ -79,7 +84,7 @@ export async function updateWebhookEndpoint(
   const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   // `events: null` is the default again, as for a new endpoint.
   if (fields.events === null) changes.events = [...DEFAULT_WEBHOOK_EVENTS];
-  const updated = await deps.webhooks.updateEndpoint(merchantId, id, {
+  const updated = await deps.endpoints.updateEndpoint(merchantId, id, {
     ...changes,
     ...(enabled === undefined
       ? {}
@@ -98,7 +103,7 @@ export async function deleteWebhookEndpoint(
   merchantId: string,
   id: string,
 ): Promise<void> {
-  if (!(await deps.webhooks.deleteEndpoint(merchantId, id))) throw new WebhookEndpointNotFound(id);
+  if (!(await deps.endpoints.deleteEndpoint(merchantId, id))) throw new WebhookEndpointNotFound(id);
 }
 
 /** A new secret; the previous one keeps signing beside it for 24 hours, so the receiver can switch over. */
@@ -111,7 +116,7 @@ export async function rotateWebhookSecret(
   const now = deps.clock.now();
   const secret = newSigningSecret();
   const previousSecretExpiresAt = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_HOURS * 3_600_000);
-  const updated = await deps.webhooks.updateEndpoint(merchantId, id, {
+  const updated = await deps.endpoints.updateEndpoint(merchantId, id, {
     secret,
     previousSecret: endpoint.secret,
     previousSecretExpiresAt,
@@ -134,35 +139,18 @@ export async function sendTestEvent(
     event: WEBHOOK_TEST_KIND,
     createdAt: now.toISOString(),
     // The base fields as a receiver's table needs them, and nothing that reads as a payment.
-    data: envelopeData(
-      WEBHOOK_TEST_KIND,
-      {
-        txId: null,
-        payRequestId: null,
-        currency: null,
-        customIdentifier: '',
-        customIdentifier2: '',
-        label: null,
-        subscriptionId: null,
-        subscriptionTotalPeriods: null,
-        subscriptionPayedPeriod: null,
-      },
-      null,
-      { endpointId: endpoint.id },
-    ),
+    data: envelopeData(WEBHOOK_TEST_KIND, emptyEnvelopeBase(), null, { endpointId: endpoint.id }),
   };
-  const event = await deps.webhooks.inTransaction((writer) =>
-    writer.appendEvent({
-      id: envelope.id,
-      merchantId,
-      kind: WEBHOOK_TEST_KIND,
-      orderingKey: `test:${envelope.id}`,
-      body: serializeEnvelope(envelope),
-      createdAt: now,
-    }),
-  );
+  const event = await deps.eventLog.appendEvent({
+    id: envelope.id,
+    merchantId,
+    kind: WEBHOOK_TEST_KIND,
+    orderingKey: `test:${envelope.id}`,
+    body: serializeEnvelope(envelope),
+    createdAt: now,
+  });
   if (!event) throw new Error('a fresh test event id collided');
-  const [deliveryId] = await deps.webhooks.insertDeliveries([
+  const [deliveryId] = await deps.deliveries.insertDeliveries([
     { endpointId: endpoint.id, merchantId, event, origin: 'test', now },
   ]);
   deps.deliveriesQueued();

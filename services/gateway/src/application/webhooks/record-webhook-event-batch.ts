@@ -1,12 +1,13 @@
 import type { EventEnvelope } from '@payrail/contracts';
+import type { WebhookStores } from '../../ports/unit-of-work';
 import type {
   ProjectedInstallment,
   ProjectedLink,
   ProjectedPaidCount,
   ProjectedSubscription,
-  WebhookEventWriter,
   WebhookProjection,
-} from '../../ports/webhook-store';
+  WebhookProjectionStore,
+} from '../../ports/webhook-projection';
 import { projectionKeysOf, type WebhookLogEntry, webhookEntriesOf } from './record-webhook-events';
 
 /**
@@ -27,7 +28,7 @@ class BatchProjection implements WebhookProjection {
   private readonly paidCounts = new Map<number, number>();
   private readonly changedPaidCounts = new Set<number>();
 
-  constructor(private readonly writer: WebhookEventWriter) {}
+  constructor(private readonly writer: WebhookProjectionStore) {}
 
   async load(events: EventEnvelope[]): Promise<void> {
     const keys = projectionKeysOf(events);
@@ -172,8 +173,8 @@ function savedOf(installment: Omit<ProjectedInstallment, 'txId'>): Omit<Projecte
  * projection and makes its envelopes exactly as `recordWebhookEvents` would, one after the other in the
  * order given, and the batch's envelopes are appended together at the end (`finish`), in that order.
  */
-export async function webhookEventBatch(writer: WebhookEventWriter, events: EventEnvelope[]) {
-  const projection = new BatchProjection(writer);
+export async function webhookEventBatch(stores: WebhookStores, events: EventEnvelope[]) {
+  const projection = new BatchProjection(stores.projection);
   await projection.load(events);
   const entries: WebhookLogEntry[] = [];
   return {
@@ -186,7 +187,7 @@ export async function webhookEventBatch(writer: WebhookEventWriter, events: Even
     async finish(): Promise<number> {
       await projection.flush();
       if (entries.length === 0) return 0;
-      return writer.appendEvents(entries);
+      return stores.eventLog.appendEvents(entries);
     },
   };
 }

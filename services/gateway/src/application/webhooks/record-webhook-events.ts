@@ -11,19 +11,16 @@ import {
   type EnvelopeBase,
   type EnvelopeData,
   type EnvelopeValue,
+  emptyEnvelopeBase as emptyBase,
   envelopeData,
   identifierOrEmpty,
   JsonDecimal,
   serializeEnvelope,
   type WebhookEnvelope,
 } from '../../domain/webhooks/envelope';
-import type {
-  LoggedEvent,
-  ProjectedLink,
-  ProjectionKeys,
-  WebhookEventWriter,
-  WebhookProjection,
-} from '../../ports/webhook-store';
+import type { WebhookStores } from '../../ports/unit-of-work';
+import type { LoggedEvent } from '../../ports/webhook-event-log';
+import type { ProjectedLink, ProjectionKeys, WebhookProjection } from '../../ports/webhook-projection';
 import { envelopeId } from './envelope-id';
 
 /** The bus events the webhook log is made from (envelopes, or the projection envelopes are filled from). */
@@ -55,18 +52,6 @@ interface Draft {
   orderingKey: string;
   data: EnvelopeData;
 }
-
-const emptyBase = (): EnvelopeBase => ({
-  txId: null,
-  payRequestId: null,
-  currency: null,
-  customIdentifier: '',
-  customIdentifier2: '',
-  label: null,
-  subscriptionId: null,
-  subscriptionTotalPeriods: null,
-  subscriptionPayedPeriod: null,
-});
 
 /**
  * What the projection knows of a link (and its subscription); one link's events share its ordering key.
@@ -558,10 +543,10 @@ export function projectionKeysOf(events: EventEnvelope[]): ProjectionKeys {
  * One bus event into the webhook log: the projection updated, and each envelope it makes appended (and
  * queued for the merchant's endpoints) in the consumer's transaction. Returns how many were appended.
  */
-export async function recordWebhookEvents(writer: WebhookEventWriter, event: EventEnvelope): Promise<number> {
+export async function recordWebhookEvents(stores: WebhookStores, event: EventEnvelope): Promise<number> {
   let appended = 0;
-  for (const entry of await webhookEntriesOf(writer, event)) {
-    if (await writer.appendEvent(entry)) appended += 1;
+  for (const entry of await webhookEntriesOf(stores.projection, event)) {
+    if (await stores.eventLog.appendEvent(entry)) appended += 1;
   }
   return appended;
 }

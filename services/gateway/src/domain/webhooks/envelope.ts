@@ -46,6 +46,19 @@ export interface EnvelopeBase {
 /** A merchant identifier as the envelope carries it: as given, `""` when none was given. */
 export const identifierOrEmpty = (value: string | null | undefined): string => value ?? '';
 
+/** The base fields of an envelope about no known link, subscription or movement: nulls, identifiers `""`. */
+export const emptyEnvelopeBase = (): EnvelopeBase => ({
+  txId: null,
+  payRequestId: null,
+  currency: null,
+  customIdentifier: '',
+  customIdentifier2: '',
+  label: null,
+  subscriptionId: null,
+  subscriptionTotalPeriods: null,
+  subscriptionPayedPeriod: null,
+});
+
 /**
  * The payment status a payment event carries as `statusId` (the link's codes: 200 paid, 5 declined).
  * Receivers decide "paid" from `statusId` alone, so only an event that announces a money movement, or an

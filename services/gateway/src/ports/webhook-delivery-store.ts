@@ -1,0 +1,84 @@
+import type { WebhookEndpointRecord } from './webhook-endpoint-store';
+import type { LoggedEvent } from './webhook-event-log';
+
+export type DeliveryOrigin = 'event' | 'test' | 'retry' | 'replay';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryAttemptRecord {
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  response: string | null;
+  error: string | null;
+}
+
+export interface WebhookDeliveryRecord {
+  position: number;
+  id: string;
+  endpointId: string;
+  merchantId: string;
+  eventSeq: number;
+  eventId: string;
+  kind: string;
+  orderingKey: string;
+  origin: DeliveryOrigin;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  attempts: DeliveryAttemptRecord[];
+}
+
+/** A delivery a worker has claimed, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  eventBody: string;
+  attemptCount: number;
+  createdAt: Date;
+  endpoint: WebhookEndpointRecord;
+}
+
+export interface NewDelivery {
+  endpointId: string;
+  merchantId: string;
+  event: Pick<LoggedEvent, 'seq' | 'id' | 'kind' | 'orderingKey'>;
+  origin: DeliveryOrigin;
+  orderingKey?: string;
+  now: Date;
+}
+
+/**
+ * The deliveries of logged events to endpoints and their attempts: what the merchant lists, retries and
+ * replays, and what the delivery worker claims and records (an outcome may change its endpoint: its last
+ * success, or disabled after failing for the whole retry window).
+ */
+export interface WebhookDeliveryStore {
+  insertDeliveries(deliveries: NewDelivery[]): Promise<string[]>;
+  findDelivery(merchantId: string, id: string): Promise<WebhookDeliveryRecord | null>;
+  listDeliveries(
+    merchantId: string,
+    filter: { endpointId?: string; status?: DeliveryStatus; kind?: string; before?: number; limit: number },
+  ): Promise<WebhookDeliveryRecord[]>;
+  /**
+   * Claims up to `limit` deliveries that are due, whose endpoint is enabled, and that no earlier pending
+   * delivery of the same endpoint and ordering key is waiting before; never more than
+   * `perEndpoint - busy[endpoint]` of one endpoint. A claim lasts until `leaseUntil`.
+   */
+  claimDue(options: {
+    now: Date;
+    limit: number;
+    perEndpoint: number;
+    busy: ReadonlyMap<string, number>;
+    leaseUntil: Date;
+  }): Promise<ClaimedDelivery[]>;
+  recordAttempt(
+    deliveryId: string,
+    attempt: DeliveryAttemptRecord,
+    outcome:
+      | { kind: 'delivered'; at: Date }
+      | { kind: 'retry'; at: Date }
+      | { kind: 'failed'; disableEndpointIfFailingSince: Date; at: Date },
+  ): Promise<{ endpointDisabled: boolean }>;
+}
