@@ -157,6 +157,16 @@ export {
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
 export {
+  CHARGE_KEY_KINDS,
+  type ChargeKeyKind,
+  type InstallmentAttempt,
+  installmentChargeKey,
+  type LinkPaymentAttempt,
+  linkPaymentKey,
+  parseInstallmentChargeKey,
+  parseLinkPaymentKey,
+} from './charge-key';
+export {
   INSTALLMENT_PAID_BY_CHARGE,
   INSTALLMENT_PAID_OTHERWISE,
   LINK_PAYMENT_FAILED,

@@ -1,6 +1,11 @@
-import { createEvent, type EventData, type EventType, parseEvent } from '@payrail/contracts';
+import {
+  createEvent,
+  type EventData,
+  type EventType,
+  parseEvent,
+  parseInstallmentChargeKey,
+} from '@payrail/contracts';
 import { addDays, type Clock, type IsoDate, localDate } from '@payrail/time';
-import { installmentAttemptOfKey } from '../domain/billing-run';
 import { afterFailedAttempt, DEFAULT_DUNNING_POLICY } from '../domain/dunning-policy';
 import type { ProjectedInstallment } from '../ports/installment-projection';
 import type { RunItemMark } from '../ports/run-store';
@@ -182,7 +187,7 @@ function commonOutcome(message: { type: string; body: string }): CommonOutcome |
     }
     case 'payment.succeeded': {
       const { data } = parseEvent('payment.succeeded', message.body);
-      const key = installmentAttemptOfKey(data.idempotencyKey);
+      const key = parseInstallmentChargeKey(data.idempotencyKey);
       return key ? { kind: 'succeeded', ...key } : { kind: 'none' };
     }
     default:
@@ -260,7 +265,7 @@ export async function recordChargeOutcome(
   switch (message.type) {
     case 'payment.failed': {
       const { data } = parseEvent('payment.failed', message.body);
-      const key = installmentAttemptOfKey(data.idempotencyKey);
+      const key = parseInstallmentChargeKey(data.idempotencyKey);
       if (!key) return;
       await onPaymentFailed(stores, clock, data, key.installmentId, key.attempt);
       return;

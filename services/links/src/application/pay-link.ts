@@ -405,10 +405,3 @@ export async function attemptOfProcessorReference(
   const found = await deps.payments.findByProcessorReference(processor, reference);
   return found ? { slug: found.slug, paymentNumber: found.attempt.paymentNumber } : undefined;
 }
-
-/** `link:<id>:payment:<n>` → the attempt; any other key (an installment's) → undefined. */
-export function linkPaymentOfKey(key: string): { linkId: number; paymentNumber: number } | undefined {
-  const match = /^link:(\d{1,15}):payment:(\d{1,6})$/.exec(key);
-  if (!match) return undefined;
-  return { linkId: Number(match[1]), paymentNumber: Number(match[2]) };
-}

@@ -1,10 +1,9 @@
-import type { EventData, EventEnvelope } from '@payrail/contracts';
+import { type EventData, type EventEnvelope, installmentChargeKey } from '@payrail/contracts';
 import {
   attemptTime,
   CARD_CAP_WINDOW_MS,
   type ChargeAttempt,
   type ChargeDecision,
-  chargeKey,
   decideCharge,
   type SkipReason,
 } from '../domain/debit';
@@ -107,7 +106,7 @@ export async function requestInstallmentCharge(
       await store.publish([chargeSkipped(due, decision.reason, decision.retryOn, at, state)]);
       return decision;
     }
-    const key = chargeKey(installment.id, due.attempt);
+    const key = installmentChargeKey(installment.id, due.attempt);
     const charging = startCharge(installment);
     await store.saveInstallments([{ before: installment, after: charging }], at);
     await store.recordAttempt(requestedAttempt(subscription, installment, due, key, decision, attemptAt));
@@ -201,7 +200,7 @@ export async function requestInstallmentCharges(
         events.push({ event: chargeSkipped(due, decision.reason, decision.retryOn, at, state), within });
         return;
       }
-      const key = chargeKey(installment.id, due.attempt);
+      const key = installmentChargeKey(installment.id, due.attempt);
       const charging = startCharge(installment);
       if (!firstRead.has(installment.id)) firstRead.set(installment.id, installment);
       current.set(installment.id, charging);

@@ -66,18 +66,6 @@ function skip(reason: SkipReason, retryOn: IsoDate | null = null): ChargeDecisio
   return { kind: 'skip', reason, retryOn };
 }
 
-/** The key processor-gateway charges at most once. */
-export function chargeKey(installmentId: number, attempt: number): string {
-  return `installment:${installmentId}:attempt:${attempt}`;
-}
-
-/** `installment:<id>:attempt:<n>` read back, or undefined for any other key (a link's payment). */
-export function parseChargeKey(key: string): { installmentId: number; attempt: number } | undefined {
-  const match = /^installment:(\d+):attempt:(\d+)$/.exec(key);
-  if (!match) return undefined;
-  return { installmentId: Number(match[1]), attempt: Number(match[2]) };
-}
-
 export type AttemptStatus = 'requested' | 'succeeded' | 'failed';
 
 /** One charge attempt of an installment, as the audit keeps it. */

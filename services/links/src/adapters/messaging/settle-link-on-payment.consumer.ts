@@ -1,8 +1,13 @@
-import { LINK_PAYMENT_FAILED, LINK_PAYMENT_SUCCEEDED, parseEvent } from '@payrail/contracts';
+import {
+  LINK_PAYMENT_FAILED,
+  LINK_PAYMENT_SUCCEEDED,
+  parseEvent,
+  parseLinkPaymentKey,
+} from '@payrail/contracts';
 import type { Database } from '@payrail/db';
 import { idempotentConsumer, type InboxTable, type Subscription } from '@payrail/messaging';
 import type { Clock } from '@payrail/time';
-import { linkPaymentOfKey, settleAttempt } from '../../application/pay-link';
+import { settleAttempt } from '../../application/pay-link';
 import { postgresLinkPaymentRepository } from '../postgres/link-payment-repository';
 
 export const SETTLE_LINK_CONSUMER = 'links.settle-link-on-payment';
@@ -27,7 +32,7 @@ export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Cloc
         const deps = { payments: postgresLinkPaymentRepository(tx), clock };
         if (type === 'payment.succeeded') {
           const { data } = parseEvent('payment.succeeded', message.body);
-          const attempt = linkPaymentOfKey(data.idempotencyKey);
+          const attempt = parseLinkPaymentKey(data.idempotencyKey);
           if (!attempt || data.linkId !== attempt.linkId) return;
           await settleAttempt(deps, attempt, {
             kind: 'succeeded',
@@ -39,7 +44,7 @@ export function settleLinkOnPayment(db: Database, inbox: InboxTable, clock: Cloc
           return;
         }
         const { data } = parseEvent('payment.failed', message.body);
-        const attempt = linkPaymentOfKey(data.idempotencyKey);
+        const attempt = parseLinkPaymentKey(data.idempotencyKey);
         if (!attempt || data.linkId !== attempt.linkId) return;
         await settleAttempt(deps, attempt, {
           kind: 'failed',
