@@ -64,7 +64,14 @@ export {
 } from './api/errors';
 export { DomainError, type DomainFieldError } from './domain-error';
 export { offsetDateTime } from './api/time';
-export { amountCurrencyProblem, DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
+export {
+  amountCurrencyProblem,
+  CARD_ATTEMPT_CAP,
+  CARD_LOCK,
+  DAY_OF_MONTH,
+  dayOfMonthSchema,
+  isDayOfMonth,
+} from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
 export { adminApi } from './api/admin';

@@ -1,9 +1,10 @@
+import { CARD_LOCK } from '@payrail/contracts';
 import { describe, expect, it } from 'vitest';
 import { newStoredCardCharge, type StoredCardChargeRequest } from '../src/application/charge-stored-card';
 import { newProcessorReference } from '../src/application/processor-references';
 import { DEFAULT_TIMINGS } from '../src/application/settle-charge';
 import { settlementOfCharge, settlementOfStatus } from '../src/application/settlements';
-import { blockAfterDecline, CARD_LOCK, countsTowardsCardLock, isBlocked } from '../src/domain/card-lock';
+import { blockAfterDecline, countsTowardsCardLock, isBlocked } from '../src/domain/card-lock';
 import { safeMask } from '../src/domain/payment-method';
 
 describe('what a processor answer means for a charge', () => {

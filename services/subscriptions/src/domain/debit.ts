@@ -1,4 +1,4 @@
-import type { DeclineCategory, EventData } from '@payrail/contracts';
+import { CARD_ATTEMPT_CAP, type DeclineCategory, type EventData } from '@payrail/contracts';
 import { type IsoDate, localDate, startOfLocalDay } from '@payrail/time';
 import type { Installment } from './installment';
 import { isCollecting, type Subscription } from './subscription';
@@ -9,10 +9,6 @@ import { isCollecting, type Subscription } from './subscription';
  */
 
 export type SkipReason = EventData<'installment.charge-skipped'>['reason'];
-
-/** The processors block a card after 7 declines in 24 hours: we never try one more than 6 times in 24 hours. */
-export const CARD_ATTEMPTS_PER_24_HOURS = 6;
-export const CARD_CAP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * When an attempt is made, for the card's 24-hour window and the attempt's `requestedAt`: the later of the
@@ -53,10 +49,10 @@ export function decideCharge(facts: ChargeDueFacts): ChargeDecision {
   if (installment.paymentDate > facts.asOf) return skip('not-due', installment.paymentDate);
   if (subscription.paymentMethodId === null) return skip('no-payment-method');
   const recent = facts.cardAttemptsInWindow;
-  if (recent.length >= CARD_ATTEMPTS_PER_24_HOURS) {
+  if (recent.length >= CARD_ATTEMPT_CAP.attempts) {
     // The window frees a slot when the oldest attempt in it turns 24 hours old.
-    const oldest = recent[recent.length - CARD_ATTEMPTS_PER_24_HOURS] as Date;
-    const freed = new Date(oldest.getTime() + CARD_CAP_WINDOW_MS);
+    const oldest = recent[recent.length - CARD_ATTEMPT_CAP.attempts] as Date;
+    const freed = new Date(oldest.getTime() + CARD_ATTEMPT_CAP.windowMs);
     return skip('card-attempt-cap', localDate(freed, subscription.timezone));
   }
   return { kind: 'charge', paymentMethodId: subscription.paymentMethodId, amount: installment.amount };
