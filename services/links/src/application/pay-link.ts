@@ -1,7 +1,7 @@
 import type { MerchantContext, Processor } from '@payrail/contracts';
 import type { Clock } from '@payrail/time';
 import { isPayable, type PayOption, payOptions, processorsForLink } from '../domain/pay-page';
-import type { PaymentLink } from '../domain/payment-link';
+import { LinkStatus, type PaymentLink } from '../domain/payment-link';
 import {
   type CardPayments,
   CardPaymentsUnavailable,
@@ -265,7 +265,7 @@ export async function expireIfDue(
 ): Promise<PaymentLink> {
   const now = deps.clock.now();
   if (!link.expiresAt || link.expiresAt.getTime() > now.getTime()) return link;
-  if (link.statusId !== 1 && link.statusId !== 5) return link;
+  if (link.statusId !== LinkStatus.PENDING && link.statusId !== LinkStatus.LAST_ATTEMPT_REJECTED) return link;
   const [expired] = await deps.payments.expireDue(now, 1, (l) => linkExpiredEvent(l, now), link.id);
   return expired ?? link;
 }

@@ -1,4 +1,4 @@
-import type { WebhookEventKind } from '@payrail/contracts';
+import { PAYMENT_LINK_STATUSES, type WebhookEventKind } from '@payrail/contracts';
 
 /**
  * A money amount that goes on the wire as a JSON number with two decimals (`150000.00`), as receivers in
@@ -51,7 +51,10 @@ export const identifierOrEmpty = (value: string | null | undefined): string => v
  * Receivers decide "paid" from `statusId` alone, so only an event that announces a money movement, or an
  * attempt at one, carries it: one `PAYMENT_SUCCESS` per movement.
  */
-export const PAYMENT_STATUS_ID = { PAYMENT_SUCCESS: 200, PAYMENT_FAILED: 5 } as const;
+export const PAYMENT_STATUS_ID = {
+  PAYMENT_SUCCESS: PAYMENT_LINK_STATUSES.PAID,
+  PAYMENT_FAILED: PAYMENT_LINK_STATUSES.LAST_ATTEMPT_REJECTED,
+} as const;
 
 /**
  * What each kind carries of `amount` and `statusId` (the envelope table of the gateway README):

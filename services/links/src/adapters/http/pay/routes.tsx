@@ -17,7 +17,7 @@ import {
 } from '../../../application/pay-link';
 import { scheduleOfLink } from '../../../application/link-schedule';
 import { isPayable, payOptions, payPageStatus, processorsForLink } from '../../../domain/pay-page';
-import type { PaymentLink } from '../../../domain/payment-link';
+import { LinkStatus, type PaymentLink } from '../../../domain/payment-link';
 import { type CardPayments, CardPaymentsUnavailable, type SavedCard } from '../../../ports/card-payments';
 import type { LinkPaymentRepository } from '../../../ports/link-payment-repository';
 import type { MerchantProfiles } from '../../../ports/merchant-profiles';
@@ -275,7 +275,7 @@ export function payRoutes(deps: PayRoutesDeps) {
     const slug = c.req.param('slug');
     const link = validSlug(slug) ? await deps.links.findBySlug(slug) : undefined;
     if (!link) return notFound(c);
-    if (link.statusId !== 200) return c.redirect(linkPath(slug), 303);
+    if (link.statusId !== LinkStatus.PAID) return c.redirect(linkPath(slug), 303);
     const merchant = await deps.merchants.find(link.merchantId);
     return page(
       c,
