@@ -3,6 +3,7 @@ import {
   type EventData,
   type EventEnvelope,
   type EventType,
+  JsonDecimal,
   PAYMENT_LINK_STATUSES,
   type WebhookEventKind,
 } from '@payrail/contracts';
@@ -14,7 +15,6 @@ import {
   type EnvelopeValue,
   envelopeData,
   identifierOrEmpty,
-  JsonDecimal,
   serializeEnvelope,
   type WebhookEnvelope,
 } from '../../domain/webhooks/envelope';
