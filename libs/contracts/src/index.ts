@@ -72,6 +72,7 @@ export {
   DAY_OF_MONTH,
   dayOfMonthSchema,
   isDayOfMonth,
+  PROCESSOR_TIME_ZONE,
 } from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';

@@ -60,3 +60,10 @@ export const CARD_ATTEMPT_CAP = {
   attempts: CARD_LOCK.declines - 1,
   windowMs: CARD_LOCK.windowMs,
 } as const;
+
+/**
+ * Both processors are Paraguayan: the wall-clock times they read and print (an order's last payment time,
+ * when it was paid or reversed) and "the same day" of a rollback are Asunción's, whatever the merchant's or
+ * the server's zone.
+ */
+export const PROCESSOR_TIME_ZONE = 'America/Asuncion';

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import type { Processor } from '@payrail/contracts';
+import { DEFAULT_TIMEZONE, type Processor } from '@payrail/contracts';
 import { type Clock, localDate } from '@payrail/time';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -50,9 +50,6 @@ export interface PayRoutesDeps {
   /** Registers the pages of who the customer is (`identity-routes.tsx`), before the link's page. */
   identityPages?: (pay: Hono<PayEnv>) => void;
 }
-
-/** The time zone of Paraguay, where a merchant's settings are not known (they always are after a link). */
-const DEFAULT_TIMEZONE = 'America/Asuncion';
 
 export type PayEnv = { Variables: PayVariables & CustomerVariables & { lang: Lang } };
 
