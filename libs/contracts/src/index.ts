@@ -87,6 +87,7 @@ export {
   billingRunResponse,
   type CreateBillingRunRequest,
   createBillingRunRequest,
+  DEFAULT_DUNNING_POLICY,
   dunningPolicyRequest,
   dunningPolicyResponse,
 } from './api/billing';

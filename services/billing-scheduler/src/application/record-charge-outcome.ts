@@ -6,10 +6,11 @@ import {
   parseInstallmentChargeKey,
 } from '@payrail/contracts';
 import { addDays, type Clock, type IsoDate, localDate } from '@payrail/time';
-import { afterFailedAttempt, DEFAULT_DUNNING_POLICY } from '../domain/dunning-policy';
+import { afterFailedAttempt } from '../domain/dunning-policy';
 import type { ProjectedInstallment } from '../ports/installment-projection';
 import type { RunItemMark } from '../ports/run-store';
 import type { BatchedMessage, BillingStores } from '../ports/unit-of-work';
+import { dunningPolicyOf } from './dunning-policies';
 
 /** What happened to the charges billing-scheduler asked for: run progress, and dunning after a decline. */
 export const CHARGE_OUTCOME_EVENTS = [
@@ -51,7 +52,7 @@ async function onPaymentFailed(
   if (!row) return;
   const attemptOn = await attemptDay(stores, row, clock);
   const timezone = await timezoneOf(stores, row);
-  const policy = (await stores.policies.policy(row.merchantId)) ?? DEFAULT_DUNNING_POLICY;
+  const policy = await dunningPolicyOf(stores.policies, row.merchantId);
   const decision = afterFailedAttempt(policy, {
     attempt,
     category: data.category,
