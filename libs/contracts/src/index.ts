@@ -64,7 +64,7 @@ export {
 } from './api/errors';
 export { DomainError, type DomainFieldError } from './domain-error';
 export { offsetDateTime } from './api/time';
-export { JsonDecimal, stringifyWithDecimals } from './json-decimal';
+export { JsonDecimal, stringifyWithDecimals, type WithDecimalsWritten } from './json-decimal';
 export {
   amountCurrencyProblem,
   CARD_ATTEMPT_CAP,

@@ -30,3 +30,16 @@ export class JsonDecimal {
 export function stringifyWithDecimals(value: unknown): string {
   return JSON.stringify(value).replace(MARKED, '$1');
 }
+
+/**
+ * The JSON `stringifyWithDecimals` writes for a value of type `T`: each `JsonDecimal` a number, the rest as
+ * it is. A typed answer (`jsonAnswer` of libs/http) can say so, and `route()` then checks it against a schema
+ * whose amounts are numbers.
+ */
+export type WithDecimalsWritten<T> = T extends JsonDecimal
+  ? number
+  : T extends ReadonlyArray<infer Item>
+    ? WithDecimalsWritten<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: WithDecimalsWritten<T[Key]> }
+      : T;

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { JsonDecimal, stringifyWithDecimals } from '../src/index';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { JsonDecimal, stringifyWithDecimals, type WithDecimalsWritten } from '../src/index';
 
 describe('the JSON number with two decimals', () => {
   it('is written as the bare number, with its zeros, wherever it stands', () => {
@@ -35,5 +35,22 @@ describe('the JSON number with two decimals', () => {
   it('writes everything else as JSON.stringify does', () => {
     const value = { a: [1, 'two', null, true], b: { c: 'é"\\' }, d: undefined };
     expect(stringifyWithDecimals(value)).toBe(JSON.stringify(value));
+  });
+});
+
+describe('the type of what it writes', () => {
+  it('is the value with each JsonDecimal a number, however deep', () => {
+    const body = {
+      amount: new JsonDecimal('1.00'),
+      items: [{ amount: new JsonDecimal('2.00'), label: 'x' }],
+      paid: null as JsonDecimal | null,
+    };
+    expectTypeOf<WithDecimalsWritten<typeof body>>().toEqualTypeOf<{
+      amount: number;
+      items: { amount: number; label: string }[];
+      paid: number | null;
+    }>();
+    const written: WithDecimalsWritten<typeof body> = JSON.parse(stringifyWithDecimals(body));
+    expect(written).toEqual({ amount: 1, items: [{ amount: 2, label: 'x' }], paid: null });
   });
 });
