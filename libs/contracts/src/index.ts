@@ -66,7 +66,16 @@ export {
 } from './api/errors';
 export { DomainError, type DomainFieldError } from './domain-error';
 export { offsetDateTime } from './api/time';
-export { amountCurrencyProblem, DAY_OF_MONTH, dayOfMonthSchema, isDayOfMonth } from './rules';
+export { JsonDecimal, stringifyWithDecimals, type WithDecimalsWritten } from './json-decimal';
+export {
+  amountCurrencyProblem,
+  CARD_ATTEMPT_CAP,
+  CARD_LOCK,
+  DAY_OF_MONTH,
+  dayOfMonthSchema,
+  isDayOfMonth,
+  PROCESSOR_TIME_ZONE,
+} from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
 export { adminApi } from './api/admin';
@@ -80,6 +89,7 @@ export {
   billingRunResponse,
   type CreateBillingRunRequest,
   createBillingRunRequest,
+  DEFAULT_DUNNING_POLICY,
   dunningPolicyRequest,
   dunningPolicyResponse,
 } from './api/billing';
@@ -158,6 +168,16 @@ export {
   settleLinkByTransferRequest,
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
+export {
+  CHARGE_KEY_KINDS,
+  type ChargeKeyKind,
+  type InstallmentAttempt,
+  installmentChargeKey,
+  type LinkPaymentAttempt,
+  linkPaymentKey,
+  parseInstallmentChargeKey,
+  parseLinkPaymentKey,
+} from './charge-key';
 export {
   INSTALLMENT_PAID_BY_CHARGE,
   INSTALLMENT_PAID_OTHERWISE,

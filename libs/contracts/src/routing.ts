@@ -1,3 +1,5 @@
+import { CHARGE_KEY_KINDS } from './charge-key';
+
 /**
  * Routing keys on the event exchange. An event goes out under its type, or under its type plus one more
  * word where consumers need only part of a type's events: a consumer bound to the type still gets them
@@ -37,9 +39,6 @@ export const INSTALLMENT_PAID_OTHERWISE = 'installment.paid.otherwise';
 const CHARGE_ATTEMPT_FIELD = '"chargeAttempt":';
 const NO_CHARGE_ATTEMPT = '"chargeAttempt":null';
 
-/** The kinds of charge an idempotency key names, by its first word. */
-const CHARGE_KINDS = ['link', 'installment'] as const;
-
 /** The routing key an event is published under; `body` is the serialised envelope. */
 export function routingKeyOf(type: string, body: string): string {
   if (type === 'payment.succeeded' || type === 'payment.failed') return paymentRoutingKey(type, body);
@@ -63,6 +62,8 @@ export function routingKeyOf(type: string, body: string): string {
  * `NO_RECURRENCE`, an unescaped `"idempotencyKey":"` can only be that key, never text inside a value.
  */
 function paymentRoutingKey(type: string, body: string): string {
-  for (const kind of CHARGE_KINDS) if (body.includes(`"idempotencyKey":"${kind}:`)) return `${type}.${kind}`;
+  for (const kind of CHARGE_KEY_KINDS) {
+    if (body.includes(`"idempotencyKey":"${kind}:`)) return `${type}.${kind}`;
+  }
   return type;
 }

@@ -34,3 +34,36 @@ export function amountCurrencyProblem(amount: number | string, currency: string)
     ? `must be a whole number: ${currency} has no decimals`
     : `must have at most ${decimals} decimals in ${currency}`;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The processors' card lock (design, processors 2): a card is blocked at the merchant for 30 days after 7
+ * declines within 24 hours, or 35 within 30 days. processor-gateway counts the 24-hour rule itself and
+ * blocks the card before the processor has to; processor-sandbox, standing in for the processors, keeps
+ * both rules.
+ */
+export const CARD_LOCK = {
+  declines: 7,
+  windowMs: DAY_MS,
+  blockMs: 30 * DAY_MS,
+  /** The processors' slower rule, which only the sandbox plays. */
+  monthly: { declines: 35, windowMs: 30 * DAY_MS },
+} as const;
+
+/**
+ * Automatic debit's own cap, derived from the lock: never more attempts on one card in the lock's window
+ * than one short of the declines that would block it (6 in any 24 hours), so our retries alone never lock
+ * a customer's card.
+ */
+export const CARD_ATTEMPT_CAP = {
+  attempts: CARD_LOCK.declines - 1,
+  windowMs: CARD_LOCK.windowMs,
+} as const;
+
+/**
+ * Both processors are Paraguayan: the wall-clock times they read and print (an order's last payment time,
+ * when it was paid or reversed) and "the same day" of a rollback are Asunción's, whatever the merchant's or
+ * the server's zone.
+ */
+export const PROCESSOR_TIME_ZONE = 'America/Asuncion';

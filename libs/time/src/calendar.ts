@@ -114,6 +114,27 @@ export function localDateTime(instant: Date, timezone: string): string {
 }
 
 /**
+ * The instant a wall clock in a time zone reads as `yyyy-MM-dd HH:mm:ss` (the inverse of `localDateTime`;
+ * a `T` for the space and no seconds are read too); undefined when the text is not such a time.
+ */
+export function instantOfLocalDateTime(text: string, timezone: string): Date | undefined {
+  const match = LOCAL_DATE_TIME.exec(text.trim());
+  if (!match) return undefined;
+  const [year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0] = match
+    .slice(1)
+    .map((part) => Number(part ?? 0));
+  const instant = new Date(new TZDate(year, month - 1, day, hour, minute, second, timezone).getTime());
+  return Number.isNaN(instant.getTime()) ? undefined : instant;
+}
+
+const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** Whether two instants fall on the same calendar day in a time zone ("the same day" of a rollback). */
+export function sameLocalDay(a: Date, b: Date, timezone: string): boolean {
+  return localDate(a, timezone) === localDate(b, timezone);
+}
+
+/**
  * Every other instant in a response: ISO 8601 with the offset of the merchant's time zone
  * (`2026-11-23T09:00:00-03:00`), the merchant's own wall clock that a program can still compare.
  */

@@ -9,9 +9,11 @@ export {
   localDate,
   localDateTime,
   endOfLocalDay,
+  instantOfLocalDateTime,
   localDateTimeWithOffset,
   startOfLocalDay,
   monthOf,
   monthsBetween,
+  sameLocalDay,
 } from './calendar';
 export { type Clock, type SimulatedClock, simulatedClock, systemClock } from './clock';

@@ -1,11 +1,11 @@
+import { CARD_LOCK } from '@payrail/contracts';
 import { describe, expect, it } from 'vitest';
 import { newStoredCardCharge, type StoredCardChargeRequest } from '../src/application/charge-stored-card';
 import { newProcessorReference } from '../src/application/processor-references';
 import { DEFAULT_TIMINGS } from '../src/application/settle-charge';
 import { settlementOfCharge, settlementOfStatus } from '../src/application/settlements';
-import { blockAfterDecline, CARD_LOCK, countsTowardsCardLock, isBlocked } from '../src/domain/card-lock';
+import { blockAfterDecline, countsTowardsCardLock, isBlocked } from '../src/domain/card-lock';
 import { safeMask } from '../src/domain/payment-method';
-import { installmentChargeKey, linkPaymentKey } from '../src/domain/references';
 
 describe('what a processor answer means for a charge', () => {
   it('a lost reply is unknown, never a failure', () => {
@@ -110,10 +110,6 @@ describe('references and masks', () => {
     for (const id of ids)
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect([...ids].sort()).toEqual(ids);
-  });
-  it('idempotency keys follow the documented shapes', () => {
-    expect(installmentChargeKey(12, 3)).toBe('installment:12:attempt:3');
-    expect(linkPaymentKey(7, 1)).toBe('link:7:payment:1');
   });
   it('keeps at most the first 6 and last 4 digits of whatever the processor calls masked', () => {
     expect(safeMask('4242424242424242', '4242')).toBe('424242******4242');

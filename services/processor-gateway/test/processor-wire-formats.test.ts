@@ -5,7 +5,6 @@ import {
   amountForProcessorB,
   amountFromProcessor,
 } from '../src/adapters/processors/processor-amounts';
-import { asuncionDateTime } from '../src/adapters/processors/processor-b';
 import { parseExpiry } from '../src/adapters/processors/wire-json';
 
 describe('amounts on the wire', () => {
@@ -51,12 +50,6 @@ describe('decline categories', () => {
 });
 
 describe('processor formats', () => {
-  it('B dates are Asunción wall-clock time', () => {
-    // Asunción is UTC-3 all year since 2024.
-    expect(asuncionDateTime(new Date('2026-11-23T14:05:09Z'))).toBe('2026-11-23 11:05:09');
-    expect(asuncionDateTime(new Date('2026-01-01T02:00:00Z'))).toBe('2025-12-31 23:00:00');
-  });
-
   it('expiry MM/YY', () => {
     expect(parseExpiry('08/29')).toEqual({ expiryMonth: 8, expiryYear: 2029 });
     expect(parseExpiry('12/2030')).toEqual({ expiryMonth: 12, expiryYear: 2030 });

@@ -1,7 +1,6 @@
 import { apiOperations, subscriptionOperations } from '@payrail/contracts';
 import { describe, expect, it } from 'vitest';
 import { assertWithinBulkLimits } from '../src/adapters/http/bulk-limits';
-import { JsonAmount, stringifyWithAmounts } from '../src/adapters/http/json-amount';
 import { problemFor } from '../src/adapters/http/problems';
 import { SubscriptionError } from '../src/domain/errors';
 import { singleMatch } from '../src/domain/identifiers';
@@ -74,17 +73,6 @@ describe('OpenAPI descriptions of the subscription endpoints', () => {
 });
 
 describe('HTTP adapter pieces', () => {
-  it('writes amounts as JSON numbers with their two decimals, which parse back to the same value', () => {
-    const text = stringifyWithAmounts({
-      amount: new JsonAmount('150000.00'),
-      nested: [{ amount: new JsonAmount('0.50') }],
-      label: '150000.00',
-    });
-    expect(text).toBe('{"amount":150000.00,"nested":[{"amount":0.50}],"label":"150000.00"}');
-    expect(JSON.parse(text)).toEqual({ amount: 150000, nested: [{ amount: 0.5 }], label: '150000.00' });
-    expect(() => new JsonAmount('1.5')).toThrow();
-  });
-
   it('maps domain errors in one place, with paths in the body style of the endpoint', () => {
     const error = new SubscriptionError('INVOICE_NUMBER_REQUIRED', 'needed', [
       'installments',

@@ -4,7 +4,7 @@ import { countUpdates, type MigratedTestDatabase, migratedTestDatabase } from '@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
-import { chargeKey } from '../src/domain/debit';
+import { installmentChargeKey } from '@payrail/contracts';
 import { subscriptionsService } from '../src/service';
 
 // An attempt is written when its charge is requested and updated once with the outcome, in no indexed
@@ -42,7 +42,7 @@ it('settles charge attempts as heap-only updates (no new index entries)', async 
           subscriptionId: installmentId,
           merchantId,
           attempt: 1,
-          idempotencyKey: chargeKey(installmentId, 1),
+          idempotencyKey: installmentChargeKey(installmentId, 1),
           runId: null,
           paymentMethodId,
           processor: null,

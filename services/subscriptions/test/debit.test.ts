@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptTime, chargeKey, decideCharge, parseChargeKey } from '../src/domain/debit';
+import { attemptTime, decideCharge } from '../src/domain/debit';
 import type { Installment } from '../src/domain/installment';
 import type { Subscription } from '../src/domain/subscription';
 
@@ -138,12 +138,5 @@ describe('decideCharge: is a due installment still chargeable?', () => {
     // The real clock's minutes instead would put all twelve in one window: the 7th is capped.
     const byClock = [1, 2, 3, 4, 5, 6].map((minutes) => new Date(now.getTime() + minutes * 60_000));
     expect(facts({ cardAttemptsInWindow: byClock }).kind).toBe('skip');
-  });
-
-  it('keys: installment:<id>:attempt:<n>, read back; a link payment’s key is not an installment’s', () => {
-    expect(chargeKey(71, 3)).toBe('installment:71:attempt:3');
-    expect(parseChargeKey('installment:71:attempt:3')).toEqual({ installmentId: 71, attempt: 3 });
-    expect(parseChargeKey('link:71:payment:1')).toBeUndefined();
-    expect(parseChargeKey('installment:71:attempt:3x')).toBeUndefined();
   });
 });

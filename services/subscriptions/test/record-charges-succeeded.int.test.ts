@@ -22,7 +22,7 @@ import {
   recordChargeSucceeded,
   recordChargesSucceeded,
 } from '../src/application/record-charge-outcome';
-import { chargeKey } from '../src/domain/debit';
+import { installmentChargeKey } from '@payrail/contracts';
 import type { SubscriptionStore } from '../src/ports/subscription-store';
 import { subscriptionsService } from '../src/service';
 import { aCard, chargeDue, eventsAbout, paymentSucceeded } from './debit-support';
@@ -138,7 +138,7 @@ async function scenario(): Promise<Copy> {
   await db.insert(chargeAttempts).values({
     ...attempt,
     attempt: 2,
-    idempotencyKey: chargeKey(first.installmentId, 2),
+    idempotencyKey: installmentChargeKey(first.installmentId, 2),
     status: 'requested',
     settledAt: null,
     chargeId: null,
@@ -184,7 +184,8 @@ function payments(copy: Copy): Array<EventData<'payment.succeeded'>> {
     const row = copy.installments[k]?.[number - 1] as InstallmentRow;
     const card = copy.cards[k] as PaidWithCard;
     return {
-      idempotencyKey: as === 'link' ? `link:${copy.linkIds[k]}:payment:1` : chargeKey(row.id, attempt),
+      idempotencyKey:
+        as === 'link' ? `link:${copy.linkIds[k]}:payment:1` : installmentChargeKey(row.id, attempt),
       chargeId: CHARGE_IDS[index] as string,
       merchantId: as === 'other-merchant' ? OTHER_MERCHANT : copy.merchant.merchantId,
       processor: card.processor,

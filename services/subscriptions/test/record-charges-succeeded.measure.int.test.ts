@@ -22,7 +22,7 @@ import {
   recordChargeSucceeded,
   recordChargesSucceeded,
 } from '../src/application/record-charge-outcome';
-import { chargeKey } from '../src/domain/debit';
+import { installmentChargeKey } from '@payrail/contracts';
 import { subscriptionsService } from '../src/service';
 import { CONSUMERS } from '../../../scripts/processes';
 
@@ -118,7 +118,7 @@ async function seed(db: Database): Promise<Array<EventData<'payment.succeeded'>>
       subscriptionId: row.subscriptionId,
       merchantId,
       attempt: 1,
-      idempotencyKey: chargeKey(row.id, 1),
+      idempotencyKey: installmentChargeKey(row.id, 1),
       paymentMethodId: cardOf.get(row.subscriptionId) as string,
       processor: 'PARAGUAY.PROCESSOR_A',
       amount: row.amount,
@@ -128,7 +128,7 @@ async function seed(db: Database): Promise<Array<EventData<'payment.succeeded'>>
     })),
   );
   return charged.map((row) => ({
-    idempotencyKey: chargeKey(row.id, 1),
+    idempotencyKey: installmentChargeKey(row.id, 1),
     chargeId: randomUUID(),
     merchantId,
     processor: 'PARAGUAY.PROCESSOR_A',

@@ -9,6 +9,10 @@ export const INSTANCE_CURRENCIES = {
   INTERNATIONAL: ['USD', 'EUR'],
 } as const satisfies Record<(typeof INSTANCES)[number], ReadonlyArray<(typeof CURRENCIES)[number]>>;
 
+/**
+ * A merchant's time zone when it names none (Paraguay's); the pay page also reads dates in it where the
+ * merchant's settings are not known (they always are after a link).
+ */
 export const DEFAULT_TIMEZONE = 'America/Asuncion';
 
 function isTimeZone(value: string): boolean {

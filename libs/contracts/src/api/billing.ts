@@ -88,6 +88,15 @@ export const dunningPolicyRequest = z.object({
     }),
 });
 
+/**
+ * The policy of every merchant the operator has not set one for (answered with `isDefault: true`): retried
+ * one, three and five days after the first attempt; never cancelled.
+ */
+export const DEFAULT_DUNNING_POLICY: z.output<typeof dunningPolicyRequest> = {
+  retryOffsetDays: [1, 3, 5],
+  cancelAfterFailedInstallments: null,
+};
+
 export const dunningPolicyResponse = dunningPolicyRequest.extend({
   merchantId: z.uuid(),
   isDefault: z
@@ -185,8 +194,7 @@ export const billingAdminApi = {
         schema: dunningPolicyResponse,
         example: {
           merchantId: MERCHANT_ID,
-          retryOffsetDays: [1, 3, 5],
-          cancelAfterFailedInstallments: null,
+          ...DEFAULT_DUNNING_POLICY,
           isDefault: true,
           updatedAt: null,
         },

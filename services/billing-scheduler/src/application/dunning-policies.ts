@@ -1,5 +1,6 @@
+import { DEFAULT_DUNNING_POLICY } from '@payrail/contracts';
 import type { Clock } from '@payrail/time';
-import { DEFAULT_DUNNING_POLICY, type DunningPolicy } from '../domain/dunning-policy';
+import type { DunningPolicy } from '../domain/dunning-policy';
 import type { DunningPolicyStore } from '../ports/dunning-policy-store';
 
 export interface DunningPolicyView extends DunningPolicy {
@@ -12,10 +13,17 @@ export async function getDunningPolicy(
   deps: { policies: DunningPolicyStore },
   merchantId: string,
 ): Promise<DunningPolicyView> {
-  const id = merchantId.toLowerCase();
-  const stored = await deps.policies.policy(id);
-  if (!stored) return { merchantId: id, ...DEFAULT_DUNNING_POLICY, isDefault: true, updatedAt: null };
-  return { merchantId: id, ...stored, isDefault: false };
+  return dunningPolicyOf(deps.policies, merchantId.toLowerCase());
+}
+
+/** The policy a merchant's declines follow: its own, or `DEFAULT_DUNNING_POLICY` until the operator sets one. */
+export async function dunningPolicyOf(
+  policies: DunningPolicyStore,
+  merchantId: string,
+): Promise<DunningPolicyView> {
+  const stored = await policies.policy(merchantId);
+  if (!stored) return { merchantId, ...DEFAULT_DUNNING_POLICY, isDefault: true, updatedAt: null };
+  return { merchantId, ...stored, isDefault: false };
 }
 
 /** From the next decline on; retries already scheduled keep their day. */

@@ -1,10 +1,16 @@
-import { createEvent, type EventData, type EventType, parseEvent } from '@payrail/contracts';
+import {
+  createEvent,
+  type EventData,
+  type EventType,
+  parseEvent,
+  parseInstallmentChargeKey,
+} from '@payrail/contracts';
 import { addDays, type Clock, type IsoDate, localDate } from '@payrail/time';
-import { installmentAttemptOfKey } from '../domain/billing-run';
-import { afterFailedAttempt, DEFAULT_DUNNING_POLICY } from '../domain/dunning-policy';
+import { afterFailedAttempt } from '../domain/dunning-policy';
 import type { ProjectedInstallment } from '../ports/installment-projection';
 import type { RunItemMark } from '../ports/run-store';
 import type { BatchedMessage, BillingStores } from '../ports/unit-of-work';
+import { dunningPolicyOf } from './dunning-policies';
 
 /** What happened to the charges billing-scheduler asked for: run progress, and dunning after a decline. */
 export const CHARGE_OUTCOME_EVENTS = [
@@ -46,7 +52,7 @@ async function onPaymentFailed(
   if (!row) return;
   const attemptOn = await attemptDay(stores, row, clock);
   const timezone = await timezoneOf(stores, row);
-  const policy = (await stores.policies.policy(row.merchantId)) ?? DEFAULT_DUNNING_POLICY;
+  const policy = await dunningPolicyOf(stores.policies, row.merchantId);
   const decision = afterFailedAttempt(policy, {
     attempt,
     category: data.category,
@@ -182,7 +188,7 @@ function commonOutcome(message: { type: string; body: string }): CommonOutcome |
     }
     case 'payment.succeeded': {
       const { data } = parseEvent('payment.succeeded', message.body);
-      const key = installmentAttemptOfKey(data.idempotencyKey);
+      const key = parseInstallmentChargeKey(data.idempotencyKey);
       return key ? { kind: 'succeeded', ...key } : { kind: 'none' };
     }
     default:
@@ -260,7 +266,7 @@ export async function recordChargeOutcome(
   switch (message.type) {
     case 'payment.failed': {
       const { data } = parseEvent('payment.failed', message.body);
-      const key = installmentAttemptOfKey(data.idempotencyKey);
+      const key = parseInstallmentChargeKey(data.idempotencyKey);
       if (!key) return;
       await onPaymentFailed(stores, clock, data, key.installmentId, key.attempt);
       return;

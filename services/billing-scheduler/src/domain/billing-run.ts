@@ -30,10 +30,3 @@ export function runStatus(run: Pick<BillingRun, 'claimedAt'> & RunCounts): RunSt
   if (!run.claimedAt) return 'claiming';
   return run.succeeded + run.failed + run.skipped >= run.due ? 'completed' : 'charging';
 }
-
-/** The attempt a charge idempotency key names (`installment:<id>:attempt:<n>`), or undefined for another key. */
-export function installmentAttemptOfKey(key: string): { installmentId: number; attempt: number } | undefined {
-  const match = /^installment:(\d+):attempt:(\d+)$/.exec(key);
-  if (!match) return undefined;
-  return { installmentId: Number(match[1]), attempt: Number(match[2]) };
-}

@@ -8,12 +8,6 @@ export interface DunningPolicy {
   cancelAfterFailedInstallments: number | null;
 }
 
-/** Until the operator sets one: retried one, three and five days after the first attempt; never cancelled. */
-export const DEFAULT_DUNNING_POLICY: DunningPolicy = {
-  retryOffsetDays: [1, 3, 5],
-  cancelAfterFailedInstallments: null,
-};
-
 export interface FailedAttempt {
   attempt: number;
   category: (typeof DECLINE_CATEGORIES)[number];

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { JsonDecimal } from '@payrail/contracts';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { httpWebhookSender } from '../../src/adapters/webhooks/http-sender';
 import { isPrivateAddress, refusedWebhookUrl } from '../../src/application/webhooks/network';
 import { newSigningSecret, signatureHeader } from '../../src/application/webhooks/signature';
-import { JsonDecimal, serializeEnvelope } from '../../src/domain/webhooks/envelope';
+import { serializeEnvelope } from '../../src/domain/webhooks/envelope';
 import { nextRetryDelay, parseRetrySchedule } from '../../src/domain/webhooks/retry-schedule';
 
 describe('retry schedule', () => {

@@ -1,5 +1,5 @@
 import type { Clock } from '@payrail/time';
-import type { PaymentLink } from '../domain/payment-link';
+import { LinkStatus, type PaymentLink } from '../domain/payment-link';
 import type { LinkPaymentRepository } from '../ports/link-payment-repository';
 import { linkExpiredEvent } from './events';
 
@@ -10,7 +10,7 @@ export async function expireIfDue(
 ): Promise<PaymentLink> {
   const now = deps.clock.now();
   if (!link.expiresAt || link.expiresAt.getTime() > now.getTime()) return link;
-  if (link.statusId !== 1 && link.statusId !== 5) return link;
+  if (link.statusId !== LinkStatus.PENDING && link.statusId !== LinkStatus.LAST_ATTEMPT_REJECTED) return link;
   const [expired] = await deps.payments.expireDue(now, 1, (l) => linkExpiredEvent(l, now), link.id);
   return expired ?? link;
 }

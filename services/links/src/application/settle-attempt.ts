@@ -1,6 +1,5 @@
-import type { EventData } from '@payrail/contracts';
+import { type EventData, parseLinkPaymentKey } from '@payrail/contracts';
 import type { Clock } from '@payrail/time';
-import { linkPaymentOfKey } from '../domain/link-payment-key';
 import type { PaymentLink } from '../domain/payment-link';
 import type { LinkPayment, LinkPaymentRepository, PaymentOutcome } from '../ports/link-payment-repository';
 import { linkPaidByCardEvent, linkPaymentFailedEvent } from './events';
@@ -50,7 +49,7 @@ export async function settleAttemptOfChargeOutcome(
   deps: SettleAttemptDeps,
   event: ChargeOutcomeEvent,
 ): Promise<void> {
-  const attempt = linkPaymentOfKey(event.data.idempotencyKey);
+  const attempt = parseLinkPaymentKey(event.data.idempotencyKey);
   if (!attempt || event.data.linkId !== attempt.linkId) return;
   if (event.type === 'payment.succeeded') {
     const { data } = event;

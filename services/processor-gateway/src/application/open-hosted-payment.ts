@@ -1,8 +1,8 @@
+import { linkPaymentKey } from '@payrail/contracts';
 import { normalizeAmount } from '@payrail/money';
 import { v7 as timeOrderedUuid } from 'uuid';
 import type { Charge } from '../domain/charge';
 import { Conflict, ProcessorRefused } from '../domain/errors';
-import { linkPaymentKey } from '../domain/references';
 import { newProcessorReference } from './processor-references';
 import type { HostedForm, OpenPaymentInput, OpenResult, ProcessorId } from '../ports/card-processor';
 import type { ChargeDeps } from './settle-charge';

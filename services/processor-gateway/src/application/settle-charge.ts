@@ -1,4 +1,5 @@
-import { blockAfterDecline, CARD_LOCK, countsTowardsCardLock } from '../domain/card-lock';
+import { CARD_LOCK } from '@payrail/contracts';
+import { blockAfterDecline, countsTowardsCardLock } from '../domain/card-lock';
 import { type Charge, isSettled, type Settlement } from '../domain/charge';
 import type { CardProcessors } from '../ports/card-processor';
 import type { Clock } from '@payrail/time';

@@ -1,3 +1,5 @@
+import { localDate } from '@payrail/time';
+
 /**
  * A transfer made outside the service that a merchant notified, and what it pays. The owners of the
  * targets (links, subscriptions) decide whether it settles them; this service keeps one transfer per
@@ -72,21 +74,9 @@ export class InvalidTransfer extends Error {
   }
 }
 
-/** The day it is in a time zone, `yyyy-MM-dd`. */
-export function dayIn(timezone: string, at: Date): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(at);
-  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
-}
-
 /** A transfer is made on a day that has come, in the merchant's calendar. */
 export function assertTransferDateNotFuture(transferDate: string, timezone: string, now: Date): void {
-  const today = dayIn(timezone, now);
+  const today = localDate(now, timezone);
   if (transferDate > today) {
     throw new InvalidTransfer(`is after today (${today}) in the merchant's time zone`, 'transferDate');
   }

@@ -1,13 +1,10 @@
+import { CARD_LOCK } from '@payrail/contracts';
+
 /**
- * The processors block a card at the merchant for 30 days after 7 declines in 24 hours. We count the
- * declines ourselves and stop calling before the processor has to refuse us: a blocked card's further
- * attempts would only add declines and risk the merchant's standing.
+ * The processors block a card at the merchant for 30 days after 7 declines in 24 hours (`CARD_LOCK`). We
+ * count the declines ourselves and stop calling before the processor has to refuse us: a blocked card's
+ * further attempts would only add declines and risk the merchant's standing.
  */
-export const CARD_LOCK = {
-  declines: 7,
-  windowMs: 24 * 60 * 60 * 1000,
-  blockMs: 30 * 24 * 60 * 60 * 1000,
-} as const;
 
 /** Declines that count: the card itself said no. Outages and our own lost requests are not the card's. */
 export function countsTowardsCardLock(category: string | null): boolean {

@@ -1,3 +1,5 @@
+import { PROCESSOR_TIME_ZONE } from '@payrail/contracts';
+import { sameLocalDay } from '@payrail/time';
 import {
   APPROVED,
   type EnteredCard,
@@ -6,7 +8,6 @@ import {
   type ResponseCode,
   SLOW_CARD_DELAY_MS,
 } from '../domain/cards';
-import { sameLocalDay } from '../domain/local-time';
 import { processorATokens } from './signatures';
 import { randomDigits, randomToken } from './ids';
 import { PROCESSOR_A } from './processors';
@@ -257,7 +258,7 @@ export class ProcessorA {
     const now = this.core.clock.now();
     const approved = payment.confirmation?.response_code === APPROVED;
     // Only until the end of the day of payment: after it the payment is settled ("cuponada").
-    if (approved && payment.paidAt && !sameLocalDay(payment.paidAt, now)) {
+    if (approved && payment.paidAt && !sameLocalDay(payment.paidAt, now, PROCESSOR_TIME_ZONE)) {
       throw new ProcessorAError(
         400,
         'TransactionAlreadyConfirmed',

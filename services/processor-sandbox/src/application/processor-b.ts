@@ -1,3 +1,5 @@
+import { PROCESSOR_TIME_ZONE } from '@payrail/contracts';
+import { instantOfLocalDateTime, localDateTime, sameLocalDay } from '@payrail/time';
 import {
   APPROVED,
   type EnteredCard,
@@ -6,7 +8,6 @@ import {
   type ResponseCode,
   SLOW_CARD_DELAY_MS,
 } from '../domain/cards';
-import { instantOfLocal, localDateTime, sameLocalDay } from '../domain/local-time';
 import { processorBTokens } from './signatures';
 import { randomDigits, randomToken } from './ids';
 import { withQuery } from './processor-a';
@@ -133,7 +134,7 @@ export class ProcessorB {
     }
     let maxPaymentAt: Date | undefined;
     if (input.maxPaymentText) {
-      maxPaymentAt = instantOfLocal(input.maxPaymentText);
+      maxPaymentAt = instantOfLocalDateTime(input.maxPaymentText, PROCESSOR_TIME_ZONE);
       if (!maxPaymentAt) throw new ProcessorBError(400, 'Datos inválidos: fecha_maxima_pago');
     }
     const order: Order = {
@@ -204,7 +205,7 @@ export class ProcessorB {
     if (order.reversal) throw new ProcessorBError(400, 'El pedido ya fue reversado');
     if (!order.paidAt || order.code !== APPROVED) throw new ProcessorBError(400, 'El pedido no está pagado');
     const now = this.core.clock.now();
-    if (sameLocalDay(order.paidAt, now)) {
+    if (sameLocalDay(order.paidAt, now, PROCESSOR_TIME_ZONE)) {
       order.reversal = { appliesAt: now };
       void this.applyReversal(order, now);
       return 'Inmediata';
@@ -429,14 +430,16 @@ export class ProcessorB {
       id_pedido_comercio: order.commerceOrderId,
       monto: order.amount,
       fecha_maxima_pago: order.maxPaymentText,
-      fecha_pago: paid && order.paidAt ? localDateTime(order.paidAt) : null,
+      fecha_pago: paid && order.paidAt ? localDateTime(order.paidAt, PROCESSOR_TIME_ZONE) : null,
       numero_comprobante_interno: paid ? (order.receipt ?? null) : null,
       forma_pago: 'Tarjetas de crédito/débito',
       forma_pago_identificador: '1',
       codigo_respuesta: order.chargeInProgress ? null : (order.code ?? null),
       ultimo_mensaje_error: order.lastError ?? null,
       tarjeta_numero: order.maskedCard ?? null,
-      fecha_reversion: order.reversal?.appliedAt ? localDateTime(order.reversal.appliedAt) : null,
+      fecha_reversion: order.reversal?.appliedAt
+        ? localDateTime(order.reversal.appliedAt, PROCESSOR_TIME_ZONE)
+        : null,
       token: processorBTokens.notification(this.privateKey, order.hash),
     };
   }

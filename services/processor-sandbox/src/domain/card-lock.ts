@@ -1,12 +1,8 @@
-// The processor's own rule (Bancard vPOS spec): a card is blocked at the merchant for 30 days after
-// 7 declines within 24 hours, or 35 within 30 days.
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-export const CARD_LOCK_RULES = [
-  { declines: 7, withinMs: DAY },
-  { declines: 35, withinMs: 30 * DAY },
-] as const;
-export const CARD_LOCK_DURATION_MS = 30 * DAY;
+import { CARD_LOCK } from '@payrail/contracts';
+
+// The processor's own rule (Bancard vPOS spec, `CARD_LOCK`): a card is blocked at the merchant for 30 days
+// after 7 declines within 24 hours, or 35 within 30 days.
+const CARD_LOCK_RULES = [CARD_LOCK, CARD_LOCK.monthly];
 
 export interface CardLockState {
   declines: Date[];
@@ -19,12 +15,14 @@ export function isBlocked(state: CardLockState | undefined, now: Date): boolean 
 
 /** Records a decline and blocks the card when a rule is reached. */
 export function recordDecline(state: CardLockState, now: Date): CardLockState {
-  const declines = [...state.declines, now].filter((at) => now.getTime() - at.getTime() < 30 * DAY);
+  const declines = [...state.declines, now].filter(
+    (at) => now.getTime() - at.getTime() < CARD_LOCK.monthly.windowMs,
+  );
   const reached = CARD_LOCK_RULES.some(
-    (rule) => declines.filter((at) => now.getTime() - at.getTime() < rule.withinMs).length >= rule.declines,
+    (rule) => declines.filter((at) => now.getTime() - at.getTime() < rule.windowMs).length >= rule.declines,
   );
   return {
     declines,
-    blockedUntil: reached ? new Date(now.getTime() + CARD_LOCK_DURATION_MS) : state.blockedUntil,
+    blockedUntil: reached ? new Date(now.getTime() + CARD_LOCK.blockMs) : state.blockedUntil,
   };
 }

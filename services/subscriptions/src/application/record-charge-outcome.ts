@@ -1,5 +1,10 @@
-import type { EventData, EventEnvelope } from '@payrail/contracts';
-import { type AttemptOutcome, chargeKey, parseChargeKey } from '../domain/debit';
+import {
+  type EventData,
+  type EventEnvelope,
+  installmentChargeKey,
+  parseInstallmentChargeKey,
+} from '@payrail/contracts';
+import type { AttemptOutcome } from '../domain/debit';
 import { cancelAfterDecline, chargeDeclined, type Installment, markPaid } from '../domain/installment';
 import { topUpHorizon } from '../domain/open-ended';
 import type { Subscription } from '../domain/subscription';
@@ -31,7 +36,7 @@ export async function recordChargeSucceeded(
   deps: UseCaseDeps,
   payment: EventData<'payment.succeeded'>,
 ): Promise<ChargeOutcomeResult> {
-  const key = parseChargeKey(payment.idempotencyKey);
+  const key = parseInstallmentChargeKey(payment.idempotencyKey);
   if (!key || payment.installmentId === null) return { kind: 'not-ours' };
   return deps.store.transaction(async (store) => {
     const at = deps.clock.now();
@@ -68,7 +73,7 @@ export async function recordChargeFailed(
   deps: UseCaseDeps,
   payment: EventData<'payment.failed'>,
 ): Promise<ChargeOutcomeResult> {
-  const key = parseChargeKey(payment.idempotencyKey);
+  const key = parseInstallmentChargeKey(payment.idempotencyKey);
   if (!key || payment.installmentId === null) return { kind: 'not-ours' };
   return deps.store.transaction(async (store) => {
     const at = deps.clock.now();
@@ -126,7 +131,7 @@ export async function recordChargesSucceeded(
   return deps.store.transaction(async (store) => {
     const at = deps.clock.now();
     const keys = payments.map(({ data }) =>
-      data.installmentId === null ? undefined : parseChargeKey(data.idempotencyKey),
+      data.installmentId === null ? undefined : parseInstallmentChargeKey(data.idempotencyKey),
     );
     const asked = payments.flatMap(({ data }, index) => {
       const key = keys[index];
@@ -164,7 +169,7 @@ export async function recordChargesSucceeded(
     const results = payments.map(({ data, within }, index): ChargeOutcomeResult => {
       const key = ours(index);
       if (!key) return { kind: 'not-ours' };
-      const attempt = chargeKey(key.installmentId, key.attempt);
+      const attempt = installmentChargeKey(key.installmentId, key.attempt);
       if (attemptStatus.get(attempt) !== 'requested') return { kind: 'duplicate' };
       attemptStatus.set(attempt, 'succeeded');
       settlements.push({ ...key, outcome: succeeded(data) });
@@ -289,7 +294,7 @@ async function inBatch<
 ): Promise<ChargeOutcomeResult[]> {
   return deps.store.transaction(async (store) => {
     const refs = payments.flatMap(({ data }) => {
-      const key = parseChargeKey(data.idempotencyKey);
+      const key = parseInstallmentChargeKey(data.idempotencyKey);
       return key && data.installmentId !== null
         ? [{ merchantId: data.merchantId, installmentId: key.installmentId }]
         : [];

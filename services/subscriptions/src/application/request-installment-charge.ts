@@ -1,10 +1,13 @@
-import type { EventData, EventEnvelope } from '@payrail/contracts';
+import {
+  CARD_ATTEMPT_CAP,
+  type EventData,
+  type EventEnvelope,
+  installmentChargeKey,
+} from '@payrail/contracts';
 import {
   attemptTime,
-  CARD_CAP_WINDOW_MS,
   type ChargeAttempt,
   type ChargeDecision,
-  chargeKey,
   decideCharge,
   type SkipReason,
 } from '../domain/debit';
@@ -89,7 +92,7 @@ export async function requestInstallmentCharge(
       await store.lockCard(subscription.paymentMethodId);
       cardAttemptsInWindow = await store.cardAttemptsSince(
         subscription.paymentMethodId,
-        new Date(attemptAt.getTime() - CARD_CAP_WINDOW_MS),
+        new Date(attemptAt.getTime() - CARD_ATTEMPT_CAP.windowMs),
       );
     }
     const askedBefore = await store.findAttempt(installment.id, due.attempt);
@@ -107,7 +110,7 @@ export async function requestInstallmentCharge(
       await store.publish([chargeSkipped(due, decision.reason, decision.retryOn, at, state)]);
       return decision;
     }
-    const key = chargeKey(installment.id, due.attempt);
+    const key = installmentChargeKey(installment.id, due.attempt);
     const charging = startCharge(installment);
     await store.saveInstallments([{ before: installment, after: charging }], at);
     await store.recordAttempt(requestedAttempt(subscription, installment, due, key, decision, attemptAt));
@@ -157,7 +160,10 @@ export async function requestInstallmentCharges(
     );
     await store.lockCards(cards);
     const earliest = Math.min(...facts.map((fact) => fact?.attemptAt.getTime() ?? at.getTime()));
-    const cardAttempts = await store.cardsAttemptsSince(cards, new Date(earliest - CARD_CAP_WINDOW_MS));
+    const cardAttempts = await store.cardsAttemptsSince(
+      cards,
+      new Date(earliest - CARD_ATTEMPT_CAP.windowMs),
+    );
     const requested = await store.attemptNumbersOf(dues.map(({ due }) => due.installmentId));
     // A charge-due of an attempt already requested (a reclaim) is answered with how that attempt ended:
     // read for those only, which are rare.
@@ -184,7 +190,7 @@ export async function requestInstallmentCharges(
       const { subscription, attemptAt } = fact;
       const installment = current.get(fact.installment.id) ?? fact.installment;
       const card = subscription.paymentMethodId;
-      const since = attemptAt.getTime() - CARD_CAP_WINDOW_MS;
+      const since = attemptAt.getTime() - CARD_ATTEMPT_CAP.windowMs;
       const decision = decideCharge({
         subscription,
         installment,
@@ -201,7 +207,7 @@ export async function requestInstallmentCharges(
         events.push({ event: chargeSkipped(due, decision.reason, decision.retryOn, at, state), within });
         return;
       }
-      const key = chargeKey(installment.id, due.attempt);
+      const key = installmentChargeKey(installment.id, due.attempt);
       const charging = startCharge(installment);
       if (!firstRead.has(installment.id)) firstRead.set(installment.id, installment);
       current.set(installment.id, charging);

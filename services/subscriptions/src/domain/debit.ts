@@ -1,4 +1,4 @@
-import type { DeclineCategory, EventData } from '@payrail/contracts';
+import { CARD_ATTEMPT_CAP, type DeclineCategory, type EventData } from '@payrail/contracts';
 import { type IsoDate, localDate, startOfLocalDay } from '@payrail/time';
 import type { Installment } from './installment';
 import { isCollecting, type Subscription } from './subscription';
@@ -9,10 +9,6 @@ import { isCollecting, type Subscription } from './subscription';
  */
 
 export type SkipReason = EventData<'installment.charge-skipped'>['reason'];
-
-/** The processors block a card after 7 declines in 24 hours: we never try one more than 6 times in 24 hours. */
-export const CARD_ATTEMPTS_PER_24_HOURS = 6;
-export const CARD_CAP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * When an attempt is made, for the card's 24-hour window and the attempt's `requestedAt`: the later of the
@@ -53,10 +49,10 @@ export function decideCharge(facts: ChargeDueFacts): ChargeDecision {
   if (installment.paymentDate > facts.asOf) return skip('not-due', installment.paymentDate);
   if (subscription.paymentMethodId === null) return skip('no-payment-method');
   const recent = facts.cardAttemptsInWindow;
-  if (recent.length >= CARD_ATTEMPTS_PER_24_HOURS) {
+  if (recent.length >= CARD_ATTEMPT_CAP.attempts) {
     // The window frees a slot when the oldest attempt in it turns 24 hours old.
-    const oldest = recent[recent.length - CARD_ATTEMPTS_PER_24_HOURS] as Date;
-    const freed = new Date(oldest.getTime() + CARD_CAP_WINDOW_MS);
+    const oldest = recent[recent.length - CARD_ATTEMPT_CAP.attempts] as Date;
+    const freed = new Date(oldest.getTime() + CARD_ATTEMPT_CAP.windowMs);
     return skip('card-attempt-cap', localDate(freed, subscription.timezone));
   }
   return { kind: 'charge', paymentMethodId: subscription.paymentMethodId, amount: installment.amount };
@@ -64,18 +60,6 @@ export function decideCharge(facts: ChargeDueFacts): ChargeDecision {
 
 function skip(reason: SkipReason, retryOn: IsoDate | null = null): ChargeDecision {
   return { kind: 'skip', reason, retryOn };
-}
-
-/** The key processor-gateway charges at most once. */
-export function chargeKey(installmentId: number, attempt: number): string {
-  return `installment:${installmentId}:attempt:${attempt}`;
-}
-
-/** `installment:<id>:attempt:<n>` read back, or undefined for any other key (a link's payment). */
-export function parseChargeKey(key: string): { installmentId: number; attempt: number } | undefined {
-  const match = /^installment:(\d+):attempt:(\d+)$/.exec(key);
-  if (!match) return undefined;
-  return { installmentId: Number(match[1]), attempt: Number(match[2]) };
 }
 
 export type AttemptStatus = 'requested' | 'succeeded' | 'failed';

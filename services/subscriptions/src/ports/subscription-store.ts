@@ -181,7 +181,7 @@ export interface SubscriptionStore {
   /** The highest attempt number requested for the installment (0 when none). */
   latestAttemptNumber(installmentId: number): Promise<number>;
   recordAttempt(attempt: ChargeAttempt): Promise<void>;
-  /** Batch: the status of each asked attempt that exists, by `chargeKey(installmentId, attempt)`. */
+  /** Batch: the status of each asked attempt that exists, by `installmentChargeKey(installmentId, attempt)`. */
   attemptStatuses(
     attempts: Array<{ installmentId: number; attempt: number }>,
   ): Promise<Map<string, AttemptStatus>>;

@@ -1,3 +1,5 @@
+import { parseInstallmentChargeKey } from '@payrail/contracts';
+
 /**
  * The keys batch consumers sort a batch by before handling it message by message, so that concurrent
  * batches lock rows in the same order. Only an order: a body that does not parse sorts first (its handler
@@ -20,8 +22,7 @@ export function installmentOf(body: string): number {
   if (direct !== 0) return direct;
   try {
     const key = (JSON.parse(body) as { data?: { idempotencyKey?: unknown } }).data?.idempotencyKey;
-    const match = typeof key === 'string' ? /^installment:(\d+):attempt:\d+$/.exec(key) : null;
-    return match ? Number(match[1]) : 0;
+    return typeof key === 'string' ? (parseInstallmentChargeKey(key)?.installmentId ?? 0) : 0;
   } catch {
     return 0;
   }

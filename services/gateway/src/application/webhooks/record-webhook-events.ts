@@ -1,9 +1,11 @@
-import type {
-  BankTransferDetails,
-  EventData,
-  EventEnvelope,
-  EventType,
-  WebhookEventKind,
+import {
+  type BankTransferDetails,
+  type EventData,
+  type EventEnvelope,
+  type EventType,
+  JsonDecimal,
+  PAYMENT_LINK_STATUSES,
+  type WebhookEventKind,
 } from '@payrail/contracts';
 import { formatAmount, parseAmount } from '@payrail/money';
 import {
@@ -14,7 +16,6 @@ import {
   emptyEnvelopeBase as emptyBase,
   envelopeData,
   identifierOrEmpty,
-  JsonDecimal,
   serializeEnvelope,
   type WebhookEnvelope,
 } from '../../domain/webhooks/envelope';
@@ -44,8 +45,6 @@ export const WEBHOOK_SOURCE_EVENTS = [
   'bank-transfer.registered',
 ] as const satisfies readonly EventType[];
 export type WebhookSourceEvent = (typeof WEBHOOK_SOURCE_EVENTS)[number];
-
-const LINK_STATUS = { pending: 1, rejected: 5, expired: 6, cancelled: 7, paid: 200 } as const;
 
 interface Draft {
   kind: WebhookEventKind;
@@ -169,7 +168,7 @@ export function projectedLinkOf(data: EventData<'link.created'>): ProjectedLink 
     customIdentifier2: data.customIdentifier2,
     recurrent: data.recurrence !== null,
     totalPeriods: data.recurrence?.type === 'STATIC' ? data.recurrence.totalPeriods : null,
-    statusId: LINK_STATUS.pending,
+    statusId: PAYMENT_LINK_STATUSES.PENDING,
     subscriptionId: null,
     txId: null,
   };
@@ -184,7 +183,7 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
     }
     case 'link.paid': {
       const data = event.data as EventData<'link.paid'>;
-      await writer.setLinkStatus(data.linkId, LINK_STATUS.paid, data.txId);
+      await writer.setLinkStatus(data.linkId, PAYMENT_LINK_STATUSES.PAID, data.txId);
       // A subscription's first payment is told by its `installment.paid` (period 1), not twice.
       if (data.recurrent) return [];
       const { base, orderingKey } = await linkContext(writer, data.linkId);
@@ -217,7 +216,7 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
     }
     case 'link.payment-failed': {
       const data = event.data as EventData<'link.payment-failed'>;
-      await writer.setLinkStatus(data.linkId, LINK_STATUS.rejected);
+      await writer.setLinkStatus(data.linkId, PAYMENT_LINK_STATUSES.LAST_ATTEMPT_REJECTED);
       const { base, link, orderingKey } = await linkContext(writer, data.linkId);
       return [
         {
@@ -245,7 +244,7 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
     case 'link.cancelled': {
       const data = event.data as EventData<'link.expired'> | EventData<'link.cancelled'>;
       const expired = event.type === 'link.expired';
-      const statusId = expired ? LINK_STATUS.expired : LINK_STATUS.cancelled;
+      const statusId = expired ? PAYMENT_LINK_STATUSES.EXPIRED : PAYMENT_LINK_STATUSES.CANCELLED;
       await writer.setLinkStatus(data.linkId, statusId);
       const { base, orderingKey } = await linkContext(writer, data.linkId);
       const kind = expired ? 'LINK_EXPIRED' : 'LINK_CANCELLED';

@@ -1,14 +1,9 @@
-import type { WebhookEventKind } from '@payrail/contracts';
-
-/**
- * A money amount that goes on the wire as a JSON number with two decimals (`150000.00`), as receivers in
- * the field parse it, without ever being a float here: the decimal string is written into the JSON text.
- */
-export class JsonDecimal {
-  constructor(readonly decimal: string) {
-    if (!/^-?\d+\.\d{2}$/.test(decimal)) throw new Error(`not a 2-decimal amount: ${decimal}`);
-  }
-}
+import {
+  JsonDecimal,
+  PAYMENT_LINK_STATUSES,
+  stringifyWithDecimals,
+  type WebhookEventKind,
+} from '@payrail/contracts';
 
 export const amountOrNull = (decimal: string | null | undefined): JsonDecimal | null =>
   decimal === null || decimal === undefined ? null : new JsonDecimal(decimal);
@@ -64,7 +59,10 @@ export const emptyEnvelopeBase = (): EnvelopeBase => ({
  * Receivers decide "paid" from `statusId` alone, so only an event that announces a money movement, or an
  * attempt at one, carries it: one `PAYMENT_SUCCESS` per movement.
  */
-export const PAYMENT_STATUS_ID = { PAYMENT_SUCCESS: 200, PAYMENT_FAILED: 5 } as const;
+export const PAYMENT_STATUS_ID = {
+  PAYMENT_SUCCESS: PAYMENT_LINK_STATUSES.PAID,
+  PAYMENT_FAILED: PAYMENT_LINK_STATUSES.LAST_ATTEMPT_REJECTED,
+} as const;
 
 /**
  * What each kind carries of `amount` and `statusId` (the envelope table of the gateway README):
@@ -127,15 +125,10 @@ export interface WebhookEnvelope {
   data: EnvelopeData;
 }
 
-/** The envelope's JSON text, amounts written as numbers with two decimals. */
+/**
+ * The envelope's JSON text, amounts (`JsonDecimal`) written as numbers with two decimals (`150000.00`), as
+ * receivers in the field parse them, without ever being a float here.
+ */
 export function serializeEnvelope(envelope: WebhookEnvelope): string {
-  const decimals: string[] = [];
-  const text = JSON.stringify(envelope, (_key, value) => {
-    if (value instanceof JsonDecimal) {
-      decimals.push(value.decimal);
-      return `\u0000DECIMAL${decimals.length - 1}\u0000`;
-    }
-    return value;
-  });
-  return text.replace(/"\\u0000DECIMAL(\d+)\\u0000"/g, (_match, index) => decimals[Number(index)] as string);
+  return stringifyWithDecimals(envelope);
 }

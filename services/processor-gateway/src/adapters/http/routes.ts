@@ -1,4 +1,4 @@
-import { type MerchantContext, PROCESSORS, type Processor } from '@payrail/contracts';
+import { linkPaymentKey, type MerchantContext, PROCESSORS, type Processor } from '@payrail/contracts';
 import { HttpProblem, jsonBody, problems, requireMerchant } from '@payrail/http';
 import { Hono } from 'hono';
 import { completeCardRegistration, openCardRegistration } from '../../application/card-registration';
@@ -7,7 +7,6 @@ import { listPaymentMethods, removePaymentMethod } from '../../application/manag
 import { openHostedPayment } from '../../application/open-hosted-payment';
 import type { ChargeDeps } from '../../application/settle-charge';
 import { Conflict, NotAllowed, NotFound, ProcessorRefused } from '../../domain/errors';
-import { linkPaymentKey } from '../../domain/references';
 import {
   cardRegistrationBody,
   chargeView,

@@ -1,5 +1,6 @@
+import { PROCESSOR_TIME_ZONE } from '@payrail/contracts';
 import type { Logger } from '@payrail/observability';
-import type { Clock } from '@payrail/time';
+import { type Clock, localDateTime } from '@payrail/time';
 import type {
   CardProcessor,
   ChargeResult,
@@ -25,7 +26,6 @@ import { isObject, type JsonObject, parseExpiry, parseJson, textOf } from './wir
 const STORED_CHARGE_ORDER_LIFETIME_MS = 48 * 60 * 60 * 1000;
 /** A hosted payment's order stays payable this long unless the caller says otherwise. */
 const HOSTED_ORDER_LIFETIME_MS = 24 * 60 * 60 * 1000;
-const PROCESSOR_TIME_ZONE = 'America/Asuncion';
 
 // B answers in Spanish prose; these are the refusals the adapter must tell apart.
 const ORDER_EXISTS = 'El pedido ya existe para ese comercio';
@@ -87,7 +87,8 @@ export function createProcessorB(
       id_pedido_comercio: input.reference,
       tipo_pedido: 'VENTA-COMERCIO',
       descripcion_resumen: input.description,
-      fecha_maxima_pago: asuncionDateTime(input.expiresAt),
+      // B's dates are wall-clock `YYYY-MM-DD HH:mm:ss` in Asunción.
+      fecha_maxima_pago: localDateTime(input.expiresAt, PROCESSOR_TIME_ZONE),
       forma_pago: 9,
       comprador: {
         nombre: input.buyer?.name ?? '',
@@ -563,20 +564,4 @@ function pageUrl(baseUrl: string, path: string): string {
 
 function errorReply(resultado: string): WebhookReply {
   return { status: 400, body: { respuesta: false, resultado } };
-}
-
-/** B's dates are wall-clock `YYYY-MM-DD HH:mm:ss` in Asunción. */
-export function asuncionDateTime(instant: Date): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: PROCESSOR_TIME_ZONE,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(instant);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '00';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`;
 }

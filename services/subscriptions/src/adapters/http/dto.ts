@@ -1,9 +1,9 @@
+import { JsonDecimal } from '@payrail/contracts';
 import type { BulkResult, BulkUpdateResult } from '../../domain/bulk';
 import { BULK_ERROR_MESSAGES } from '../../domain/bulk';
 import { localDateTimeWithOffset } from '@payrail/time';
 import type { ChargeAttempt } from '../../domain/debit';
 import type { Installment } from '../../domain/installment';
-import { JsonAmount } from './json-amount';
 
 /** v1: camelCase, amount as a two-decimal string. */
 export function installmentV1(installment: Installment) {
@@ -20,7 +20,7 @@ export function installmentV2(installment: Installment) {
   return {
     installment_id: installment.id,
     payment_date: installment.paymentDate,
-    amount: new JsonAmount(installment.amount),
+    amount: new JsonDecimal(installment.amount),
     status: installment.status,
     number: installment.number,
     ...(installment.invoiceNumber === null ? {} : { invoice_number: installment.invoiceNumber }),
@@ -32,7 +32,7 @@ export function chargeAttemptV2(attempt: ChargeAttempt, timezone: string) {
   return {
     attempt: attempt.attempt,
     requested_at: localDateTimeWithOffset(attempt.requestedAt, timezone),
-    amount: new JsonAmount(attempt.amount),
+    amount: new JsonDecimal(attempt.amount),
     currency: attempt.currency,
     processor: attempt.processor,
     status: attempt.status,
@@ -50,7 +50,7 @@ function bulkUpdate(update: BulkUpdateResult) {
       payment_date: update.paymentDate,
       status: 'updated',
       installment_id: outcome.installment.id,
-      updated_fields: { amount: new JsonAmount(outcome.installment.amount) },
+      updated_fields: { amount: new JsonDecimal(outcome.installment.amount) },
     };
   }
   if (outcome.kind === 'skipped') return { payment_date: update.paymentDate, status: 'failed' };

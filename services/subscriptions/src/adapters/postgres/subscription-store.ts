@@ -1,9 +1,9 @@
-import type { EventEnvelope } from '@payrail/contracts';
+import { type EventEnvelope, installmentChargeKey } from '@payrail/contracts';
 import { type Executor, executePrepared, rowsOf } from '@payrail/db';
 import { enqueueEvents, outboxTraceHeaders } from '@payrail/messaging';
 import { and, asc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { DateMatch } from '../../domain/bulk';
-import { type AttemptStatus, type ChargeAttempt, chargeKey } from '../../domain/debit';
+import type { AttemptStatus, ChargeAttempt } from '../../domain/debit';
 import { SubscriptionError } from '../../domain/errors';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
@@ -802,7 +802,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
             from unnest(${installmentIds}::int[],
                         ${arrayLiteral(asked.map((a) => a.attempt))}::int[]) as x(installment_id, attempt))`,
         );
-      for (const row of rows) statuses.set(chargeKey(row.installmentId, row.attempt), row.status);
+      for (const row of rows) statuses.set(installmentChargeKey(row.installmentId, row.attempt), row.status);
       return statuses;
     },
 

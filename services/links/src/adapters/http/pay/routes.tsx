@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import type { Processor } from '@payrail/contracts';
+import { DEFAULT_TIMEZONE, type Processor } from '@payrail/contracts';
 import { type Clock, localDate } from '@payrail/time';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -12,7 +12,7 @@ import { resumePayment } from '../../../application/resume-payment';
 import { ChoiceNotOffered, type PayChoice, startPayment } from '../../../application/start-payment';
 import { scheduleOfLink } from '../../../application/link-schedule';
 import { isPayable, payOptions, payPageStatus, processorsForLink } from '../../../domain/pay-page';
-import type { PaymentLink } from '../../../domain/payment-link';
+import { LinkStatus, type PaymentLink } from '../../../domain/payment-link';
 import { type CardPayments, CardPaymentsUnavailable, type SavedCard } from '../../../ports/card-payments';
 import type { LinkPaymentRepository } from '../../../ports/link-payment-repository';
 import type { MerchantProfiles } from '../../../ports/merchant-profiles';
@@ -45,9 +45,6 @@ export interface PayRoutesDeps {
   /** Registers the pages of who the customer is (`identity-routes.tsx`), before the link's page. */
   identityPages?: (pay: Hono<PayEnv>) => void;
 }
-
-/** The time zone of Paraguay, where a merchant's settings are not known (they always are after a link). */
-const DEFAULT_TIMEZONE = 'America/Asuncion';
 
 export type PayEnv = { Variables: PayVariables & CustomerVariables & { lang: Lang } };
 
@@ -270,7 +267,7 @@ export function payRoutes(deps: PayRoutesDeps) {
     const slug = c.req.param('slug');
     const link = validSlug(slug) ? await deps.links.findBySlug(slug) : undefined;
     if (!link) return notFound(c);
-    if (link.statusId !== 200) return c.redirect(linkPath(slug), 303);
+    if (link.statusId !== LinkStatus.PAID) return c.redirect(linkPath(slug), 303);
     const merchant = await deps.merchants.find(link.merchantId);
     return page(
       c,
