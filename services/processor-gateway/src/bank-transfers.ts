@@ -29,6 +29,7 @@ export function bankTransfers(options: BankTransfersOptions) {
       internalSecret: options.internalSecret,
     }),
     clock: options.clock,
+    logger: options.logger,
   };
   const intervalMs = Number(options.env.BANK_TRANSFER_SWEEP_INTERVAL_MS ?? 60_000);
   let timer: NodeJS.Timeout | undefined;
@@ -47,11 +48,7 @@ export function bankTransfers(options: BankTransfersOptions) {
 
   return {
     deps,
-    routes: bankNotificationRoutes({
-      ...deps,
-      internalSecret: options.internalSecret,
-      logger: options.logger,
-    }),
+    routes: bankNotificationRoutes({ ...deps, internalSecret: options.internalSecret }),
     start() {
       if (!(intervalMs > 0)) return;
       timer = setInterval(() => {

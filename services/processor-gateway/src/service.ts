@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PROCESSOR_GATEWAY_ERRORS } from '@payrail/contracts';
 import { createApp, maxBodyBytesFrom } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { registerChargesProbe } from '@payrail/observability';
@@ -42,6 +43,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       const { app, markNotReady } = createApp({
         service: 'processor-gateway',
         logger,
+        errors: PROCESSOR_GATEWAY_ERRORS,
         maxBodyBytes: maxBodyBytesFrom(env),
         readiness: readinessChecks({ database, bus }),
       });

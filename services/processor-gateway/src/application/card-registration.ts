@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NotFound, ProcessorRefused } from '../domain/errors';
+import { CardRegistrationNotFound, ProcessorUnavailable } from '../domain/errors';
 import { type PaymentMethod, safeMask } from '../domain/payment-method';
 import { newProcessorReference } from './processor-references';
 import type {
@@ -72,7 +72,7 @@ export async function openCardRegistration(
     };
   }
   if (opened.kind === 'refused') {
-    throw new ProcessorRefused(
+    throw new ProcessorUnavailable(
       opened.decline.code,
       opened.decline.message ?? 'The processor did not open the form',
     );
@@ -111,7 +111,7 @@ export async function completeCardRegistration(
   const registration = await deps.store.transaction((store) =>
     store.lockRegistration(merchantId, registrationId),
   );
-  if (!registration) throw new NotFound('Card registration');
+  if (!registration) throw new CardRegistrationNotFound();
   let cards: StoredCard[];
   try {
     cards = await deps.processors(registration.processor).completeCardRegistration({
@@ -119,7 +119,7 @@ export async function completeCardRegistration(
       registrationRef: registration.registrationRef,
     });
   } catch (error) {
-    throw new ProcessorRefused('ADAPTER_ERROR', (error as Error).message);
+    throw new ProcessorUnavailable('ADAPTER_ERROR', (error as Error).message);
   }
   return deps.store.transaction(async (store) => {
     const locked = (await store.lockRegistration(merchantId, registrationId)) as CardRegistration;

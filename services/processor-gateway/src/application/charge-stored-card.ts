@@ -4,7 +4,7 @@ import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
 import type { Charge, Settlement, StoredCardDraft } from '../domain/charge';
 import type { PaymentMethod } from '../domain/payment-method';
 import { settlementOfCharge } from './settlements';
-import { NotFound } from '../domain/errors';
+import { PaymentMethodNotFound } from '../domain/errors';
 import { newProcessorReference } from './processor-references';
 import type { ChargeResult } from '../ports/card-processor';
 import { applySettlement, type ChargeDeps } from './settle-charge';
@@ -78,7 +78,7 @@ export async function chargeStoredCard(
     const existing = await store.findChargeByKey(request.idempotencyKey);
     if (existing) return { kind: 'duplicate' as const, charge: existing };
     const method = await store.findPaymentMethod(request.merchantId, request.paymentMethodId);
-    if (!method) throw new NotFound('Payment method');
+    if (!method) throw new PaymentMethodNotFound();
     const now = deps.clock.now();
     const blocked = isBlocked(method.blockedUntil, now);
     const charge: Charge = {

@@ -1,4 +1,4 @@
-import { NotFound, ProcessorRefused } from '../domain/errors';
+import { PaymentMethodNotFound, ProcessorUnavailable } from '../domain/errors';
 import type { PaymentMethod } from '../domain/payment-method';
 import type { VaultDeps } from './card-registration';
 import { paymentMethodRemoved } from './events';
@@ -20,14 +20,14 @@ export async function removePaymentMethod(
   paymentMethodId: string,
 ): Promise<void> {
   const method = await deps.store.findPaymentMethod(merchantId, paymentMethodId);
-  if (!method || method.customerId !== customerId || method.removedAt) throw new NotFound('Payment method');
+  if (!method || method.customerId !== customerId || method.removedAt) throw new PaymentMethodNotFound();
   try {
     // `false` means the processor no longer has it: removed either way.
     await deps
       .processors(method.processor)
       .removeCard({ customerRef: method.customerRef, cardRef: method.cardRef });
   } catch (error) {
-    throw new ProcessorRefused('ADAPTER_ERROR', (error as Error).message);
+    throw new ProcessorUnavailable('ADAPTER_ERROR', (error as Error).message);
   }
   await deps.store.transaction(async (store) => {
     const locked = await store.lockPaymentMethod(method.id);

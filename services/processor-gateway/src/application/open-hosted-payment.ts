@@ -1,7 +1,7 @@
 import { normalizeAmount } from '@payrail/money';
 import { v7 as timeOrderedUuid } from 'uuid';
 import type { Charge } from '../domain/charge';
-import { Conflict, ProcessorRefused } from '../domain/errors';
+import { PaymentAttemptUsed, ProcessorUnavailable } from '../domain/errors';
 import { linkPaymentKey } from '../domain/references';
 import { newProcessorReference } from './processor-references';
 import type { HostedForm, OpenPaymentInput, OpenResult, ProcessorId } from '../ports/card-processor';
@@ -72,10 +72,7 @@ export async function openHostedPayment(
     ) {
       return { charge: existing, form: existing.hostedForm as unknown as HostedForm };
     }
-    throw new Conflict(
-      'PAYMENT_ATTEMPT_USED',
-      `Payment attempt ${request.paymentNumber} of link ${request.linkId} was already made`,
-    );
+    throw new PaymentAttemptUsed({ linkId: request.linkId, paymentNumber: request.paymentNumber });
   }
 
   let opened: OpenResult;
@@ -110,7 +107,7 @@ export async function openHostedPayment(
         settledAt: at,
         updatedAt: at,
       });
-      throw new ProcessorRefused(
+      throw new ProcessorUnavailable(
         opened.decline.code,
         opened.decline.message ?? 'The processor did not open the payment',
       );

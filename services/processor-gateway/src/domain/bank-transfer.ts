@@ -1,3 +1,5 @@
+import { InvalidTransfer } from './errors';
+
 /**
  * A transfer made outside the service that a merchant notified, and what it pays. The owners of the
  * targets (links, subscriptions) decide whether it settles them; this service keeps one transfer per
@@ -61,17 +63,6 @@ export interface BankTransfer {
   settledAt: Date | null;
 }
 
-/** A well-formed notification the domain still refuses (400 with the field's path). */
-export class InvalidTransfer extends Error {
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-    this.name = 'InvalidTransfer';
-  }
-}
-
 /** The day it is in a time zone, `yyyy-MM-dd`. */
 export function dayIn(timezone: string, at: Date): string {
   const parts = new Intl.DateTimeFormat('en-CA', {
@@ -88,6 +79,6 @@ export function dayIn(timezone: string, at: Date): string {
 export function assertTransferDateNotFuture(transferDate: string, timezone: string, now: Date): void {
   const today = dayIn(timezone, now);
   if (transferDate > today) {
-    throw new InvalidTransfer(`is after today (${today}) in the merchant's time zone`, 'transferDate');
+    throw new InvalidTransfer('transferDate', `is after today (${today}) in the merchant's time zone`);
   }
 }
