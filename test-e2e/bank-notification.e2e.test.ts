@@ -551,7 +551,7 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
         logger: createLogger('test', 'silent'),
         internalSecret: TEST_INTERNAL_SECRET,
         upstream: (name) => owner(name as 'links' | 'subscriptions'),
-        env: {},
+        sweepIntervalMs: 60_000,
       });
       clock.advance(5 * 60_000);
       const result = await finishPendingBankTransfers(module.deps, { olderThanMs: 60_000, limit: 100 });

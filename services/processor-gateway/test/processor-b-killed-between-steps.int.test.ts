@@ -21,7 +21,7 @@ import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
 import { createCardProcessors } from '../src/adapters/processors';
 import { createProcessorB } from '../src/adapters/processors/processor-b';
 import type { ChargeJanitor } from '../src/application/charge-janitor';
-import { processorGatewayConfig } from '../src/config';
+import { loadConfig } from '../src/config';
 import type { PaymentMethod } from '../src/domain/payment-method';
 import { createProcessorGatewayService, type ProcessorGatewayOptions } from '../src/service';
 import { type ContractSandbox, KEYS, startContractSandbox } from './contract-sandbox';
@@ -51,7 +51,7 @@ const env = {
   PROCESSOR_B_PRIVATE_KEY: KEYS.B.privateKey,
   PROCESSOR_TIMEOUT_MS: '5000',
 };
-const { callDeadlineMs } = processorGatewayConfig(env).timings;
+const { callDeadlineMs } = loadConfig(env).timings;
 const observer = paymentObserver();
 const buses: MessageBus[] = [];
 const databases: DatabaseHandle[] = [];
