@@ -8,7 +8,7 @@ import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
 import { countChargesByOutcome } from './adapters/postgres/charge-metrics';
-import { postgresGatewayStore } from './adapters/postgres/gateway-store';
+import { gatewayStores, postgresTransaction } from './adapters/postgres/stores';
 import { outbox } from './adapters/postgres/schema';
 import { bankTransfers } from './bank-transfers';
 import { createCardProcessors } from './adapters/processors';
@@ -35,7 +35,8 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       const processors =
         options.cardProcessors?.(config) ?? createCardProcessors(config.processors, { logger, clock });
       const deps: ChargeDeps = {
-        store: postgresGatewayStore(database.db),
+        stores: gatewayStores(database.db),
+        transaction: postgresTransaction(database.db),
         processors,
         clock,
         timings: config.timings,

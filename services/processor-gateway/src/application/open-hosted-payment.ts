@@ -61,8 +61,8 @@ export async function openHostedPayment(
     nextCheckAt: new Date(now.getTime() + deps.timings.staleAfterMs),
     settledAt: null,
   };
-  if (!(await deps.store.insertCharge(charge))) {
-    const existing = await deps.store.findChargeByKey(key);
+  if (!(await deps.stores.charges.insertCharge(charge))) {
+    const existing = await deps.stores.charges.findChargeByKey(key);
     if (
       existing &&
       existing.merchantId === request.merchantId &&
@@ -92,12 +92,12 @@ export async function openHostedPayment(
       decline: { code: 'ADAPTER_ERROR', category: 'processor-down', message: (error as Error).message },
     };
   }
-  return deps.store.transaction(async (store) => {
-    const locked = (await store.lockCharge(charge.id)) as Charge;
+  return deps.transaction(async (stores) => {
+    const locked = (await stores.charges.lockCharge(charge.id)) as Charge;
     const at = deps.clock.now();
     if (opened.kind === 'refused') {
       // No form, so no payment could be made on it: closed without a payment event (nothing was attempted).
-      await store.saveCharge({
+      await stores.charges.saveCharge({
         ...locked,
         status: 'failed',
         declineCode: opened.decline.code,
@@ -119,7 +119,7 @@ export async function openHostedPayment(
       hostedForm: opened.form as unknown as Record<string, unknown>,
       updatedAt: at,
     };
-    await store.saveCharge(next);
+    await stores.charges.saveCharge(next);
     return { charge: next, form: opened.form };
   });
 }

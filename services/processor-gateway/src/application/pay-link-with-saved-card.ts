@@ -28,7 +28,10 @@ export async function payLinkWithSavedCard(
   deps: ChargeDeps,
   payment: SavedCardLinkPayment,
 ): Promise<StoredCardChargeOutcome> {
-  const method = await deps.store.findPaymentMethod(payment.merchantId, payment.paymentMethodId);
+  const method = await deps.stores.paymentMethods.findPaymentMethod(
+    payment.merchantId,
+    payment.paymentMethodId,
+  );
   if (!method || method.customerId !== payment.customerId || method.removedAt) {
     throw new PaymentMethodNotFound();
   }

@@ -71,7 +71,7 @@ export function internalRoutes(deps: InternalRoutesDeps) {
   api.get('/payments/:chargeId', async (c) => {
     const chargeId = c.req.param('chargeId');
     if (!UUID.test(chargeId)) throw new PaymentNotFound();
-    const charge = await deps.store.findCharge(c.var.merchant.merchantId, chargeId);
+    const charge = await deps.stores.charges.findCharge(c.var.merchant.merchantId, chargeId);
     if (!charge) throw new PaymentNotFound();
     return c.json(chargeView(charge));
   });
@@ -80,7 +80,7 @@ export function internalRoutes(deps: InternalRoutesDeps) {
   api.get('/processors/:processor/payments/:processorReference', async (c) => {
     const processor = c.req.param('processor');
     if (!(PROCESSORS as readonly string[]).includes(processor)) throw new PaymentNotFound();
-    const charge = await deps.store.findChargeByProcessorReference(
+    const charge = await deps.stores.charges.findChargeByProcessorReference(
       c.var.merchant.merchantId,
       processor as Processor,
       c.req.param('processorReference'),
@@ -92,7 +92,7 @@ export function internalRoutes(deps: InternalRoutesDeps) {
   api.get('/links/:linkId/payments/:paymentNumber', async (c) => {
     const linkId = positiveId(c.req.param('linkId'), () => new PaymentNotFound());
     const paymentNumber = positiveId(c.req.param('paymentNumber'), () => new PaymentNotFound());
-    const charge = await deps.store.findChargeByKey(linkPaymentKey(linkId, paymentNumber));
+    const charge = await deps.stores.charges.findChargeByKey(linkPaymentKey(linkId, paymentNumber));
     if (!charge || charge.merchantId !== c.var.merchant.merchantId) throw new PaymentNotFound();
     return c.json(chargeView(charge));
   });
