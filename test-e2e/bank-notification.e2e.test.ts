@@ -344,11 +344,18 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
     const other = await createLink(merchant);
     const body = notification({ payRequestId: id });
     expect((await notify(merchant, body)).status).toBe(200);
-    await expectRefused(
+    const problem = await expectRefused(
       merchant,
       { ...body, payRequestId: other },
       { status: 409, code: 'BANK_REFERENCE_REUSED' },
     );
+    const [first] = await transfersOf(merchant.merchantId);
+    expect(problem).toMatchObject({
+      detail:
+        `The reference ${body.reference} already registered another transfer (${first?.id}); ` +
+        'the same notification again answers its first result',
+      errors: [],
+    });
     expect(await linkStatus(merchant, other)).toBe(1);
   });
 
@@ -444,6 +451,21 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
       for (const [body, paths] of cases) {
         await expectRefused(merchant, body, { status: 400, code: 'VALIDATION_ERROR', paths });
       }
+      // The schema takes the date; the merchant's calendar refuses it.
+      const tomorrow = await expectRefused(
+        merchant,
+        notification({ payRequestId: id }, { transferDate: '2026-11-23' }),
+        { status: 400, code: 'VALIDATION_ERROR' },
+      );
+      expect(tomorrow).toMatchObject({
+        detail: 'Request body is invalid',
+        errors: [
+          {
+            path: 'transferDate',
+            message: expect.stringMatching(/^is after today \(2026-11-2\d\) in the merchant's time zone$/),
+          },
+        ],
+      });
       expect(await linkStatus(merchant, id)).toBe(1);
     });
 
@@ -467,7 +489,12 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
       try {
         const response = await notify(merchant, body);
         expect(response.status).toBe(503);
-        expect(((await response.json()) as Problem).code).toBe('SETTLEMENT_UNAVAILABLE');
+        expect(await response.json()).toMatchObject({
+          code: 'SETTLEMENT_UNAVAILABLE',
+          detail:
+            'The target could not be settled now; send the same notification again (it never pays twice)',
+          errors: [],
+        });
       } finally {
         ownerMode.links = 'up';
       }
@@ -524,7 +551,7 @@ describe('POST /api/bank-notification/add (processor-gateway with links and subs
         logger: createLogger('test', 'silent'),
         internalSecret: TEST_INTERNAL_SECRET,
         upstream: (name) => owner(name as 'links' | 'subscriptions'),
-        env: {},
+        sweepIntervalMs: 60_000,
       });
       clock.advance(5 * 60_000);
       const result = await finishPendingBankTransfers(module.deps, { olderThanMs: 60_000, limit: 100 });

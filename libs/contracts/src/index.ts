@@ -62,6 +62,10 @@ export {
   BILLING_ERRORS,
   type BillingErrorCode,
   type BankTransferErrorCode,
+  PROCESSOR_GATEWAY_ERRORS,
+  type ProcessorGatewayErrorCode,
+  SANDBOX_ERRORS,
+  type SandboxErrorCode,
   type SubscriptionErrorCode,
 } from './api/errors';
 export { DomainError, type DomainFieldError } from './domain-error';
@@ -154,6 +158,7 @@ export {
 export {
   type BankNotificationRequest,
   type BankNotificationResponse,
+  bankNotificationApi,
   bankNotificationOperations,
   bankNotificationRequest,
   bankNotificationResponse,

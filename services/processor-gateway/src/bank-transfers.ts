@@ -13,7 +13,8 @@ export interface BankTransfersOptions {
   logger: Logger;
   internalSecret: string;
   upstream(name: ServiceName): Upstream;
-  env: Record<string, string | undefined>;
+  /** How often the sweep runs, and how old a `pending` row must be to be swept; 0 turns it off. */
+  sweepIntervalMs: number;
 }
 
 /**
@@ -29,8 +30,9 @@ export function bankTransfers(options: BankTransfersOptions) {
       internalSecret: options.internalSecret,
     }),
     clock: options.clock,
+    logger: options.logger,
   };
-  const intervalMs = Number(options.env.BANK_TRANSFER_SWEEP_INTERVAL_MS ?? 60_000);
+  const intervalMs = options.sweepIntervalMs;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
@@ -47,11 +49,7 @@ export function bankTransfers(options: BankTransfersOptions) {
 
   return {
     deps,
-    routes: bankNotificationRoutes({
-      ...deps,
-      internalSecret: options.internalSecret,
-      logger: options.logger,
-    }),
+    routes: bankNotificationRoutes({ ...deps, internalSecret: options.internalSecret }),
     start() {
       if (!(intervalMs > 0)) return;
       timer = setInterval(() => {

@@ -1,5 +1,5 @@
 import { parseConfig } from '@payrail/config';
-import { DEFAULT_PORTS } from '@payrail/runtime';
+import { DEFAULT_PORTS, serviceEnvSchema } from '@payrail/runtime';
 import { z } from 'zod';
 import { type ChargeTimings, DEFAULT_TIMINGS } from './application/settle-charge';
 import type { ProcessorId } from './ports/card-processor';
@@ -19,11 +19,23 @@ export interface ProcessorGatewayConfig {
   timings: ChargeTimings;
   /** How often the janitor looks for charges to settle; 0 turns the loop off (tests call it directly). */
   janitorIntervalMs: number;
+  /** How often the sweep finishes bank transfers left `pending`, and how old such a row must be; 0: off. */
+  bankTransferSweepIntervalMs: number;
+  /** Larger request bodies are refused with 413. */
+  maxBodyBytes: number;
+  /** Keep published outbox rows, marked (the test suites read them). */
+  keepPublished: boolean;
 }
 
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
-const schema = z.object({
+/**
+ * processor-gateway's own environment, parsed once at start (issue 26: the only place of the service that
+ * reads variables; the host's, such as `PORT` and `DATABASE_URL`, are `standaloneEnvSchema`'s). The
+ * README's configuration table is checked against this schema by a test.
+ */
+export const configSchema = serviceEnvSchema.extend({
+  /** Base URL of both processors when theirs is not set (default: the sandbox on its default port). */
   PROCESSOR_SANDBOX_URL: z.url().optional(),
   PROCESSOR_A_URL: z.url().optional(),
   PROCESSOR_A_PUBLIC_KEY: z.string().default('sandbox-a-public'),
@@ -38,14 +50,17 @@ const schema = z.object({
   CHARGE_RECHECK_AFTER_MS: ms(DEFAULT_TIMINGS.recheckAfterMs),
   HOSTED_PAYMENT_TTL_MS: ms(DEFAULT_TIMINGS.hostedPaymentTtlMs),
   CHARGE_NOT_FOUND_FINAL_AFTER_MS: ms(DEFAULT_TIMINGS.notFoundFinalAfterMs),
+  /** How often bank transfers left `pending` are finished, and how old they must be; 0 turns it off. */
+  BANK_TRANSFER_SWEEP_INTERVAL_MS: ms(60_000),
 });
 
 /**
- * Keys and base URL per processor. Without a URL, both processors are the sandbox (its own origin, gateway
- * port + 5 unless `PROCESSOR_SANDBOX_URL` says otherwise); the default keys are the sandbox's demo keys.
+ * The service's settings from an environment (a `ConfigError` names each wrong variable). Keys and base URL
+ * per processor: without a URL, both processors are the sandbox (its own origin, on its default port unless
+ * `PROCESSOR_SANDBOX_URL` says otherwise); the default keys are the sandbox's demo keys.
  */
-export function processorGatewayConfig(env: Record<string, string | undefined>): ProcessorGatewayConfig {
-  const parsed = parseConfig(schema, env);
+export function loadConfig(environment: Record<string, string | undefined>): ProcessorGatewayConfig {
+  const parsed = parseConfig(configSchema, environment);
   const sandbox = parsed.PROCESSOR_SANDBOX_URL ?? `http://127.0.0.1:${DEFAULT_PORTS['processor-sandbox']}`;
   return {
     processors: {
@@ -73,5 +88,8 @@ export function processorGatewayConfig(env: Record<string, string | undefined>):
       notFoundFinalAfterMs: parsed.CHARGE_NOT_FOUND_FINAL_AFTER_MS,
     },
     janitorIntervalMs: parsed.CHARGE_JANITOR_INTERVAL_MS,
+    bankTransferSweepIntervalMs: parsed.BANK_TRANSFER_SWEEP_INTERVAL_MS,
+    maxBodyBytes: parsed.MAX_BODY_BYTES,
+    keepPublished: parsed.OUTBOX_KEEP_PUBLISHED,
   };
 }

@@ -1,19 +1,20 @@
 import path from 'node:path';
-import { createApp, maxBodyBytesFrom } from '@payrail/http';
+import { PROCESSOR_GATEWAY_ERRORS } from '@payrail/contracts';
+import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { registerChargesProbe } from '@payrail/observability';
-import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
 import { countChargesByOutcome } from './adapters/postgres/charge-metrics';
-import { postgresGatewayStore } from './adapters/postgres/gateway-store';
+import { gatewayStores, postgresTransaction } from './adapters/postgres/stores';
 import { outbox } from './adapters/postgres/schema';
 import { bankTransfers } from './bank-transfers';
 import { createCardProcessors } from './adapters/processors';
 import { type ChargeJanitor, createChargeJanitor } from './application/charge-janitor';
 import type { ChargeDeps } from './application/settle-charge';
-import { type ProcessorGatewayConfig, processorGatewayConfig } from './config';
+import { loadConfig, type ProcessorGatewayConfig } from './config';
 import type { CardProcessors } from './ports/card-processor';
 
 export interface ProcessorGatewayOptions {
@@ -28,12 +29,14 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
     name: 'processor-gateway',
     defaultPort: 3004,
     database: { schema: 'processor_gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+    loadConfig,
     async create({ database, bus, logger, clock, env, internalSecret, upstream }) {
-      const config = processorGatewayConfig(env);
+      const config = loadConfig(env);
       const processors =
         options.cardProcessors?.(config) ?? createCardProcessors(config.processors, { logger, clock });
       const deps: ChargeDeps = {
-        store: postgresGatewayStore(database.db),
+        stores: gatewayStores(database.db),
+        transaction: postgresTransaction(database.db),
         processors,
         clock,
         timings: config.timings,
@@ -42,12 +45,20 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       const { app, markNotReady } = createApp({
         service: 'processor-gateway',
         logger,
-        maxBodyBytes: maxBodyBytesFrom(env),
+        errors: PROCESSOR_GATEWAY_ERRORS,
+        maxBodyBytes: config.maxBodyBytes,
         readiness: readinessChecks({ database, bus }),
       });
       app.route('/internal', internalRoutes({ ...deps, internalSecret }));
       app.route('/webhooks', webhookRoutes(deps, logger));
-      const transfers = bankTransfers({ db: database.db, clock, logger, internalSecret, upstream, env });
+      const transfers = bankTransfers({
+        db: database.db,
+        clock,
+        logger,
+        internalSecret,
+        upstream,
+        sweepIntervalMs: config.bankTransferSweepIntervalMs,
+      });
       app.route('/api', transfers.routes);
       const relay = createOutboxRelay({
         database,
@@ -55,7 +66,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         schemaName: 'processor_gateway',
         bus,
         logger,
-        keepPublished: keepPublishedFrom(env),
+        keepPublished: config.keepPublished,
       });
       options.onCreated?.({ janitor, deps, config });
       let unregisterChargeMetrics: (() => void) | undefined;

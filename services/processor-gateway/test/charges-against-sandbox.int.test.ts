@@ -1,7 +1,7 @@
 import { createLogger } from '@payrail/observability';
 import { aMerchant, type ServiceUnderTest, startService, waitFor } from '@payrail/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
+import { gatewayStores } from '../src/adapters/postgres/stores';
 import { createProcessorA } from '../src/adapters/processors/processor-a';
 import { createProcessorB } from '../src/adapters/processors/processor-b';
 import type { ChargeJanitor } from '../src/application/charge-janitor';
@@ -62,9 +62,9 @@ beforeEach(async () => {
 
 /** A card registered on the sandbox's hosted form and saved in our vault, as a registration would. */
 async function savedCard(processor: ProcessorId, cardNumber: string): Promise<PaymentMethod> {
-  const store = postgresGatewayStore(svc.database.db);
+  const stores = gatewayStores(svc.database.db);
   nextCustomerId += 1;
-  const customerRef = await store.processorCustomerRef(
+  const customerRef = await stores.customers.processorCustomerRef(
     merchant.merchantId,
     nextCustomerId,
     processor,
@@ -86,7 +86,7 @@ async function savedCard(processor: ProcessorId, cardNumber: string): Promise<Pa
   const [card] = await adapter.completeCardRegistration({ customerRef, registrationRef: '0' });
   if (!card) throw new Error('card not registered');
   return saveCard(
-    store,
+    stores,
     { merchantId: merchant.merchantId, customerId: nextCustomerId, processor, customerRef },
     card,
   );

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_PROCESSOR_CALLS } from '../src/application/settle-unsettled-charges';
 import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
 import { charges, paymentMethods } from '../src/adapters/postgres/schema';
-import { processorGatewayConfig } from '../src/config';
+import { loadConfig } from '../src/config';
 import { FakeCardProcessor } from './fake-card-processor';
 import {
   chargeByKey,
@@ -254,7 +254,7 @@ describe('charge.requested → payment.succeeded / payment.failed', () => {
 });
 
 describe('processor-gateway dies between the pending row and the processor', () => {
-  const { callDeadlineMs } = processorGatewayConfig(TEST_ENV).timings;
+  const { callDeadlineMs } = loadConfig(TEST_ENV).timings;
 
   /** Publishes the charge and waits until its call is held by the fault (our process "dies" there). */
   async function chargeLeftPending(fault: 'die-before-request' | 'die-after-charge') {

@@ -351,6 +351,133 @@ describe('the vault', () => {
   });
 });
 
+describe('refusals, each answered with its problem (status, code, detail, errors)', () => {
+  /** The problem document but for what changes with every request. */
+  async function problemOf(response: Response) {
+    const { status, code, detail, errors } = await json(response);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    return { httpStatus: response.status, status, code, detail, errors };
+  }
+  const notFound = (detail: string) => ({
+    httpStatus: 404,
+    status: 404,
+    code: 'NOT_FOUND',
+    detail,
+    errors: [],
+  });
+
+  it('answers the pay page with the problems it has always answered', async () => {
+    const onlyA = aMerchant({ processors: ['PARAGUAY.PROCESSOR_A'] });
+    expect(
+      await problemOf(
+        await svc.request('POST', '/internal/payments/hosted', {
+          merchant: onlyA,
+          body: hostedBody({ processor: 'PARAGUAY.PROCESSOR_B' }),
+        }),
+      ),
+    ).toEqual({
+      httpStatus: 422,
+      status: 422,
+      code: 'PROCESSOR_NOT_ENABLED',
+      detail: 'PARAGUAY.PROCESSOR_B is not enabled for this merchant',
+      errors: [{ path: 'processor', message: 'not enabled for this merchant' }],
+    });
+
+    a.inject('outage');
+    expect(
+      await problemOf(
+        await svc.request('POST', '/internal/payments/hosted', { merchant, body: hostedBody() }),
+      ),
+    ).toEqual({
+      httpStatus: 503,
+      status: 503,
+      code: 'PROCESSOR_UNAVAILABLE',
+      detail: 'The processor did not answer as expected (503); nothing was charged',
+      errors: [],
+    });
+
+    // A paid hosted attempt cannot be opened again, nor paid with a saved card.
+    const body = hostedBody();
+    const opened = await json(await svc.request('POST', '/internal/payments/hosted', { merchant, body }));
+    a.payHosted((await existingCharge(svc, opened.idempotencyKey)).reference);
+    await janitor().runOnce();
+    expect(
+      await problemOf(await svc.request('POST', '/internal/payments/hosted', { merchant, body })),
+    ).toEqual({
+      httpStatus: 409,
+      status: 409,
+      code: 'PAYMENT_ATTEMPT_USED',
+      detail: `Payment attempt 1 of link ${body.linkId} was already made`,
+      errors: [],
+    });
+    const customerId = newCustomerId();
+    const { saved } = await registerCard(customerId, 'PARAGUAY.PROCESSOR_A', '4242424242424242');
+    const savedCard = {
+      linkId: body.linkId,
+      paymentNumber: 1,
+      customerId,
+      paymentMethodId: saved[0].paymentMethodId as string,
+      amount: '150000',
+      currency: 'PYG',
+    };
+    expect(
+      await problemOf(
+        await svc.request('POST', '/internal/payments/saved-card', { merchant, body: savedCard }),
+      ),
+    ).toEqual({
+      httpStatus: 409,
+      status: 409,
+      code: 'PAYMENT_ATTEMPT_USED',
+      detail: 'This payment attempt was already made',
+      errors: [],
+    });
+    expect(
+      await problemOf(
+        await svc.request('POST', '/internal/payments/saved-card', {
+          merchant,
+          body: { ...savedCard, paymentNumber: 2, paymentMethodId: '0190a4c2-7d5e-7c3b-8a1f-3e2d1c0b9a87' },
+        }),
+      ),
+    ).toEqual(notFound('Payment method not found'));
+
+    const get = (path: string) => svc.request('GET', path, { merchant });
+    expect(await problemOf(await get('/internal/payments/not-a-uuid'))).toEqual(
+      notFound('Payment not found'),
+    );
+    expect(await problemOf(await get('/internal/links/0/payments/1'))).toEqual(notFound('Payment not found'));
+    expect(await problemOf(await get(`/internal/links/${body.linkId}/payments/9`))).toEqual(
+      notFound('Payment not found'),
+    );
+    expect(await problemOf(await get('/internal/processors/PARAGUAY.NOPE/payments/1'))).toEqual(
+      notFound('Payment not found'),
+    );
+    expect(await problemOf(await get('/internal/customers/abc/payment-methods'))).toEqual(
+      notFound('Customer not found'),
+    );
+    expect(
+      await problemOf(
+        await svc.request('DELETE', `/internal/customers/abc/payment-methods/${savedCard.paymentMethodId}`, {
+          merchant,
+        }),
+      ),
+    ).toEqual(notFound('Payment method not found'));
+    expect(
+      await problemOf(
+        await svc.request('DELETE', `/internal/customers/${customerId}/payment-methods/not-a-uuid`, {
+          merchant,
+        }),
+      ),
+    ).toEqual(notFound('Payment method not found'));
+    for (const registrationId of ['not-a-uuid', '0190a4c2-7d5e-7c3b-8a1f-3e2d1c0b9a87']) {
+      expect(
+        await problemOf(
+          await svc.request('POST', `/internal/card-registrations/${registrationId}/complete`, { merchant }),
+        ),
+      ).toEqual(notFound('Card registration not found'));
+    }
+  });
+});
+
 async function customerRefOf(paymentMethodId: string): Promise<string> {
   const rows = await svc.database.db.execute(
     sql`select customer_ref from processor_gateway.payment_methods where id = ${paymentMethodId}`,

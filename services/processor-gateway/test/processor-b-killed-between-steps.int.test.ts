@@ -17,11 +17,11 @@ import {
 import type { Clock } from '@payrail/time';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
-import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
+import { gatewayStores } from '../src/adapters/postgres/stores';
 import { createCardProcessors } from '../src/adapters/processors';
 import { createProcessorB } from '../src/adapters/processors/processor-b';
 import type { ChargeJanitor } from '../src/application/charge-janitor';
-import { processorGatewayConfig } from '../src/config';
+import { loadConfig } from '../src/config';
 import type { PaymentMethod } from '../src/domain/payment-method';
 import { createProcessorGatewayService, type ProcessorGatewayOptions } from '../src/service';
 import { type ContractSandbox, KEYS, startContractSandbox } from './contract-sandbox';
@@ -51,7 +51,7 @@ const env = {
   PROCESSOR_B_PRIVATE_KEY: KEYS.B.privateKey,
   PROCESSOR_TIMEOUT_MS: '5000',
 };
-const { callDeadlineMs } = processorGatewayConfig(env).timings;
+const { callDeadlineMs } = loadConfig(env).timings;
 const observer = paymentObserver();
 const buses: MessageBus[] = [];
 const databases: DatabaseHandle[] = [];
@@ -166,9 +166,9 @@ async function savedCardAtB(
   merchantId: string,
   cardNumber = '4242424242424242',
 ): Promise<PaymentMethod> {
-  const store = postgresGatewayStore(database.db);
+  const stores = gatewayStores(database.db);
   const customerId = 800_000 + Math.floor(Math.random() * 100_000);
-  const customerRef = await store.processorCustomerRef(
+  const customerRef = await stores.customers.processorCustomerRef(
     merchantId,
     customerId,
     'PARAGUAY.PROCESSOR_B',
@@ -183,7 +183,7 @@ async function savedCardAtB(
   await sandbox.complete({ hash: opened.form.hash }, cardNumber);
   const [card] = await processorB.completeCardRegistration({ customerRef, registrationRef: '0' });
   if (!card) throw new Error('card not registered');
-  return saveCard(store, { merchantId, customerId, processor: 'PARAGUAY.PROCESSOR_B', customerRef }, card);
+  return saveCard(stores, { merchantId, customerId, processor: 'PARAGUAY.PROCESSOR_B', customerRef }, card);
 }
 
 /** B's notifications go to this process's webhook route. */

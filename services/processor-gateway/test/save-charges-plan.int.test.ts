@@ -3,7 +3,7 @@ import { type DatabaseHandle, rowsOf } from '@payrail/db';
 import { type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SAVE_CHARGES } from '../src/adapters/postgres/gateway-store';
+import { SAVE_CHARGES } from '../src/adapters/postgres/charge-store';
 import { processorGatewayService } from '../src/service';
 
 // The charges of a batch are settled by one statement. Joined only with the JSON set of the batch (which

@@ -7,10 +7,10 @@ import type { StoredCardChargeRequest } from '../src/application/charge-stored-c
 import { DEFAULT_TIMINGS, type ChargeDeps } from '../src/application/settle-charge';
 import { storedCardChargeBatches } from '../src/application/stored-card-charge-batches';
 import { storedCardChargeRequest } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
-import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
+import { gatewayStores, postgresTransaction } from '../src/adapters/postgres/stores';
 import { charges, outbox, paymentMethods } from '../src/adapters/postgres/schema';
 import type { PaymentMethod } from '../src/domain/payment-method';
-import type { GatewayStore } from '../src/ports/gateway-store';
+import type { GatewayStores, InTransaction } from '../src/ports/unit-of-work';
 import { FakeCardProcessor } from './fake-card-processor';
 import { chargeRequested, existingCharge, serviceWithFakes, TEST_ENV, vaultCard } from './support';
 
@@ -40,34 +40,50 @@ afterAll(async () => {
 const merchant = aMerchant();
 const otherMerchant = aMerchant();
 
-/** The store, counting the batch statements and able to fail them. */
-function countingStore(failing: { insert?: boolean; save?: boolean } = {}) {
-  const counts = { inserts: 0, insertedDrafts: 0, saves: 0, savedRows: 0, publishes: 0 };
-  const wrap = (store: GatewayStore): GatewayStore => ({
-    ...store,
-    transaction: (work) => store.transaction((tx) => work(wrap(tx))),
-    async insertStoredCardCharges(drafts, now) {
-      counts.inserts += 1;
-      counts.insertedDrafts += drafts.length;
-      if (failing.insert) throw new Error('batch insert failed (test)');
-      return store.insertStoredCardCharges(drafts, now);
-    },
-    async saveCharges(list) {
-      counts.saves += 1;
-      counts.savedRows += list.length;
-      if (failing.save) throw new Error('batch save failed (test)');
-      return store.saveCharges(list);
-    },
-    async publishEach(events) {
-      counts.publishes += 1;
-      return store.publishEach(events);
-    },
-  });
-  return { store: wrap(postgresGatewayStore(svc.database.db)), counts };
+interface Stores {
+  stores: GatewayStores;
+  transaction: InTransaction;
 }
 
-function depsWith(store: GatewayStore): ChargeDeps {
-  return { store, processors: () => fake, clock, timings: DEFAULT_TIMINGS };
+/** The stores, counting the batch statements and able to fail them. */
+function countingStores(failing: { insert?: boolean; save?: boolean } = {}) {
+  const counts = { inserts: 0, insertedDrafts: 0, saves: 0, savedRows: 0, publishes: 0 };
+  const wrap = (stores: GatewayStores): GatewayStores => ({
+    ...stores,
+    charges: {
+      ...stores.charges,
+      async insertStoredCardCharges(drafts, now) {
+        counts.inserts += 1;
+        counts.insertedDrafts += drafts.length;
+        if (failing.insert) throw new Error('batch insert failed (test)');
+        return stores.charges.insertStoredCardCharges(drafts, now);
+      },
+      async saveCharges(list) {
+        counts.saves += 1;
+        counts.savedRows += list.length;
+        if (failing.save) throw new Error('batch save failed (test)');
+        return stores.charges.saveCharges(list);
+      },
+    },
+    outbox: {
+      ...stores.outbox,
+      async publishEach(events) {
+        counts.publishes += 1;
+        return stores.outbox.publishEach(events);
+      },
+    },
+  });
+  const inTransaction = postgresTransaction(svc.database.db);
+  const transaction: InTransaction = (work) => inTransaction((tx) => work(wrap(tx)));
+  return { stores: wrap(gatewayStores(svc.database.db)), transaction, counts };
+}
+
+function plainStores(): Stores {
+  return { stores: gatewayStores(svc.database.db), transaction: postgresTransaction(svc.database.db) };
+}
+
+function depsWith({ stores, transaction }: Stores): ChargeDeps {
+  return { stores, transaction, processors: () => fake, clock, timings: DEFAULT_TIMINGS };
 }
 
 function request(
@@ -127,7 +143,7 @@ describe('stored-card charges in batches', () => {
     const foreign = await vaultCard(svc, fake, otherMerchant.merchantId);
     const chargedBefore = await vaultCard(svc, fake, merchant.merchantId);
     const before = request(chargedBefore);
-    await chargeAll(storedCardChargeBatches(depsWith(postgresGatewayStore(svc.database.db))), [before]);
+    await chargeAll(storedCardChargeBatches(depsWith(plainStores())), [before]);
 
     const approvals = approved.map((method) => request(method));
     const twice = approvals[0] as StoredCardChargeRequest;
@@ -143,8 +159,8 @@ describe('stored-card charges in batches', () => {
     ];
     const keys = [...new Set(requests.map((one) => one.idempotencyKey))];
     const callsBefore = fake.chargeCalls.length;
-    const { store, counts } = countingStore();
-    const charge = storedCardChargeBatches(depsWith(store), { maxBatch: 100, gatherMs: 200 });
+    const { counts, ...stores } = countingStores();
+    const charge = storedCardChargeBatches(depsWith(stores), { maxBatch: 100, gatherMs: 200 });
     const { outcomes, traceIds } = await chargeAll(charge, requests);
 
     // One statement opened the batch; the approvals were saved together.
@@ -213,9 +229,9 @@ describe('stored-card charges in batches', () => {
       const requests = methods.map((method) => request(method));
       const keys = requests.map((one) => one.idempotencyKey);
       const callsBefore = fake.chargeCalls.length;
-      const { store, counts } = countingStore(failing);
+      const { counts, ...stores } = countingStores(failing);
       const { outcomes } = await chargeAll(
-        storedCardChargeBatches(depsWith(store), { maxBatch: 100, gatherMs: 100 }),
+        storedCardChargeBatches(depsWith(stores), { maxBatch: 100, gatherMs: 100 }),
         requests,
       );
       expect(counts.inserts, JSON.stringify(failing)).toBe(1);

@@ -3,12 +3,12 @@ import { createEvent, type EventEnvelope } from '@payrail/contracts';
 import type { DeliveredMessage, MessageBus } from '@payrail/messaging';
 import type { ServiceUnderTest } from '@payrail/testing';
 import { eq } from 'drizzle-orm';
-import { postgresGatewayStore } from '../src/adapters/postgres/gateway-store';
+import { gatewayStores } from '../src/adapters/postgres/stores';
 import { charges } from '../src/adapters/postgres/schema';
 import type { ChargeJanitor } from '../src/application/charge-janitor';
 import type { PaymentMethod } from '../src/domain/payment-method';
 import type { ProcessorId, StoredCard } from '../src/ports/card-processor';
-import type { GatewayStore } from '../src/ports/gateway-store';
+import type { GatewayStores } from '../src/ports/unit-of-work';
 import { createProcessorGatewayService } from '../src/service';
 import type { FakeCardProcessor } from './fake-card-processor';
 
@@ -55,11 +55,11 @@ export function serviceWithFakes(fakes: { a: FakeCardProcessor; b?: FakeCardProc
 
 /** The customer's card, as the processor listed it, saved as a payment method usable now. */
 export async function saveCard(
-  store: GatewayStore,
+  stores: GatewayStores,
   owner: { merchantId: string; customerId: number; processor: ProcessorId; customerRef: string },
   card: StoredCard,
 ): Promise<PaymentMethod> {
-  const { method } = await store.saveNewPaymentMethod({
+  const { method } = await stores.paymentMethods.saveNewPaymentMethod({
     id: randomUUID(),
     ...owner,
     cardRef: card.cardRef,
@@ -82,13 +82,18 @@ export async function vaultCard(
   merchantId: string,
   number = '4242424242424242',
 ): Promise<PaymentMethod> {
-  const store = postgresGatewayStore(svc.database.db);
+  const stores = gatewayStores(svc.database.db);
   const customerId = newCustomerId();
-  const customerRef = await store.processorCustomerRef(merchantId, customerId, fake.id, new Date());
+  const customerRef = await stores.customers.processorCustomerRef(
+    merchantId,
+    customerId,
+    fake.id,
+    new Date(),
+  );
   const cardRef = fake.addCard(customerRef, number);
   const [card] = (await fake.listCards(customerRef)).filter((c) => c.cardRef === cardRef);
   if (!card) throw new Error('card not at the fake');
-  return saveCard(store, { merchantId, customerId, processor: fake.id, customerRef }, card);
+  return saveCard(stores, { merchantId, customerId, processor: fake.id, customerRef }, card);
 }
 
 export function chargeRequested(

@@ -1,9 +1,10 @@
+import { SANDBOX_ERRORS } from '@payrail/contracts';
 import { createApp } from '@payrail/http';
 import type { ServiceDefinition } from '@payrail/runtime';
 import { ProcessorA } from './application/processor-a';
 import { ProcessorB } from './application/processor-b';
 import { PROCESSOR_A, type ProcessorId } from './application/processors';
-import { createCoreParts, type SandboxCore, type SandboxSettings } from './application/sandbox-state';
+import { createCoreParts, type SandboxCore } from './application/sandbox-state';
 import { SimulatedClock } from './application/simulated-clock';
 import { WebhookDispatcher, type WebhookTransport } from './application/webhooks';
 import { hostedARoutes } from './adapters/http/hosted-a-routes';
@@ -11,32 +12,9 @@ import { hostedBRoutes } from './adapters/http/hosted-b-routes';
 import { processorARoutes } from './adapters/http/processor-a-routes';
 import { processorBRoutes } from './adapters/http/processor-b-routes';
 import { testApiRoutes } from './adapters/http/test-api-routes';
+import { loadConfig, sandboxPort, sandboxSettings } from './config';
 
 const DUE_WORK_INTERVAL_MS = 1_000;
-
-export function settingsFromEnv(env: Record<string, string | undefined>): SandboxSettings {
-  const publicBase = (env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/$/, '');
-  return {
-    processorA: {
-      publicKey: env.SANDBOX_PROCESSOR_A_PUBLIC_KEY || 'sandbox-a-public',
-      privateKey: env.SANDBOX_PROCESSOR_A_PRIVATE_KEY || 'sandbox-a-private',
-      webhookUrl: env.SANDBOX_PROCESSOR_A_WEBHOOK_URL || undefined,
-    },
-    processorB: {
-      publicKey: env.SANDBOX_PROCESSOR_B_PUBLIC_KEY || 'sandbox-b-public',
-      privateKey: env.SANDBOX_PROCESSOR_B_PRIVATE_KEY || 'sandbox-b-private',
-      notificationUrl: env.SANDBOX_PROCESSOR_B_NOTIFICATION_URL || undefined,
-      returnUrlTemplate:
-        env.SANDBOX_PROCESSOR_B_RETURN_URL || `${publicBase}/pay/processor-b/return?hash=($hash)`,
-    },
-  };
-}
-
-/** Port = gateway port + 5 unless `SANDBOX_PORT` says otherwise (0 stays 0: a free port, for tests). */
-export function sandboxPort(env: Record<string, string | undefined>, gatewayPort: number): number {
-  if (env.SANDBOX_PORT) return Number(env.SANDBOX_PORT);
-  return gatewayPort === 0 ? 0 : gatewayPort + 5;
-}
 
 /**
  * Stands in for the two external card processors in development and tests; never deployed to
@@ -47,9 +25,11 @@ export const processorSandboxService: ServiceDefinition = {
   defaultPort: 3005,
   // Browsers load its card forms, so even embedded it listens on its own origin.
   embeddedListener: { port: sandboxPort, urlVariable: 'PROCESSOR_SANDBOX_URL' },
+  loadConfig,
   async create({ logger, clock: serviceClock, env, upstream }) {
-    const { app, markNotReady } = createApp({ service: 'processor-sandbox', logger });
-    const initialSettings = () => settingsFromEnv(env);
+    const config = loadConfig(env);
+    const { app, markNotReady } = createApp({ service: 'processor-sandbox', logger, errors: SANDBOX_ERRORS });
+    const initialSettings = () => sandboxSettings(config);
     const settings = initialSettings();
     const clock = new SimulatedClock(serviceClock);
     const parts = createCoreParts();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../merchant-context';
 import { moneyString } from '../rules';
-import type { ApiOperation } from './operation';
+import { type ApiOperation, defineOperation } from './operation';
 import { amountInput } from './payment-links';
 import { calendarDate, MAX_LENGTH, text } from '../text';
 import { MEMBERSHIP, membershipInstallments, money, SOFTWARE, STORY_DAY, STORY_LINKS } from './story';
@@ -302,8 +302,9 @@ const DESCRIPTION = [
   "subscription's identifiers and date.",
 ].join('\n');
 
-export const bankNotificationOperations: ApiOperation[] = [
-  {
+/** processor-gateway's public operation, behind the gateway's `/api/*` (merchant `Api-Token`). */
+export const bankNotificationApi = {
+  notifyBankTransfer: defineOperation({
     method: 'post',
     path: '/api/bank-notification/add',
     operationId: 'notifyBankTransfer',
@@ -432,5 +433,9 @@ export const bankNotificationOperations: ApiOperation[] = [
         ),
       },
     },
-  },
-];
+  }),
+};
+
+export const bankNotificationOperations: ApiOperation[] = Object.values(
+  bankNotificationApi,
+) as ApiOperation[];

@@ -261,6 +261,58 @@ export const BANK_TRANSFER_ERRORS = {
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
+/**
+ * processor-gateway's table (`createApp({ errors })`): its bank notifications (`BANK_TRANSFER_ERRORS`,
+ * public) and what it answers links over `/internal` for the pay page. The internal codes are not in the
+ * public API, so this table is not in `ERROR_CODES` (the OpenAPI document lists those of the public
+ * operations only).
+ */
+export const PROCESSOR_GATEWAY_ERRORS = {
+  ...BANK_TRANSFER_ERRORS,
+  VALIDATION_ERROR: {
+    status: 400,
+    description:
+      "Bank notification: a well-formed field the service still refuses (a transfer date after today in the merchant's time zone); `errors[]` names it.",
+    detail: 'Request body is invalid',
+  },
+  NOT_FOUND: {
+    status: 404,
+    description:
+      "No such payment, payment method, card registration or customer of the merchant (another merchant's is not found either).",
+    detail: 'Payment not found',
+  },
+  PAYMENT_ATTEMPT_USED: {
+    status: 409,
+    description:
+      "The link's payment attempt (`link:<id>:payment:<n>`) was already made, with another form or another card: the pay page starts the next attempt.",
+    detail: 'Payment attempt 1 of link 2 was already made',
+  },
+  PROCESSOR_NOT_ENABLED: {
+    status: 422,
+    description: 'The processor is not enabled for the merchant; `errors[]` names `processor`.',
+    detail: 'PARAGUAY.PROCESSOR_B is not enabled for this merchant',
+  },
+  PROCESSOR_UNAVAILABLE: {
+    status: 503,
+    description:
+      'The processor could not be reached, or refused to open a form, while opening a payment or registration form, completing a registration or removing a card: nothing was charged or changed.',
+    detail: 'The processor did not answer as expected (ADAPTER_ERROR); nothing was charged',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/**
+ * processor-sandbox's table (development and tests only): its answers are the simulated processors' own
+ * shapes and pages, so a code here names a refusal its adapters render in those shapes.
+ */
+export const SANDBOX_ERRORS = {
+  CARD_INPUT_INVALID: {
+    status: 400,
+    description:
+      'The card typed on a hosted form (or given to the test API) is not a usable test card: its number, expiry or CVV.',
+    detail: 'The card has expired',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
 /** billing-scheduler: billing runs and dunning policies (operator API). */
 export const BILLING_ERRORS = {
   BILLING_RUN_NOT_FOUND: {
@@ -291,3 +343,5 @@ export type SubscriptionErrorCode = keyof typeof SUBSCRIPTION_ERRORS;
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
 export type BillingErrorCode = keyof typeof BILLING_ERRORS;
 export type BankTransferErrorCode = keyof typeof BANK_TRANSFER_ERRORS;
+export type ProcessorGatewayErrorCode = keyof typeof PROCESSOR_GATEWAY_ERRORS;
+export type SandboxErrorCode = keyof typeof SANDBOX_ERRORS;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NotFound, ProcessorRefused } from '../domain/errors';
+import { CardRegistrationNotFound, ProcessorUnavailable } from '../domain/errors';
 import { type PaymentMethod, safeMask } from '../domain/payment-method';
 import { newProcessorReference } from './processor-references';
 import type {
@@ -10,11 +10,13 @@ import type {
   StoredCard,
 } from '../ports/card-processor';
 import type { Clock } from '@payrail/time';
-import type { CardRegistration, GatewayStore } from '../ports/gateway-store';
+import type { CardRegistration } from '../ports/card-registration-store';
+import type { GatewayStores, InTransaction } from '../ports/unit-of-work';
 import { paymentMethodSaved } from './events';
 
 export interface VaultDeps {
-  store: GatewayStore;
+  stores: GatewayStores;
+  transaction: InTransaction;
   processors: CardProcessors;
   clock: Clock;
 }
@@ -36,7 +38,7 @@ export async function openCardRegistration(
   request: OpenRegistrationRequest,
 ): Promise<{ registration: CardRegistration; form: HostedForm }> {
   const now = deps.clock.now();
-  const customerRef = await deps.store.processorCustomerRef(
+  const customerRef = await deps.stores.customers.processorCustomerRef(
     request.merchantId,
     request.customerId,
     request.processor,
@@ -54,7 +56,7 @@ export async function openCardRegistration(
     createdAt: now,
     completedAt: null,
   };
-  await deps.store.insertRegistration(registration);
+  await deps.stores.registrations.insertRegistration(registration);
   let opened: OpenResult;
   try {
     opened = await deps.processors(request.processor).openCardRegistration({
@@ -72,7 +74,7 @@ export async function openCardRegistration(
     };
   }
   if (opened.kind === 'refused') {
-    throw new ProcessorRefused(
+    throw new ProcessorUnavailable(
       opened.decline.code,
       opened.decline.message ?? 'The processor did not open the form',
     );
@@ -108,10 +110,10 @@ export async function completeCardRegistration(
   merchantId: string,
   registrationId: string,
 ): Promise<{ saved: PaymentMethod[]; paymentMethods: PaymentMethod[] }> {
-  const registration = await deps.store.transaction((store) =>
-    store.lockRegistration(merchantId, registrationId),
+  const registration = await deps.transaction((stores) =>
+    stores.registrations.lockRegistration(merchantId, registrationId),
   );
-  if (!registration) throw new NotFound('Card registration');
+  if (!registration) throw new CardRegistrationNotFound();
   let cards: StoredCard[];
   try {
     cards = await deps.processors(registration.processor).completeCardRegistration({
@@ -119,23 +121,28 @@ export async function completeCardRegistration(
       registrationRef: registration.registrationRef,
     });
   } catch (error) {
-    throw new ProcessorRefused('ADAPTER_ERROR', (error as Error).message);
+    throw new ProcessorUnavailable('ADAPTER_ERROR', (error as Error).message);
   }
-  return deps.store.transaction(async (store) => {
-    const locked = (await store.lockRegistration(merchantId, registrationId)) as CardRegistration;
+  return deps.transaction(async (stores) => {
+    const locked = (await stores.registrations.lockRegistration(
+      merchantId,
+      registrationId,
+    )) as CardRegistration;
     const now = deps.clock.now();
     const saved: PaymentMethod[] = [];
     for (const card of cards) {
-      const { method, created } = await store.saveNewPaymentMethod(toPaymentMethod(locked, card, now));
+      const { method, created } = await stores.paymentMethods.saveNewPaymentMethod(
+        toPaymentMethod(locked, card, now),
+      );
       if (created) {
         saved.push(method);
-        await store.publish([paymentMethodSaved(method, now)]);
+        await stores.outbox.publish([paymentMethodSaved(method, now)]);
       }
     }
     if (cards.length > 0 && locked.status === 'open') {
-      await store.saveRegistration({ ...locked, status: 'completed', completedAt: now });
+      await stores.registrations.saveRegistration({ ...locked, status: 'completed', completedAt: now });
     }
-    const all = await store.listPaymentMethods(merchantId, locked.customerId);
+    const all = await stores.paymentMethods.listPaymentMethods(merchantId, locked.customerId);
     return { saved, paymentMethods: all.filter((method) => method.processor === locked.processor) };
   });
 }

@@ -4,7 +4,7 @@ import { CARD_BLOCKED_CODE, isBlocked } from '../domain/card-lock';
 import type { Charge, Settlement, StoredCardDraft } from '../domain/charge';
 import type { PaymentMethod } from '../domain/payment-method';
 import { settlementOfCharge } from './settlements';
-import { NotFound } from '../domain/errors';
+import { PaymentMethodNotFound } from '../domain/errors';
 import { newProcessorReference } from './processor-references';
 import type { ChargeResult } from '../ports/card-processor';
 import { applySettlement, type ChargeDeps } from './settle-charge';
@@ -74,11 +74,11 @@ export async function chargeStoredCard(
   deps: ChargeDeps,
   request: StoredCardChargeRequest,
 ): Promise<StoredCardChargeOutcome> {
-  const opened = await deps.store.transaction(async (store) => {
-    const existing = await store.findChargeByKey(request.idempotencyKey);
+  const opened = await deps.transaction(async (stores) => {
+    const existing = await stores.charges.findChargeByKey(request.idempotencyKey);
     if (existing) return { kind: 'duplicate' as const, charge: existing };
-    const method = await store.findPaymentMethod(request.merchantId, request.paymentMethodId);
-    if (!method) throw new NotFound('Payment method');
+    const method = await stores.paymentMethods.findPaymentMethod(request.merchantId, request.paymentMethodId);
+    if (!method) throw new PaymentMethodNotFound();
     const now = deps.clock.now();
     const blocked = isBlocked(method.blockedUntil, now);
     const charge: Charge = {
@@ -90,13 +90,13 @@ export async function chargeStoredCard(
       }),
       processor: method.processor,
     };
-    if (!(await store.insertCharge(charge))) {
-      const winner = await store.findChargeByKey(request.idempotencyKey);
+    if (!(await stores.charges.insertCharge(charge))) {
+      const winner = await stores.charges.findChargeByKey(request.idempotencyKey);
       return { kind: 'duplicate' as const, charge: winner as Charge };
     }
     if (method.removedAt) {
       const settled = await applySettlement(
-        store,
+        stores,
         charge,
         {
           status: 'failed',
@@ -113,7 +113,7 @@ export async function chargeStoredCard(
     if (blocked) {
       // Our own counter answers for the processor: calling it again would only add a decline.
       const settled = await applySettlement(
-        store,
+        stores,
         charge,
         {
           status: 'failed',
@@ -180,9 +180,9 @@ export function settleStoredCardCharge(
   chargeId: string,
   settlement: Settlement,
 ): Promise<Charge> {
-  return deps.store.transaction(async (store) => {
-    const locked = await store.lockCharge(chargeId);
+  return deps.transaction(async (stores) => {
+    const locked = await stores.charges.lockCharge(chargeId);
     if (!locked) throw new Error(`charge ${chargeId} vanished`);
-    return applySettlement(store, locked, settlement, deps.clock.now(), deps.timings);
+    return applySettlement(stores, locked, settlement, deps.clock.now(), deps.timings);
   });
 }

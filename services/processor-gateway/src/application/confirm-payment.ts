@@ -19,11 +19,11 @@ export async function confirmPayment(
   const verified = await deps.processors(processor).verifyConfirmation(raw);
   if (verified.kind === 'rejected')
     return { kind: 'rejected', reason: verified.reason, reply: verified.reply };
-  return deps.store.transaction(async (store) => {
+  return deps.transaction(async (stores) => {
     const charge =
-      (await store.lockChargeByReference(processor, verified.reference)) ??
+      (await stores.charges.lockChargeByReference(processor, verified.reference)) ??
       (verified.processorReference
-        ? await store.lockChargeByProcessorReference(processor, verified.processorReference)
+        ? await stores.charges.lockChargeByProcessorReference(processor, verified.processorReference)
         : undefined);
     if (!charge)
       return { kind: 'unknown-reference' as const, reason: verified.reference, reply: verified.reply };
@@ -35,7 +35,7 @@ export async function confirmPayment(
     if (!settlement || charge.status === 'succeeded' || charge.status === 'failed') {
       return { kind: 'unchanged' as const, chargeId: charge.id, reply: verified.reply };
     }
-    await applySettlement(store, charge, settlement, deps.clock.now(), deps.timings);
+    await applySettlement(stores, charge, settlement, deps.clock.now(), deps.timings);
     return { kind: 'settled' as const, chargeId: charge.id, reply: verified.reply };
   });
 }

@@ -2,7 +2,7 @@ import { linkPaymentKey } from '@payrail/contracts';
 import { normalizeAmount } from '@payrail/money';
 import { v7 as timeOrderedUuid } from 'uuid';
 import type { Charge } from '../domain/charge';
-import { Conflict, ProcessorRefused } from '../domain/errors';
+import { PaymentAttemptUsed, ProcessorUnavailable } from '../domain/errors';
 import { newProcessorReference } from './processor-references';
 import type { HostedForm, OpenPaymentInput, OpenResult, ProcessorId } from '../ports/card-processor';
 import type { ChargeDeps } from './settle-charge';
@@ -61,8 +61,8 @@ export async function openHostedPayment(
     nextCheckAt: new Date(now.getTime() + deps.timings.staleAfterMs),
     settledAt: null,
   };
-  if (!(await deps.store.insertCharge(charge))) {
-    const existing = await deps.store.findChargeByKey(key);
+  if (!(await deps.stores.charges.insertCharge(charge))) {
+    const existing = await deps.stores.charges.findChargeByKey(key);
     if (
       existing &&
       existing.merchantId === request.merchantId &&
@@ -72,10 +72,7 @@ export async function openHostedPayment(
     ) {
       return { charge: existing, form: existing.hostedForm as unknown as HostedForm };
     }
-    throw new Conflict(
-      'PAYMENT_ATTEMPT_USED',
-      `Payment attempt ${request.paymentNumber} of link ${request.linkId} was already made`,
-    );
+    throw new PaymentAttemptUsed({ linkId: request.linkId, paymentNumber: request.paymentNumber });
   }
 
   let opened: OpenResult;
@@ -95,12 +92,12 @@ export async function openHostedPayment(
       decline: { code: 'ADAPTER_ERROR', category: 'processor-down', message: (error as Error).message },
     };
   }
-  return deps.store.transaction(async (store) => {
-    const locked = (await store.lockCharge(charge.id)) as Charge;
+  return deps.transaction(async (stores) => {
+    const locked = (await stores.charges.lockCharge(charge.id)) as Charge;
     const at = deps.clock.now();
     if (opened.kind === 'refused') {
       // No form, so no payment could be made on it: closed without a payment event (nothing was attempted).
-      await store.saveCharge({
+      await stores.charges.saveCharge({
         ...locked,
         status: 'failed',
         declineCode: opened.decline.code,
@@ -110,7 +107,7 @@ export async function openHostedPayment(
         settledAt: at,
         updatedAt: at,
       });
-      throw new ProcessorRefused(
+      throw new ProcessorUnavailable(
         opened.decline.code,
         opened.decline.message ?? 'The processor did not open the payment',
       );
@@ -122,7 +119,7 @@ export async function openHostedPayment(
       hostedForm: opened.form as unknown as Record<string, unknown>,
       updatedAt: at,
     };
-    await store.saveCharge(next);
+    await stores.charges.saveCharge(next);
     return { charge: next, form: opened.form };
   });
 }

@@ -5,28 +5,29 @@ import {
   createEvent,
   type MerchantContext,
 } from '@payrail/contracts';
+import type { Logger } from '@payrail/observability';
 import {
   assertTransferDateNotFuture,
   type BankTransfer,
   type Settlement,
   type TransferNotification,
 } from '../domain/bank-transfer';
+import { BankReferenceReused, SettlementUnavailable } from '../domain/errors';
 import type { BankTransferStore } from '../ports/bank-transfer-store';
-import type { SettlementOwners, SettlementRefusal } from '../ports/settlement-owners';
+import { OwnerUnavailable, type SettlementOwners, type SettlementRefusal } from '../ports/settlement-owners';
 
 export interface RegisterBankTransferDeps {
   transfers: BankTransferStore;
   owners: SettlementOwners;
   clock: { now(): Date };
+  logger: Logger;
 }
 
 export type RegistrationResult =
   /** Registered and settled now, or earlier by the same notification (the stored answer, again). */
   | { kind: 'settled'; response: BankNotificationResponse }
   /** The owner refused the target: nothing is registered, nothing changed. */
-  | { kind: 'refused'; refusal: SettlementRefusal }
-  /** The reference already registered another transfer. */
-  | { kind: 'reference-reused'; transferId: number };
+  | { kind: 'refused'; refusal: SettlementRefusal };
 
 /** Sorted keys, so that one notification always gives one fingerprint. */
 function canonical(value: unknown): string {
@@ -133,7 +134,8 @@ const MAX_ROUNDS = 3;
  * `POST /api/bank-notification/add`: registers a transfer made outside the service and settles what it
  * names, once per merchant and bank reference. The reference is claimed first (a `pending` row, committed),
  * so concurrent duplicates meet on one row; each drives it (the owners make that safe) and all answer the
- * one stored result. The same reference with other content is refused; a refusal by the owner leaves no row.
+ * one stored result. The same reference with other content is refused (`BankReferenceReused`); a refusal
+ * by the owner leaves no row; an owner that could not be reached is `SettlementUnavailable` (logged).
  */
 export async function registerBankTransfer(
   deps: RegisterBankTransferDeps,
@@ -141,17 +143,32 @@ export async function registerBankTransfer(
   notification: TransferNotification,
 ): Promise<RegistrationResult> {
   assertTransferDateNotFuture(notification.transferDate, merchant.timezone, deps.clock.now());
+  try {
+    return await claimAndFinish(deps, merchant, notification);
+  } catch (error) {
+    if (!(error instanceof OwnerUnavailable)) throw error;
+    deps.logger.warn({ err: error }, 'bank transfer not settled: owner unavailable');
+    throw new SettlementUnavailable();
+  }
+}
+
+async function claimAndFinish(
+  deps: RegisterBankTransferDeps,
+  merchant: MerchantContext,
+  notification: TransferNotification,
+): Promise<RegistrationResult> {
   const fingerprint = fingerprintOf(notification);
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const claimed = await deps.transfers.claim({ merchant, fingerprint, notification, at: deps.clock.now() });
     const { transfer } = claimed;
     const ours = transfer.fingerprint === fingerprint;
-    if (transfer.status === 'settled' && !ours) return { kind: 'reference-reused', transferId: transfer.id };
+    if (transfer.status === 'settled' && !ours)
+      throw new BankReferenceReused(notification.reference, transfer.id);
     // A pending row of other content is a notification left unfinished (a crash, an unreachable owner):
     // it came first, so it is finished with the context it came with before ours may take the reference.
     const outcome = await finishTransfer(deps, ours ? merchant : claimed.merchant, transfer);
     if (ours) return outcome;
-    if (outcome.kind === 'settled') return { kind: 'reference-reused', transferId: transfer.id };
+    if (outcome.kind === 'settled') throw new BankReferenceReused(notification.reference, transfer.id);
   }
   throw new Error(`bank reference ${notification.reference} is still claimed after ${MAX_ROUNDS} rounds`);
 }

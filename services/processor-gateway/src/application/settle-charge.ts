@@ -3,7 +3,7 @@ import { blockAfterDecline, countsTowardsCardLock } from '../domain/card-lock';
 import { type Charge, isSettled, type Settlement } from '../domain/charge';
 import type { CardProcessors } from '../ports/card-processor';
 import type { Clock } from '@payrail/time';
-import type { GatewayStore } from '../ports/gateway-store';
+import type { GatewayStores, InTransaction } from '../ports/unit-of-work';
 import { chargeSettled } from './events';
 
 export interface ChargeTimings {
@@ -39,7 +39,10 @@ export const DEFAULT_TIMINGS: ChargeTimings = {
 };
 
 export interface ChargeDeps {
-  store: GatewayStore;
+  /** The stores on the database, outside a transaction. */
+  stores: GatewayStores;
+  /** Work whose writes commit together (its stores bound to the transaction). */
+  transaction: InTransaction;
   processors: CardProcessors;
   clock: Clock;
   timings: ChargeTimings;
@@ -105,7 +108,7 @@ export function chargeAfter(
  * janitor) wins, and only the winner announces it.
  */
 export async function applySettlement(
-  store: GatewayStore,
+  stores: GatewayStores,
   locked: Charge,
   settlement: Settlement,
   now: Date,
@@ -113,10 +116,10 @@ export async function applySettlement(
 ): Promise<Charge> {
   if (isSettled(locked.status)) return locked;
   const next = chargeAfter(locked, settlement, now, timings);
-  await store.saveCharge(next);
+  await stores.charges.saveCharge(next);
   if (isSettled(next.status)) {
-    const blockedUntil = next.status === 'failed' ? await applyCardLock(store, next, now) : null;
-    await store.publish(chargeSettled(next, now, blockedUntil));
+    const blockedUntil = next.status === 'failed' ? await applyCardLock(stores, next, now) : null;
+    await stores.outbox.publish(chargeSettled(next, now, blockedUntil));
   }
   return next;
 }
@@ -125,21 +128,24 @@ export async function applySettlement(
  * After a decline: the 7th in 24 h blocks the card for 30 days; the processor's own block is taken as is.
  * Returns when the block ends for a `card-blocked` decline (for `payment.failed.blockedUntil`), else null.
  */
-async function applyCardLock(store: GatewayStore, charge: Charge, now: Date): Promise<Date | null> {
+async function applyCardLock(stores: GatewayStores, charge: Charge, now: Date): Promise<Date | null> {
   if (!charge.paymentMethodId) return null;
   const category = charge.declineCategory;
   if (category !== 'card-blocked' && !countsTowardsCardLock(category)) return null;
-  const method = await store.lockPaymentMethod(charge.paymentMethodId);
+  const method = await stores.paymentMethods.lockPaymentMethod(charge.paymentMethodId);
   if (!method) return null;
   if (category === 'card-blocked') {
     // A block our own counter answered needs no extension; one the processor announced starts now.
     if (method.blockedUntil && method.blockedUntil > now) return method.blockedUntil;
     const until = new Date(now.getTime() + CARD_LOCK.blockMs);
-    await store.savePaymentMethod({ ...method, blockedUntil: until });
+    await stores.paymentMethods.savePaymentMethod({ ...method, blockedUntil: until });
     return until;
   }
-  const declines = await store.countCardDeclines(method.id, new Date(now.getTime() - CARD_LOCK.windowMs));
+  const declines = await stores.charges.countCardDeclines(
+    method.id,
+    new Date(now.getTime() - CARD_LOCK.windowMs),
+  );
   const until = blockAfterDecline(declines, now);
-  if (until) await store.savePaymentMethod({ ...method, blockedUntil: until });
+  if (until) await stores.paymentMethods.savePaymentMethod({ ...method, blockedUntil: until });
   return null;
 }

@@ -4,7 +4,7 @@ import type { PaymentMethod } from '../domain/payment-method';
 import { settlementOfStatus } from './settlements';
 import type { ProcessorStatus } from '../ports/card-processor';
 import { sendStoredCardCharge } from './charge-stored-card';
-import type { GatewayStore } from '../ports/gateway-store';
+import type { GatewayStores } from '../ports/unit-of-work';
 import { applySettlement, type ChargeDeps } from './settle-charge';
 
 export interface JanitorReport {
@@ -31,8 +31,8 @@ export async function settleUnsettledCharges(deps: ChargeDeps, batchSize = 50): 
   const report: JanitorReport = { checked: 0, settled: 0 };
   for (;;) {
     const now = deps.clock.now();
-    const due = await deps.store.transaction((store) =>
-      store.claimDueCharges(now, new Date(now.getTime() + LEASE_MS), batchSize),
+    const due = await deps.transaction((stores) =>
+      stores.charges.claimDueCharges(now, new Date(now.getTime() + LEASE_MS), batchSize),
     );
     for (const charge of due) {
       report.checked += 1;
@@ -52,8 +52,8 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
   } catch (error) {
     status = { status: 'unreachable', reason: (error as Error).message };
   }
-  const checked = await deps.store.transaction(async (store) => {
-    const locked = await store.lockCharge(charge.id);
+  const checked = await deps.transaction(async (stores) => {
+    const locked = await stores.charges.lockCharge(charge.id);
     if (!locked || (locked.status !== 'pending' && locked.status !== 'unknown')) return { settled: false };
     const now = deps.clock.now();
     const age = now.getTime() - locked.createdAt.getTime();
@@ -61,7 +61,7 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
       hostedExpired: age >= deps.timings.hostedPaymentTtlMs,
       notFoundIsFinal: age >= deps.timings.notFoundFinalAfterMs,
     });
-    const method = settlement ? undefined : await methodToSendAgain(store, locked, status, now, deps);
+    const method = settlement ? undefined : await methodToSendAgain(stores, locked, status, now, deps);
     if (method) {
       // Counted and committed before the request leaves, so that a crash during it still counts; no other
       // janitor looks at the row before this call's deadline has passed.
@@ -72,11 +72,11 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
         nextCheckAt: new Date(now.getTime() + deps.timings.callDeadlineMs),
         updatedAt: now,
       };
-      await store.saveCharge(resending);
+      await stores.charges.saveCharge(resending);
       return { settled: false, resend: { charge: resending, method } };
     }
     if (!settlement) {
-      await store.saveCharge({
+      await stores.charges.saveCharge({
         ...locked,
         statusChecks: locked.statusChecks + 1,
         lastError: status.status === 'unreachable' ? status.reason : locked.lastError,
@@ -88,7 +88,7 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
       return { settled: false };
     }
     const after = await applySettlement(
-      store,
+      stores,
       { ...locked, statusChecks: locked.statusChecks + 1 },
       settlement,
       now,
@@ -113,7 +113,7 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
  * re-send pays that order under the same reference, and B refuses it while an earlier `pagar` is in work.
  */
 async function methodToSendAgain(
-  store: GatewayStore,
+  stores: GatewayStores,
   charge: Charge,
   status: ProcessorStatus,
   now: Date,
@@ -124,7 +124,7 @@ async function methodToSendAgain(
   if (!nothingTaken || charge.kind !== 'stored-card' || !charge.paymentMethodId) return undefined;
   if (charge.processorCalls < 1 || charge.processorCalls >= MAX_PROCESSOR_CALLS) return undefined;
   if (now.getTime() - charge.createdAt.getTime() < deps.timings.callDeadlineMs) return undefined;
-  const method = await store.findPaymentMethod(charge.merchantId, charge.paymentMethodId);
+  const method = await stores.paymentMethods.findPaymentMethod(charge.merchantId, charge.paymentMethodId);
   if (!method || method.removedAt || isBlocked(method.blockedUntil, now)) return undefined;
   return method;
 }

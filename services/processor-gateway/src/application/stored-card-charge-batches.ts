@@ -1,7 +1,8 @@
 import { gatherCalls } from '@payrail/messaging';
 import { context } from '@payrail/observability';
 import { type Charge, isSettled, type Settlement } from '../domain/charge';
-import type { InContext, OpenedStoredCardCharge } from '../ports/gateway-store';
+import type { OpenedStoredCardCharge } from '../ports/charge-store';
+import type { InContext } from '../ports/event-outbox';
 import {
   askProcessorToCharge,
   chargeStoredCard,
@@ -92,7 +93,7 @@ async function openCharges(
     }),
   );
   const inserted = new Map(
-    (await deps.store.insertStoredCardCharges(drafts, now)).map((opened) => [opened.id, opened]),
+    (await deps.stores.charges.insertStoredCardCharges(drafts, now)).map((opened) => [opened.id, opened]),
   );
   return drafts.map((draft) => {
     const opened = inserted.get(draft.id);
@@ -111,10 +112,13 @@ async function openCharges(
  * (the janitor, a webhook) is left as it is, as `applySettlement` would.
  */
 async function settleCharges(deps: ChargeDeps, answers: Answered[]): Promise<Charge[]> {
-  return deps.store.transaction(async (store) => {
+  return deps.transaction(async (stores) => {
     const now = deps.clock.now();
     const locked = new Map(
-      (await store.lockCharges(answers.map((answer) => answer.charge.id))).map((row) => [row.id, row]),
+      (await stores.charges.lockCharges(answers.map((answer) => answer.charge.id))).map((row) => [
+        row.id,
+        row,
+      ]),
     );
     const results: Charge[] = new Array(answers.length);
     const approved: Charge[] = [];
@@ -134,14 +138,14 @@ async function settleCharges(deps: ChargeDeps, answers: Answered[]): Promise<Cha
         alone.push(index);
       }
     });
-    await store.saveCharges(approved);
-    await store.publishEach(events);
+    await stores.charges.saveCharges(approved);
+    await stores.outbox.publishEach(events);
     alone.sort((a, b) => cardOrder(answers[a] as Answered, answers[b] as Answered));
     for (const index of alone) {
       const answer = answers[index] as Answered;
       const row = locked.get(answer.charge.id) as Charge;
       results[index] = await answer.within(() =>
-        applySettlement(store, row, answer.settlement, now, deps.timings),
+        applySettlement(stores, row, answer.settlement, now, deps.timings),
       );
     }
     return results;

@@ -1,4 +1,5 @@
 import { localDate } from '@payrail/time';
+import { InvalidTransfer } from './errors';
 
 /**
  * A transfer made outside the service that a merchant notified, and what it pays. The owners of the
@@ -63,21 +64,10 @@ export interface BankTransfer {
   settledAt: Date | null;
 }
 
-/** A well-formed notification the domain still refuses (400 with the field's path). */
-export class InvalidTransfer extends Error {
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-    this.name = 'InvalidTransfer';
-  }
-}
-
 /** A transfer is made on a day that has come, in the merchant's calendar. */
 export function assertTransferDateNotFuture(transferDate: string, timezone: string, now: Date): void {
   const today = localDate(now, timezone);
   if (transferDate > today) {
-    throw new InvalidTransfer(`is after today (${today}) in the merchant's time zone`, 'transferDate');
+    throw new InvalidTransfer('transferDate', `is after today (${today}) in the merchant's time zone`);
   }
 }

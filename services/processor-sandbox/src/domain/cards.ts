@@ -1,3 +1,5 @@
+import { CardInputError } from './errors';
+
 /** Response codes the simulated processors answer; only `00` is an approval. */
 export const APPROVED = '00';
 export const DECLINE_CODES = ['05', '12', '14', '51', '54', '57', '61', '94', '96'] as const;
@@ -56,26 +58,6 @@ export interface EnteredCard {
   readonly brand: 'Visa' | 'Mastercard';
   readonly expiryMonth: number;
   readonly expiryYear: number;
-}
-
-/** Why a typed card was refused, for the form to say it in the developer's language. */
-export type CardInputProblem =
-  | 'expiry-format'
-  | 'expiry-month'
-  | 'expired'
-  | 'number-digits'
-  | 'not-a-test-card'
-  | 'cvv-digits';
-
-/** A card typed wrong; the message (English) is the test API's, `problem` what a form says. */
-export class CardInputError extends Error {
-  constructor(
-    readonly problem: CardInputProblem,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CardInputError';
-  }
 }
 
 /** `MM/YY` (or `MM/YYYY`), and not before the month of `today`. */

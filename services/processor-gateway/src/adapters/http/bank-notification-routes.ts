@@ -1,22 +1,15 @@
-import {
-  type BankNotificationRequest,
-  bankNotificationRequest,
-  type MerchantContext,
-} from '@payrail/contracts';
-import { HttpProblem, jsonBody, problems, requireMerchant } from '@payrail/http';
+import { type BankNotificationRequest, bankNotificationApi, type MerchantContext } from '@payrail/contracts';
+import { HttpProblem, requireMerchant, route } from '@payrail/http';
 import { normalizeAmount } from '@payrail/money';
-import type { Logger } from '@payrail/observability';
 import { Hono } from 'hono';
 import {
   type RegisterBankTransferDeps,
   registerBankTransfer,
 } from '../../application/register-bank-transfer';
-import { InvalidTransfer, type TransferNotification, type TransferTarget } from '../../domain/bank-transfer';
-import { OwnerUnavailable } from '../../ports/settlement-owners';
+import type { TransferNotification, TransferTarget } from '../../domain/bank-transfer';
 
 export interface BankNotificationRoutesDeps extends RegisterBankTransferDeps {
   internalSecret: string;
-  logger: Logger;
 }
 
 function targetOf(input: BankNotificationRequest): TransferTarget {
@@ -43,45 +36,29 @@ export function notificationOf(input: BankNotificationRequest): TransferNotifica
   };
 }
 
-/** `POST /api/bank-notification/add`, forwarded by the gateway with the signed merchant context. */
+/**
+ * `POST /api/bank-notification/add`, forwarded by the gateway with the signed merchant context. Its domain
+ * errors (`BankReferenceReused`, `SettlementUnavailable`, `InvalidTransfer`) are answered by the app through
+ * `PROCESSOR_GATEWAY_ERRORS`. A refusal by the owner of the target is not ours: the problem links or
+ * subscriptions answered (their status, code, detail and fields) is passed on as it is.
+ */
 export function bankNotificationRoutes(deps: BankNotificationRoutesDeps) {
   const api = new Hono<{ Variables: { merchant: MerchantContext } }>();
   api.use('*', requireMerchant(deps.internalSecret));
 
-  api.post('/bank-notification/add', async (c) => {
-    const input = await jsonBody(c, bankNotificationRequest);
-    let result: Awaited<ReturnType<typeof registerBankTransfer>>;
-    try {
-      result = await registerBankTransfer(deps, c.var.merchant, notificationOf(input));
-    } catch (error) {
-      if (error instanceof InvalidTransfer) {
-        throw problems.badRequest('Request body is invalid', [{ path: error.field, message: error.message }]);
-      }
-      if (error instanceof OwnerUnavailable) {
-        deps.logger.warn({ err: error }, 'bank transfer not settled: owner unavailable');
-        throw new HttpProblem(
-          503,
-          'SETTLEMENT_UNAVAILABLE',
-          'The target could not be settled now; send the same notification again (it never pays twice)',
-        );
-      }
-      throw error;
-    }
-    switch (result.kind) {
-      case 'settled':
-        return c.json(result.response);
-      case 'refused': {
+  route(
+    api,
+    bankNotificationApi.notifyBankTransfer,
+    async (c, { body }) => {
+      const result = await registerBankTransfer(deps, c.var.merchant, notificationOf(body));
+      if (result.kind === 'refused') {
         const { refusal } = result;
         throw new HttpProblem(refusal.status, refusal.code, refusal.detail, refusal.errors);
       }
-      case 'reference-reused':
-        throw problems.conflict(
-          'BANK_REFERENCE_REUSED',
-          `The reference ${input.reference} already registered another transfer (${result.transferId}); ` +
-            'the same notification again answers its first result',
-        );
-    }
-  });
+      return c.json(result.response, 200);
+    },
+    { mountedAt: '/api' },
+  );
 
   return api;
 }

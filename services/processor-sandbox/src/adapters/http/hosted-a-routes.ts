@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { type HostedResult, type ProcessorA, ProcessorAError } from '../../application/processor-a';
 import type { SandboxCore } from '../../application/sandbox-state';
-import { CardInputError, readCard } from '../../domain/cards';
+import { readCard } from '../../domain/cards';
+import { CardInputError } from '../../domain/errors';
 import {
   amountHint,
   cardFormPage,

@@ -3,7 +3,7 @@
 // language (Spanish unless told English) and with amounts as the pay page writes them (`Gs. 150.000`).
 
 import { type DisplayLang, formatMoney } from '@payrail/money';
-import type { CardInputProblem } from '../../domain/cards';
+import type { CardInputProblem } from '../../domain/errors';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 

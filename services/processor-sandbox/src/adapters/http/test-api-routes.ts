@@ -5,7 +5,8 @@ import { type ProcessorA, ProcessorAError } from '../../application/processor-a'
 import { type ProcessorB, ProcessorBError } from '../../application/processor-b';
 import { parseProcessor } from '../../application/processors';
 import type { SandboxCore } from '../../application/sandbox-state';
-import { CardInputError, isResponseCode, type ResponseCode, readCard } from '../../domain/cards';
+import { isResponseCode, type ResponseCode, readCard } from '../../domain/cards';
+import { CardInputError } from '../../domain/errors';
 import { readJsonBody, type SandboxContext, type SandboxEnv, sleep } from './sandbox-env';
 
 const processorField = z.string().transform((value, ctx) => {

@@ -1,17 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { type Database, type Executor, executePrepared, textArrayLiteral } from '@payrail/db';
-import { enqueueEvent, enqueueEvents, outboxTraceHeaders } from '@payrail/messaging';
-import { and, asc, eq, gte, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { type Executor, executePrepared, textArrayLiteral } from '@payrail/db';
+import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Charge, StoredCardDraft } from '../../domain/charge';
-import type { PaymentMethod } from '../../domain/payment-method';
-import { newProcessorReference } from '../../application/processor-references';
 import type { DeclineCategory, ProcessorId } from '../../ports/card-processor';
-import type { CardRegistration, GatewayStore, OpenedStoredCardCharge } from '../../ports/gateway-store';
-import { cardRegistrations, charges, outbox, paymentMethods, processorCustomers } from './schema';
+import type { ChargeStore, OpenedStoredCardCharge } from '../../ports/charge-store';
+import { charges } from './schema';
 
 type ChargeRow = typeof charges.$inferSelect;
-type PaymentMethodRow = typeof paymentMethods.$inferSelect;
-type RegistrationRow = typeof cardRegistrations.$inferSelect;
 
 function toCharge(row: ChargeRow): Charge {
   return {
@@ -25,14 +19,6 @@ function toCharge(row: ChargeRow): Charge {
 function chargeRow(charge: Charge): typeof charges.$inferInsert {
   const { ...row } = charge;
   return row;
-}
-
-function toPaymentMethod(row: PaymentMethodRow): PaymentMethod {
-  return { ...row, processor: row.processor as ProcessorId };
-}
-
-function toRegistration(row: RegistrationRow): CardRegistration {
-  return { ...row, processor: row.processor as ProcessorId };
 }
 
 const UNSETTLED = ['pending', 'unknown'] as const;
@@ -118,12 +104,9 @@ function chargeRecord(charge: Charge | StoredCardDraft): Record<string, unknown>
   };
 }
 
-export function postgresGatewayStore(db: Executor): GatewayStore {
-  const store: GatewayStore = {
-    transaction(work) {
-      return (db as Database).transaction((tx) => work(postgresGatewayStore(tx)));
-    },
-
+/** Charges on PostgreSQL, bound to the database or to one transaction. */
+export function postgresChargeStore(db: Executor): ChargeStore {
+  return {
     async insertCharge(charge) {
       const inserted = await db
         .insert(charges)
@@ -257,116 +240,5 @@ export function postgresGatewayStore(db: Executor): GatewayStore {
         );
       return row?.count ?? 0;
     },
-
-    async findPaymentMethod(merchantId, paymentMethodId) {
-      const [row] = await db
-        .select()
-        .from(paymentMethods)
-        .where(and(eq(paymentMethods.id, paymentMethodId), eq(paymentMethods.merchantId, merchantId)));
-      return row && toPaymentMethod(row);
-    },
-    async lockPaymentMethod(paymentMethodId) {
-      const [row] = await db
-        .select()
-        .from(paymentMethods)
-        .where(eq(paymentMethods.id, paymentMethodId))
-        .for('update');
-      return row && toPaymentMethod(row);
-    },
-    async listPaymentMethods(merchantId, customerId) {
-      const rows = await db
-        .select()
-        .from(paymentMethods)
-        .where(
-          and(
-            eq(paymentMethods.merchantId, merchantId),
-            eq(paymentMethods.customerId, customerId),
-            isNull(paymentMethods.removedAt),
-          ),
-        )
-        .orderBy(asc(paymentMethods.createdAt), asc(paymentMethods.id));
-      return rows.map(toPaymentMethod);
-    },
-    async saveNewPaymentMethod(method) {
-      const inserted = await db.insert(paymentMethods).values(method).onConflictDoNothing().returning();
-      if (inserted[0]) return { method: toPaymentMethod(inserted[0]), created: true };
-      const [existing] = await db
-        .select()
-        .from(paymentMethods)
-        .where(
-          and(
-            eq(paymentMethods.processor, method.processor),
-            eq(paymentMethods.customerRef, method.customerRef),
-            eq(paymentMethods.cardRef, method.cardRef),
-            isNull(paymentMethods.removedAt),
-          ),
-        );
-      if (!existing) throw new Error('payment method neither inserted nor found');
-      return { method: toPaymentMethod(existing), created: false };
-    },
-    async savePaymentMethod(method) {
-      const { id, createdAt: _created, ...changes } = method;
-      await db.update(paymentMethods).set(changes).where(eq(paymentMethods.id, id));
-    },
-
-    async processorCustomerRef(merchantId, customerId, processor, at) {
-      const find = async () => {
-        const [row] = await db
-          .select({ customerRef: processorCustomers.customerRef })
-          .from(processorCustomers)
-          .where(
-            and(
-              eq(processorCustomers.merchantId, merchantId),
-              eq(processorCustomers.customerId, customerId),
-              eq(processorCustomers.processor, processor),
-            ),
-          );
-        return row?.customerRef;
-      };
-      const existing = await find();
-      if (existing) return existing;
-      await db
-        .insert(processorCustomers)
-        .values({
-          id: randomUUID(),
-          merchantId,
-          customerId,
-          processor,
-          customerRef: newProcessorReference(),
-          createdAt: at,
-        })
-        .onConflictDoNothing();
-      const created = await find();
-      if (!created) throw new Error('processor customer neither inserted nor found');
-      return created;
-    },
-
-    async insertRegistration(registration) {
-      await db.insert(cardRegistrations).values(registration);
-    },
-    async lockRegistration(merchantId, registrationId) {
-      const [row] = await db
-        .select()
-        .from(cardRegistrations)
-        .where(and(eq(cardRegistrations.id, registrationId), eq(cardRegistrations.merchantId, merchantId)))
-        .for('update');
-      return row && toRegistration(row);
-    },
-    async saveRegistration(registration) {
-      const { id, ...changes } = registration;
-      await db.update(cardRegistrations).set(changes).where(eq(cardRegistrations.id, id));
-    },
-
-    async publish(events) {
-      for (const event of events) await enqueueEvent(db, outbox, event);
-    },
-    async publishEach(events) {
-      await enqueueEvents(
-        db,
-        outbox,
-        events.map(({ event, within }) => ({ event, headers: within(outboxTraceHeaders) })),
-      );
-    },
   };
-  return store;
 }

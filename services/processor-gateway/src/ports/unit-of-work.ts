@@ -1,0 +1,22 @@
+import type { CardRegistrationStore } from './card-registration-store';
+import type { ChargeStore } from './charge-store';
+import type { EventOutbox } from './event-outbox';
+import type { PaymentMethodStore } from './payment-method-store';
+import type { ProcessorCustomerStore } from './processor-customer-store';
+
+/** The service's stores, bound to the database or to one transaction. */
+export interface GatewayStores {
+  charges: ChargeStore;
+  paymentMethods: PaymentMethodStore;
+  customers: ProcessorCustomerStore;
+  registrations: CardRegistrationStore;
+  outbox: EventOutbox;
+}
+
+/**
+ * Runs `work` in one transaction with the stores bound to it: what commits together. processor-gateway's
+ * only consumer (`charge.requested`) does not run in libs/messaging's unit of work: a charge is committed
+ * `pending` before the processor is called and the call holds no transaction open, so its steps are
+ * transactions of their own, and the idempotency key, not an inbox row, makes a redelivery a no-op.
+ */
+export type InTransaction = <T>(work: (stores: GatewayStores) => Promise<T>) => Promise<T>;
