@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { createApp, maxBodyBytesFrom } from '@payrail/http';
+import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
-import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { payPageRoutes } from './adapters/http/pay-page-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
@@ -23,16 +23,19 @@ import { requestChargeOnChargeDue } from './adapters/messaging/request-charge-on
 import { inbox, outbox } from './adapters/postgres/schema';
 import { postgresSubscriptionStore } from './adapters/postgres/subscription-store';
 import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
+import { loadConfig } from './config';
 
 export const subscriptionsService: ServiceDefinition = {
   name: 'subscriptions',
   defaultPort: 3002,
   database: { schema: 'subscriptions', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  loadConfig,
   async create({ database, bus, logger, clock, internalSecret, env }) {
+    const settings = loadConfig(env);
     const { app, markNotReady } = createApp({
       service: 'subscriptions',
       logger,
-      maxBodyBytes: maxBodyBytesFrom(env),
+      maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
     app.route(
@@ -52,7 +55,7 @@ export const subscriptionsService: ServiceDefinition = {
       schemaName: 'subscriptions',
       bus,
       logger,
-      keepPublished: keepPublishedFrom(env),
+      keepPublished: settings.OUTBOX_KEEP_PUBLISHED,
     });
     return {
       app,
