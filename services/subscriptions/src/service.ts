@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { SUBSCRIPTION_ERRORS } from '@payrail/contracts';
 import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
@@ -35,6 +36,7 @@ export const subscriptionsService: ServiceDefinition = {
     const { app, markNotReady } = createApp({
       service: 'subscriptions',
       logger,
+      errors: SUBSCRIPTION_ERRORS,
       maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });

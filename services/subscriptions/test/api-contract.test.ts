@@ -1,9 +1,14 @@
-import { apiOperations, subscriptionOperations } from '@payrail/contracts';
+import {
+  apiOperations,
+  SUBSCRIPTION_ERRORS,
+  subscriptionApi,
+  subscriptionOperations,
+} from '@payrail/contracts';
+import { domainProblem } from '@payrail/http';
 import { describe, expect, it } from 'vitest';
 import { assertWithinBulkLimits } from '../src/adapters/http/bulk-limits';
 import { JsonAmount, stringifyWithAmounts } from '../src/adapters/http/json-amount';
-import { problemFor } from '../src/adapters/http/problems';
-import { SubscriptionError } from '../src/domain/errors';
+import { AmountNotInCurrency, InvoiceNumberRequired, MultipleSubscriptionsMatch } from '../src/domain/errors';
 import { singleMatch } from '../src/domain/identifiers';
 
 describe('OpenAPI descriptions of the subscription endpoints', () => {
@@ -85,26 +90,25 @@ describe('HTTP adapter pieces', () => {
     expect(() => new JsonAmount('1.5')).toThrow();
   });
 
-  it('maps domain errors in one place, with paths in the body style of the endpoint', () => {
-    const error = new SubscriptionError('INVOICE_NUMBER_REQUIRED', 'needed', [
-      'installments',
-      1,
-      'invoiceNumber',
-    ]);
-    expect(() => problemFor('snake')(error)).toThrow(
-      expect.objectContaining({
-        status: 422,
-        errors: [{ path: 'installments.1.invoice_number', message: 'needed' }],
-      }),
-    );
-    expect(() => problemFor('camel')(error)).toThrow(
-      expect.objectContaining({ errors: [{ path: 'installments.1.invoiceNumber', message: 'needed' }] }),
-    );
-    expect(() => problemFor('camel')(new SubscriptionError('MULTIPLE_SUBSCRIPTIONS_MATCH', 'two'))).toThrow(
-      expect.objectContaining({ status: 409, code: 'MULTIPLE_SUBSCRIPTIONS_MATCH', errors: [] }),
-    );
-    const other = new Error('boom');
-    expect(() => problemFor('camel')(other)).toThrow(other);
+  it('answers domain errors through SUBSCRIPTION_ERRORS, paths spelt as the operation spells its fields', () => {
+    const error = new InvoiceNumberRequired(1);
+    const message = 'DYNAMIC subscriptions need an invoice number per installment';
+    expect(domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.addInstallments)).toMatchObject({
+      status: 422,
+      code: 'INVOICE_NUMBER_REQUIRED',
+      detail: message,
+      errors: [{ path: 'installments.1.invoice_number', message }],
+    });
+    expect(
+      domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.cancelInstallmentByInvoice),
+    ).toMatchObject({
+      errors: [{ path: 'installments.1.invoiceNumber', message }],
+    });
+    expect(domainProblem(new MultipleSubscriptionsMatch(2), SUBSCRIPTION_ERRORS)).toMatchObject({
+      status: 409,
+      code: 'MULTIPLE_SUBSCRIPTIONS_MATCH',
+      errors: [],
+    });
   });
 
   it('names fields in messages as the endpoint spells them: v2 says custom_identifier2, v1 customIdentifier2', () => {
@@ -114,16 +118,30 @@ describe('HTTP adapter pieces', () => {
     } catch (error) {
       ambiguous = error;
     }
-    expect(() => problemFor('snake')(ambiguous)).toThrow(
-      expect.objectContaining({
-        detail: expect.stringMatching(/give custom_identifier2 or pay_request_id to choose one$/),
-      }),
+    expect(ambiguous).toBeInstanceOf(MultipleSubscriptionsMatch);
+    const error = ambiguous as MultipleSubscriptionsMatch;
+    expect(
+      domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.listPendingInstallments)?.detail,
+    ).toMatch(/give custom_identifier2 or pay_request_id to choose one$/);
+    expect(domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.modifyAllInstallments)?.detail).toMatch(
+      /give customIdentifier2 or payRequestId to choose one$/,
     );
-    expect(() => problemFor('camel')(ambiguous)).toThrow(
-      expect.objectContaining({
-        detail: expect.stringMatching(/give customIdentifier2 or payRequestId to choose one$/),
-      }),
-    );
+  });
+
+  it('answers an amount its currency cannot have as any input error: 400, every field, the first in the detail', () => {
+    const error = new AmountNotInCurrency([
+      { path: ['installments', 0, 'amount'], message: 'must be a whole number: PYG has no decimals' },
+      { path: ['installments', 2, 'amount'], message: 'must be a whole number: PYG has no decimals' },
+    ]);
+    expect(domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.addInstallments)).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      detail: 'installments.0.amount must be a whole number: PYG has no decimals (and 1 more problem)',
+      errors: [
+        { path: 'installments.0.amount', message: 'must be a whole number: PYG has no decimals' },
+        { path: 'installments.2.amount', message: 'must be a whole number: PYG has no decimals' },
+      ],
+    });
   });
 
   it('checks the bulk limits on the raw body, leaving shape errors to validation', () => {

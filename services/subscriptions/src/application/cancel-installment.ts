@@ -1,4 +1,4 @@
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound } from '../domain/errors';
 import { cancelInstallment as cancelled, type Installment } from '../domain/installment';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
@@ -11,8 +11,7 @@ export async function cancelInstallment(
 ): Promise<Installment> {
   return deps.store.transaction(async (store) => {
     const found = await store.findInstallment(merchantId, installmentId);
-    if (!found)
-      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
+    if (!found) throw new InstallmentNotFound(installmentId);
     const { subscription, installment } = found;
     const changed = cancelled(installment);
     const installments = await store.installmentsOf(subscription.id);

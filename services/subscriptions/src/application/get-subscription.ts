@@ -1,4 +1,4 @@
-import { SubscriptionError } from '../domain/errors';
+import { SubscriptionNotFound } from '../domain/errors';
 import type { Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import type { SubscriptionStore } from '../ports/subscription-store';
@@ -11,8 +11,6 @@ export async function getSubscription(
 ): Promise<{ subscription: Subscription; installments: Installment[] }> {
   const subscription = await deps.store.findSubscription(merchantId, subscriptionId);
   // Another merchant's subscription is not found either: its existence is not revealed.
-  if (!subscription) {
-    throw new SubscriptionError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
-  }
+  if (!subscription) throw new SubscriptionNotFound(subscriptionId);
   return { subscription, installments: await deps.store.installmentsOf(subscription.id) };
 }

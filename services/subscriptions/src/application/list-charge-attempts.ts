@@ -1,5 +1,5 @@
 import type { ChargeAttempt } from '../domain/debit';
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound } from '../domain/errors';
 import type { Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
 import type { SubscriptionStore } from '../ports/subscription-store';
@@ -18,7 +18,7 @@ export async function listChargeAttempts(
   installmentId: number,
 ): Promise<InstallmentAttempts> {
   const found = await deps.store.readInstallment(merchantId, installmentId);
-  if (!found) throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
+  if (!found) throw new InstallmentNotFound(installmentId);
   const attempts = await deps.store.attemptsOf(installmentId);
   const summary = (await deps.store.attemptSummaries([installmentId])).get(installmentId);
   return { ...found, attempts, nextAttemptOn: summary?.nextAttemptOn ?? null };

@@ -1,6 +1,6 @@
 import { localDate } from '@payrail/time';
 import { assertAmountsFitCurrency } from '../domain/amounts';
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound } from '../domain/errors';
 import {
   assertNotInPast,
   changeInstallment,
@@ -20,8 +20,7 @@ export async function modifyInstallment(
   return deps.store.transaction(async (store) => {
     const at = deps.clock.now();
     const found = await store.findInstallment(merchantId, installmentId);
-    if (!found)
-      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
+    if (!found) throw new InstallmentNotFound(installmentId);
     const { subscription, installment } = found;
     if (change.amount !== undefined)
       assertAmountsFitCurrency(subscription.currency, [{ amount: change.amount, path: ['amount'] }]);

@@ -1,4 +1,4 @@
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound, MultipleInstallmentsMatch, NoInstallmentOnDate } from '../domain/errors';
 import type { IsoDate } from '@payrail/time';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import { type Installment, payByTransfer } from '../domain/installment';
@@ -91,11 +91,7 @@ async function locate(
 ): Promise<SettledInstallment> {
   if ('installmentId' in target) {
     const found = await store.findInstallment(merchantId, target.installmentId);
-    if (!found) {
-      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${target.installmentId} not found`, [
-        'installmentId',
-      ]);
-    }
+    if (!found) throw new InstallmentNotFound(target.installmentId, ['installmentId']);
     return found;
   }
   const subscription = await findSubscriptionForUpdate(store, merchantId, target.criteria);
@@ -103,20 +99,8 @@ async function locate(
     (installment) => installment.paymentDate === target.paymentDate,
   );
   const [only, ...others] = onDate;
-  if (!only) {
-    throw new SubscriptionError(
-      'INSTALLMENT_NOT_FOUND',
-      `The subscription has no installment on ${target.paymentDate}`,
-      ['paymentDate'],
-    );
-  }
-  if (others.length > 0) {
-    throw new SubscriptionError(
-      'MULTIPLE_INSTALLMENTS_MATCH',
-      `${onDate.length} installments of the subscription fall on ${target.paymentDate}; give installmentId`,
-      ['paymentDate'],
-    );
-  }
+  if (!only) throw new NoInstallmentOnDate(target.paymentDate);
+  if (others.length > 0) throw new MultipleInstallmentsMatch(onDate.length, target.paymentDate);
   return { subscription, installment: only };
 }
 

@@ -4,7 +4,7 @@ import { enqueueEvents, outboxTraceHeaders } from '@payrail/messaging';
 import { and, asc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { DateMatch } from '../../domain/bulk';
 import { type AttemptStatus, type ChargeAttempt, chargeKey } from '../../domain/debit';
-import { SubscriptionError } from '../../domain/errors';
+import { ConcurrentModification, InvoiceNumberTaken } from '../../domain/errors';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Installment } from '../../domain/installment';
 import type { Subscription } from '../../domain/subscription';
@@ -419,10 +419,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         );
       } catch (error) {
         if (isUniqueViolation(error, INVOICE_UNIQUE)) {
-          throw new SubscriptionError(
-            'INVOICE_NUMBER_TAKEN',
-            'An installment of the subscription already has this invoice number',
-          );
+          throw new InvoiceNumberTaken();
         }
         throw error;
       }
@@ -482,7 +479,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       );
       if (updated.length !== changes.length) {
         // Another writer changed one of them since it was read: store nothing (the transaction rolls back).
-        throw new SubscriptionError('CONCURRENT_MODIFICATION', 'An installment changed meanwhile; try again');
+        throw new ConcurrentModification('An installment changed meanwhile; try again');
       }
     },
 
@@ -658,10 +655,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         // Only a request racing with the same reference for another installment gets here (the lock on the
         // subscription orders two for the same one): the first wins, this one stores nothing.
         if (isUniqueViolation(error, 'bank_transfer_settlements_merchant_id_reference_pk')) {
-          throw new SubscriptionError(
-            'CONCURRENT_MODIFICATION',
-            'The bank reference was used meanwhile; try again',
-          );
+          throw new ConcurrentModification('The bank reference was used meanwhile; try again');
         }
         throw error;
       }
@@ -833,10 +827,7 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       );
       if (settled.length !== settlements.length) {
         // Settled by another writer since it was read: settle nothing (the transaction rolls back).
-        throw new SubscriptionError(
-          'CONCURRENT_MODIFICATION',
-          'A charge attempt changed meanwhile; try again',
-        );
+        throw new ConcurrentModification('A charge attempt changed meanwhile; try again');
       }
     },
 
