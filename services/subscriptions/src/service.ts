@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { SUBSCRIPTION_ERRORS } from '@payrail/contracts';
 import { createApp } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { payPageRoutes } from './adapters/http/pay-page-routes';
@@ -22,8 +22,7 @@ import {
 } from './adapters/messaging/record-charge-outcome.consumer';
 import { requestChargeOnChargeDue } from './adapters/messaging/request-charge-on-charge-due.consumer';
 import { inbox, outbox } from './adapters/postgres/schema';
-import { postgresSubscriptionStore } from './adapters/postgres/subscription-store';
-import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
+import { subscriptionStores } from './adapters/postgres/stores';
 import { loadConfig } from './config';
 
 export const subscriptionsService: ServiceDefinition = {
@@ -40,17 +39,12 @@ export const subscriptionsService: ServiceDefinition = {
       maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
-    app.route(
-      '/api',
-      subscriptionsRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
-    );
-    const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
-    app.route(
-      '/internal',
-      bankTransferRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
-    );
+    const stores = subscriptionStores(database.db);
+    app.route('/api', subscriptionsRoutes({ stores, clock, internalSecret }));
+    app.route('/internal', bankTransferRoutes({ stores, clock, internalSecret }));
     // links' pay page: the schedule as it is now, where the customer agrees to it.
-    app.route('/internal', payPageRoutes({ store: postgresSubscriptionStore(database.db), internalSecret }));
+    app.route('/internal', payPageRoutes({ stores, internalSecret }));
+    const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: subscriptionStores });
     const relay = createOutboxRelay({
       database,
       outbox,

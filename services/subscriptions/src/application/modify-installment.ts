@@ -17,9 +17,9 @@ export async function modifyInstallment(
   installmentId: number,
   change: InstallmentChange,
 ): Promise<Installment> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const found = await store.findInstallment(merchantId, installmentId);
+    const found = await stores.installments.findInstallment(merchantId, installmentId);
     if (!found) throw new InstallmentNotFound(installmentId);
     const { subscription, installment } = found;
     if (change.amount !== undefined)
@@ -27,8 +27,8 @@ export async function modifyInstallment(
     const changed = changeInstallment(installment, change);
     if (change.paymentDate)
       assertNotInPast(change.paymentDate, localDate(at, subscription.timezone), ['paymentDate']);
-    const installments = await store.installmentsOf(subscription.id);
-    await applyChanges(store, { subscription, installments, changed: [changed], at });
+    const installments = await stores.installments.installmentsOf(subscription.id);
+    await applyChanges(stores, { subscription, installments, changed: [changed], at });
     return changed;
   });
 }

@@ -3,10 +3,10 @@ import { requireMerchant } from '@payrail/http';
 import { Hono } from 'hono';
 import { getSubscriptionOfLink } from '../../application/get-subscription-of-link';
 import { LinkHasNoSubscription } from '../../domain/errors';
-import type { SubscriptionStore } from '../../ports/subscription-store';
+import type { SubscriptionStores } from '../../ports/unit-of-work';
 
 export interface PayPageRoutesDeps {
-  store: SubscriptionStore;
+  stores: SubscriptionStores;
   internalSecret: string;
 }
 
