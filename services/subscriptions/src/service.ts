@@ -8,18 +8,12 @@ import { payPageRoutes } from './adapters/http/pay-page-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
 import { createSubscriptionOnLinkCreated } from './adapters/messaging/create-subscription-on-link-created.consumer';
-import {
-  failInstallmentOnDunningExhausted,
-  recordRetryOnRetryScheduled,
-} from './adapters/messaging/dunning.consumer';
-import {
-  forgetCardOnPaymentMethodRemoved,
-  replaceCardOnPaymentMethodSaved,
-} from './adapters/messaging/payment-method.consumer';
-import {
-  payInstallmentOnPaymentSucceeded,
-  recordDeclineOnPaymentFailed,
-} from './adapters/messaging/record-charge-outcome.consumer';
+import { failInstallmentOnDunningExhausted } from './adapters/messaging/fail-installment-on-dunning-exhausted.consumer';
+import { forgetCardOnPaymentMethodRemoved } from './adapters/messaging/forget-card-on-payment-method-removed.consumer';
+import { payInstallmentOnPaymentSucceeded } from './adapters/messaging/pay-installment-on-payment-succeeded.consumer';
+import { recordDeclineOnPaymentFailed } from './adapters/messaging/record-decline-on-payment-failed.consumer';
+import { recordRetryOnRetryScheduled } from './adapters/messaging/record-retry-on-retry-scheduled.consumer';
+import { replaceCardOnPaymentMethodSaved } from './adapters/messaging/replace-card-on-payment-method-saved.consumer';
 import { requestChargeOnChargeDue } from './adapters/messaging/request-charge-on-charge-due.consumer';
 import { inbox, outbox } from './adapters/postgres/schema';
 import { subscriptionStores } from './adapters/postgres/stores';

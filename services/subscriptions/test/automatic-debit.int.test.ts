@@ -15,7 +15,7 @@ import type { SimulatedClock } from '@payrail/time';
 import { createLogger, startTelemetry } from '@payrail/observability';
 import { inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/record-charge-outcome.consumer';
+import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/pay-installment-on-payment-succeeded.consumer';
 import { requestChargeOnChargeDue } from '../src/adapters/messaging/request-charge-on-charge-due.consumer';
 import { inbox, outbox } from '../src/adapters/postgres/schema';
 import { subscriptionsService } from '../src/service';

@@ -14,7 +14,7 @@ import {
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSUMERS } from '../../../scripts/processes';
-import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/record-charge-outcome.consumer';
+import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/pay-installment-on-payment-succeeded.consumer';
 import { subscriptionStores } from '../src/adapters/postgres/stores';
 import { recordChargeSucceeded, recordChargesSucceeded } from '../src/application/record-charge-outcome';
 import { OPEN_ENDED_HORIZON } from '../src/domain/open-ended';
