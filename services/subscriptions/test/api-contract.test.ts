@@ -4,10 +4,11 @@ import {
   subscriptionApi,
   subscriptionOperations,
 } from '@payrail/contracts';
-import { domainProblem } from '@payrail/http';
+import { domainProblem, route } from '@payrail/http';
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { assertWithinBulkLimits } from '../src/adapters/http/bulk-limits';
-import { JsonAmount, stringifyWithAmounts } from '../src/adapters/http/json-amount';
+import { JsonAmount, jsonWithAmounts, stringifyWithAmounts } from '../src/adapters/http/json-amount';
 import { AmountNotInCurrency, InvoiceNumberRequired, MultipleSubscriptionsMatch } from '../src/domain/errors';
 import { singleMatch } from '../src/domain/identifiers';
 
@@ -88,6 +89,32 @@ describe('HTTP adapter pieces', () => {
     expect(text).toBe('{"amount":150000.00,"nested":[{"amount":0.50}],"label":"150000.00"}');
     expect(JSON.parse(text)).toEqual({ amount: 150000, nested: [{ amount: 0.5 }], label: '150000.00' });
     expect(() => new JsonAmount('1.5')).toThrow();
+  });
+
+  it("answers amounts as numbers with their two decimals, typed as that JSON: route() checks it against the operation's schema", async () => {
+    const api = new Hono();
+    const installment = {
+      installment_id: 7,
+      payment_date: '2027-01-10',
+      status: 'pending' as const,
+      number: 2,
+    };
+    route(api, subscriptionApi.cancelInstallment, (c) =>
+      // @ts-expect-error `ammount` is not the schema's `amount`: the answer does not compile.
+      jsonWithAmounts(c, { ...installment, ammount: new JsonAmount('150000.00') }),
+    );
+    route(api, subscriptionApi.modifyInstallment, (c) =>
+      jsonWithAmounts(c, { ...installment, amount: new JsonAmount('150000.00') }),
+    );
+    const answer = await api.request('/api/subscriptions/installments/7', {
+      method: 'PATCH',
+      body: '{"amount":1}',
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+    expect(await answer.text()).toBe(
+      '{"installment_id":7,"payment_date":"2027-01-10","status":"pending","number":2,"amount":150000.00}',
+    );
   });
 
   it('answers domain errors through SUBSCRIPTION_ERRORS, paths spelt as the operation spells its fields', () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Context } from 'hono';
+import { jsonAnswer } from '@payrail/http';
+import type { Context, TypedResponse } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 /**
@@ -26,6 +27,27 @@ export function stringifyWithAmounts(body: unknown): string {
   return JSON.stringify(body).replace(MARKED, '$1');
 }
 
-export function jsonWithAmounts(c: Context, body: unknown, status: ContentfulStatusCode = 200): Response {
-  return c.body(stringifyWithAmounts(body), status, { 'content-type': 'application/json; charset=UTF-8' });
+/** The JSON a body is written as: each `JsonAmount` a number (with its two decimals), the rest as it is. */
+export type WithAmountsWritten<T> = T extends JsonAmount
+  ? number
+  : T extends ReadonlyArray<infer Item>
+    ? WithAmountsWritten<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: WithAmountsWritten<T[Key]> }
+      : T;
+
+/**
+ * A JSON answer whose amounts are numbers written with their two decimals (`jsonAnswer` with
+ * `stringifyWithAmounts`), typed as the JSON it writes, so that `route()` checks it against the operation's
+ * schema (`amount: number`).
+ */
+export function jsonWithAmounts<T, S extends ContentfulStatusCode = 200>(
+  c: Context,
+  body: T,
+  status: S = 200 as S,
+): Response & TypedResponse<WithAmountsWritten<T>, S, 'json'> {
+  const answer = jsonAnswer(c, body, status, stringifyWithAmounts);
+  // As these answers always said it (the gateway passes it on).
+  answer.headers.set('content-type', 'application/json; charset=UTF-8');
+  return answer as Response & TypedResponse<WithAmountsWritten<T>, S, 'json'>;
 }
