@@ -1,9 +1,8 @@
+/** What the stores share: their rows as the domain's objects, and the parameters set-based statements read. */
 import type { ChargeAttempt } from '../../domain/debit';
 import type { Installment } from '../../domain/installment';
 import type { Subscription } from '../../domain/subscription';
 import type { chargeAttempts, installments, subscriptions } from './schema';
-
-/** What the stores share: rows as the domain's objects, and parameters set-based statements read. */
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 type InstallmentRow = typeof installments.$inferSelect;
@@ -80,6 +79,7 @@ export function arrayLiteral(values: Array<number | string>): string {
   return `{${values.join(',')}}`;
 }
 
+/** Whether `error` (or one of its causes) is a unique violation of `constraint`, whatever the driver. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) {
     const candidate = current as {
