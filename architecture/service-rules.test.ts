@@ -11,7 +11,7 @@ const errorTables = contracts as unknown as Record<string, unknown>;
  * The services not yet moved onto the skeleton (issue 26, phase B): not checked. Each is taken off when it
  * has moved, and the list ends empty; a service on it that already keeps every rule fails the test below.
  */
-const NOT_YET_MOVED = ['subscriptions'];
+const NOT_YET_MOVED: string[] = [];
 
 const describeViolation = (violation: RuleViolation) =>
   `${violation.service}/${violation.file}: ${violation.rule}: ${violation.message}`;

@@ -12,10 +12,12 @@ class RunNotFound extends DomainError<BillingErrorCode> {
 }
 
 class DateInPast extends DomainError<'PAYMENT_DATE_IN_PAST'> {
-  constructor() {
-    super('PAYMENT_DATE_IN_PAST', 'paymentDate 2026-01-02 is before today; give customIdentifier2', [
-      { path: 'operations.3.paymentDate', message: 'is before today' },
-    ]);
+  constructor(invoiceNumber = 'F-1') {
+    super(
+      'PAYMENT_DATE_IN_PAST',
+      `paymentDate 2026-01-02 is before today; give customIdentifier2 (invoice ${invoiceNumber})`,
+      [{ path: 'operations.3.paymentDate', message: 'is before today' }],
+    );
   }
 }
 
@@ -33,6 +35,11 @@ const operation = (fieldNames?: 'snake_case') =>
     tags: ['t'],
     security: 'none',
     pathParams: z.object({ id: z.string() }),
+    // The fields a message may name, as the operation spells them.
+    query: z.object({
+      custom_identifier2: z.string().optional(),
+      operations: z.array(z.object({ payment_date: z.string() })).optional(),
+    }),
     ...(fieldNames ? { fieldNames } : {}),
     responses: { 204: { description: 'done' } },
   });
@@ -43,16 +50,25 @@ describe('domainProblem: a domain error through its service table', () => {
     expect(problem).toMatchObject({
       status: 422,
       code: 'PAYMENT_DATE_IN_PAST',
-      detail: 'paymentDate 2026-01-02 is before today; give customIdentifier2',
+      detail: 'paymentDate 2026-01-02 is before today; give customIdentifier2 (invoice F-1)',
       errors: [{ path: 'operations.3.paymentDate', message: 'is before today' }],
     });
     expect(new DateInPast().name).toBe('DateInPast');
   });
 
   it('spells field names in snake_case for an operation whose fields are', () => {
-    const problem = domainProblem(new DateInPast(), table, { fieldNames: 'snake_case' });
-    expect(problem?.detail).toBe('payment_date 2026-01-02 is before today; give custom_identifier2');
+    const problem = domainProblem(new DateInPast(), table, operation('snake_case'));
+    expect(problem?.detail).toBe(
+      'payment_date 2026-01-02 is before today; give custom_identifier2 (invoice F-1)',
+    );
     expect(problem?.errors).toEqual([{ path: 'operations.3.payment_date', message: 'is before today' }]);
+  });
+
+  it("leaves a camelCase word of a message that names none of the operation's fields as written", () => {
+    const problem = domainProblem(new DateInPast('invA1'), table, operation('snake_case'));
+    expect(problem?.detail).toBe(
+      'payment_date 2026-01-02 is before today; give custom_identifier2 (invoice invA1)',
+    );
   });
 
   it('knows no status for a code outside the table', () => {

@@ -1,58 +1,51 @@
 import path from 'node:path';
-import { createApp, maxBodyBytesFrom } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
-import { keepPublishedFrom, readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { SUBSCRIPTION_ERRORS } from '@payrail/contracts';
+import { createApp } from '@payrail/http';
+import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
+import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { payPageRoutes } from './adapters/http/pay-page-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
 import { createSubscriptionOnLinkCreated } from './adapters/messaging/create-subscription-on-link-created.consumer';
-import {
-  failInstallmentOnDunningExhausted,
-  recordRetryOnRetryScheduled,
-} from './adapters/messaging/dunning.consumer';
-import {
-  forgetCardOnPaymentMethodRemoved,
-  replaceCardOnPaymentMethodSaved,
-} from './adapters/messaging/payment-method.consumer';
-import {
-  payInstallmentOnPaymentSucceeded,
-  recordDeclineOnPaymentFailed,
-} from './adapters/messaging/record-charge-outcome.consumer';
+import { failInstallmentOnDunningExhausted } from './adapters/messaging/fail-installment-on-dunning-exhausted.consumer';
+import { forgetCardOnPaymentMethodRemoved } from './adapters/messaging/forget-card-on-payment-method-removed.consumer';
+import { payInstallmentOnPaymentSucceeded } from './adapters/messaging/pay-installment-on-payment-succeeded.consumer';
+import { recordDeclineOnPaymentFailed } from './adapters/messaging/record-decline-on-payment-failed.consumer';
+import { recordRetryOnRetryScheduled } from './adapters/messaging/record-retry-on-retry-scheduled.consumer';
+import { replaceCardOnPaymentMethodSaved } from './adapters/messaging/replace-card-on-payment-method-saved.consumer';
 import { requestChargeOnChargeDue } from './adapters/messaging/request-charge-on-charge-due.consumer';
 import { inbox, outbox } from './adapters/postgres/schema';
-import { postgresSubscriptionStore } from './adapters/postgres/subscription-store';
-import { postgresConsumerUnitOfWork } from './adapters/postgres/unit-of-work';
+import { subscriptionStores } from './adapters/postgres/stores';
+import { loadConfig } from './config';
 
 export const subscriptionsService: ServiceDefinition = {
   name: 'subscriptions',
   defaultPort: 3002,
   database: { schema: 'subscriptions', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+  loadConfig,
   async create({ database, bus, logger, clock, internalSecret, env }) {
+    const settings = loadConfig(env);
     const { app, markNotReady } = createApp({
       service: 'subscriptions',
       logger,
-      maxBodyBytes: maxBodyBytesFrom(env),
+      errors: SUBSCRIPTION_ERRORS,
+      maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
-    app.route(
-      '/api',
-      subscriptionsRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
-    );
-    const unitOfWork = postgresConsumerUnitOfWork(database.db, inbox);
-    app.route(
-      '/internal',
-      bankTransferRoutes({ store: postgresSubscriptionStore(database.db), clock, internalSecret }),
-    );
+    const stores = subscriptionStores(database.db);
+    app.route('/api', subscriptionsRoutes({ stores, clock, internalSecret }));
+    app.route('/internal', bankTransferRoutes({ stores, clock, internalSecret }));
     // links' pay page: the schedule as it is now, where the customer agrees to it.
-    app.route('/internal', payPageRoutes({ store: postgresSubscriptionStore(database.db), internalSecret }));
+    app.route('/internal', payPageRoutes({ stores, internalSecret }));
+    const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: subscriptionStores });
     const relay = createOutboxRelay({
       database,
       outbox,
       schemaName: 'subscriptions',
       bus,
       logger,
-      keepPublished: keepPublishedFrom(env),
+      keepPublished: settings.OUTBOX_KEEP_PUBLISHED,
     });
     return {
       app,

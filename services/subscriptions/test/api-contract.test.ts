@@ -1,8 +1,16 @@
-import { apiOperations, subscriptionOperations } from '@payrail/contracts';
+import {
+  apiOperations,
+  JsonDecimal,
+  SUBSCRIPTION_ERRORS,
+  subscriptionApi,
+  subscriptionOperations,
+} from '@payrail/contracts';
+import { domainProblem, route } from '@payrail/http';
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { assertWithinBulkLimits } from '../src/adapters/http/bulk-limits';
-import { problemFor } from '../src/adapters/http/problems';
-import { SubscriptionError } from '../src/domain/errors';
+import { jsonWithAmounts } from '../src/adapters/http/json-amount';
+import { AmountNotInCurrency, InvoiceNumberRequired, MultipleSubscriptionsMatch } from '../src/domain/errors';
 import { singleMatch } from '../src/domain/identifiers';
 
 describe('OpenAPI descriptions of the subscription endpoints', () => {
@@ -73,26 +81,51 @@ describe('OpenAPI descriptions of the subscription endpoints', () => {
 });
 
 describe('HTTP adapter pieces', () => {
-  it('maps domain errors in one place, with paths in the body style of the endpoint', () => {
-    const error = new SubscriptionError('INVOICE_NUMBER_REQUIRED', 'needed', [
-      'installments',
-      1,
-      'invoiceNumber',
-    ]);
-    expect(() => problemFor('snake')(error)).toThrow(
-      expect.objectContaining({
-        status: 422,
-        errors: [{ path: 'installments.1.invoice_number', message: 'needed' }],
-      }),
+  it("answers amounts as numbers with their two decimals, typed as that JSON: route() checks it against the operation's schema", async () => {
+    const api = new Hono();
+    const installment = {
+      installment_id: 7,
+      payment_date: '2027-01-10',
+      status: 'pending' as const,
+      number: 2,
+    };
+    route(api, subscriptionApi.cancelInstallment, (c) =>
+      // @ts-expect-error `ammount` is not the schema's `amount`: the answer does not compile.
+      jsonWithAmounts(c, { ...installment, ammount: new JsonDecimal('150000.00') }),
     );
-    expect(() => problemFor('camel')(error)).toThrow(
-      expect.objectContaining({ errors: [{ path: 'installments.1.invoiceNumber', message: 'needed' }] }),
+    route(api, subscriptionApi.modifyInstallment, (c) =>
+      jsonWithAmounts(c, { ...installment, amount: new JsonDecimal('150000.00') }),
     );
-    expect(() => problemFor('camel')(new SubscriptionError('MULTIPLE_SUBSCRIPTIONS_MATCH', 'two'))).toThrow(
-      expect.objectContaining({ status: 409, code: 'MULTIPLE_SUBSCRIPTIONS_MATCH', errors: [] }),
+    const answer = await api.request('/api/subscriptions/installments/7', {
+      method: 'PATCH',
+      body: '{"amount":1}',
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+    expect(await answer.text()).toBe(
+      '{"installment_id":7,"payment_date":"2027-01-10","status":"pending","number":2,"amount":150000.00}',
     );
-    const other = new Error('boom');
-    expect(() => problemFor('camel')(other)).toThrow(other);
+  });
+
+  it('answers domain errors through SUBSCRIPTION_ERRORS, paths spelt as the operation spells its fields', () => {
+    const error = new InvoiceNumberRequired(1);
+    const message = 'DYNAMIC subscriptions need an invoice number per installment';
+    expect(domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.addInstallments)).toMatchObject({
+      status: 422,
+      code: 'INVOICE_NUMBER_REQUIRED',
+      detail: message,
+      errors: [{ path: 'installments.1.invoice_number', message }],
+    });
+    expect(
+      domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.cancelInstallmentByInvoice),
+    ).toMatchObject({
+      errors: [{ path: 'installments.1.invoiceNumber', message }],
+    });
+    expect(domainProblem(new MultipleSubscriptionsMatch(2), SUBSCRIPTION_ERRORS)).toMatchObject({
+      status: 409,
+      code: 'MULTIPLE_SUBSCRIPTIONS_MATCH',
+      errors: [],
+    });
   });
 
   it('names fields in messages as the endpoint spells them: v2 says custom_identifier2, v1 customIdentifier2', () => {
@@ -102,16 +135,30 @@ describe('HTTP adapter pieces', () => {
     } catch (error) {
       ambiguous = error;
     }
-    expect(() => problemFor('snake')(ambiguous)).toThrow(
-      expect.objectContaining({
-        detail: expect.stringMatching(/give custom_identifier2 or pay_request_id to choose one$/),
-      }),
+    expect(ambiguous).toBeInstanceOf(MultipleSubscriptionsMatch);
+    const error = ambiguous as MultipleSubscriptionsMatch;
+    expect(
+      domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.listPendingInstallments)?.detail,
+    ).toMatch(/give custom_identifier2 or pay_request_id to choose one$/);
+    expect(domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.modifyAllInstallments)?.detail).toMatch(
+      /give customIdentifier2 or payRequestId to choose one$/,
     );
-    expect(() => problemFor('camel')(ambiguous)).toThrow(
-      expect.objectContaining({
-        detail: expect.stringMatching(/give customIdentifier2 or payRequestId to choose one$/),
-      }),
-    );
+  });
+
+  it('answers an amount its currency cannot have as any input error: 400, every field, the first in the detail', () => {
+    const error = new AmountNotInCurrency([
+      { path: ['installments', 0, 'amount'], message: 'must be a whole number: PYG has no decimals' },
+      { path: ['installments', 2, 'amount'], message: 'must be a whole number: PYG has no decimals' },
+    ]);
+    expect(domainProblem(error, SUBSCRIPTION_ERRORS, subscriptionApi.addInstallments)).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      detail: 'installments.0.amount must be a whole number: PYG has no decimals (and 1 more problem)',
+      errors: [
+        { path: 'installments.0.amount', message: 'must be a whole number: PYG has no decimals' },
+        { path: 'installments.2.amount', message: 'must be a whole number: PYG has no decimals' },
+      ],
+    });
   });
 
   it('checks the bulk limits on the raw body, leaving shape errors to validation', () => {

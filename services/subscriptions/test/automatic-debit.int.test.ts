@@ -15,10 +15,9 @@ import type { SimulatedClock } from '@payrail/time';
 import { createLogger, startTelemetry } from '@payrail/observability';
 import { inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/record-charge-outcome.consumer';
+import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/pay-installment-on-payment-succeeded.consumer';
 import { requestChargeOnChargeDue } from '../src/adapters/messaging/request-charge-on-charge-due.consumer';
 import { inbox, outbox } from '../src/adapters/postgres/schema';
-import { postgresConsumerUnitOfWork } from '../src/adapters/postgres/unit-of-work';
 import { subscriptionsService } from '../src/service';
 import {
   aCard,
@@ -41,6 +40,7 @@ import {
   publishAndWait,
   subscriptionEventData,
   subscriptionOfLink,
+  unitOfWorkOf,
 } from './support';
 import { CONSUMERS } from '../../../scripts/processes';
 
@@ -379,11 +379,7 @@ describe('installment.charge-due, batch path', () => {
         chargeDue(aMerchant(), due[1] as (typeof due)[number], 1, asOf),
       ];
       const traceIdOf = (index: number) => `${(index + 1).toString(16).padStart(2, '0')}${'c'.repeat(30)}`;
-      const { handler } = requestChargeOnChargeDue(
-        postgresConsumerUnitOfWork(svc.database.db, inbox),
-        clock,
-        createLogger('test', 'silent'),
-      );
+      const { handler } = requestChargeOnChargeDue(unitOfWorkOf(svc), clock, createLogger('test', 'silent'));
       // Delivered together, as a bus with a prefetch of a batch or more hands them over.
       await Promise.all(
         events.map((event, index) =>
@@ -510,7 +506,7 @@ describe('payment results', () => {
       charges.push(...(await requested(row.id)));
     }
     const { handler } = payInstallmentOnPaymentSucceeded(
-      postgresConsumerUnitOfWork(svc.database.db, inbox),
+      unitOfWorkOf(svc),
       clock,
       createLogger('test', 'silent'),
     );

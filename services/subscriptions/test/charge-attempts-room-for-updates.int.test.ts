@@ -3,7 +3,7 @@ import { type DatabaseHandle, rowsOf } from '@payrail/db';
 import { countUpdates, type MigratedTestDatabase, migratedTestDatabase } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
+import { postgresChargeAttemptStore } from '../src/adapters/postgres/charge-attempt-store';
 import { installmentChargeKey } from '@payrail/contracts';
 import { subscriptionsService } from '../src/service';
 
@@ -36,7 +36,7 @@ it('settles charge attempts as heap-only updates (no new index entries)', async 
     await database.db.transaction(async (tx) => {
       // The attempts alone: no subscription or installment rows for their foreign keys to check.
       await tx.execute(sql`set local session_replication_role = replica`);
-      await postgresSubscriptionStore(tx).recordAttempts(
+      await postgresChargeAttemptStore(tx).recordAttempts(
         installmentIds.map((installmentId) => ({
           installmentId,
           subscriptionId: installmentId,
@@ -64,7 +64,7 @@ it('settles charge attempts as heap-only updates (no new index entries)', async 
   for (const installmentIds of batches)
     await database.db.transaction(async (tx) => {
       const counted = await countUpdates(tx, 'subscriptions', 'charge_attempts', () =>
-        postgresSubscriptionStore(tx).settleAttempts(
+        postgresChargeAttemptStore(tx).settleAttempts(
           installmentIds.map((installmentId) => ({
             installmentId,
             attempt: 1,

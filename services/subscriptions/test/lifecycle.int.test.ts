@@ -2,10 +2,10 @@ import { aMerchant, type ServiceUnderTest, startService, testClock, waitFor } fr
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { earlyLinkPayments, inbox } from '../src/adapters/postgres/schema';
-import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
+import { subscriptionStores } from '../src/adapters/postgres/stores';
 import { activateSubscriptionOnPayment } from '../src/application/activate-subscription-on-payment';
 import { createSubscriptionFromLink } from '../src/application/create-subscription-from-link';
-import type { SubscriptionStore } from '../src/ports/subscription-store';
+import type { SubscriptionStores } from '../src/ports/unit-of-work';
 import { subscriptionsService } from '../src/service';
 import {
   activate,
@@ -232,29 +232,32 @@ describe('link.paid → active subscription, installment 1 paid', () => {
     const merchant = aMerchant();
     const linkId = newLinkId();
     const clock = testClock(new Date('2026-01-15T18:00:00Z'));
-    const base = postgresSubscriptionStore(svc.database.db);
+    const base = subscriptionStores(svc.database.db);
     // The payment's transaction finds no subscription, then stays open a while before it writes the early
     // payment: the window in which link.created, with no lock, would commit a subscription that never sees it.
-    const slowPayment: SubscriptionStore = {
+    const slowPayment: SubscriptionStores = {
       ...base,
       transaction: (work) =>
         base.transaction((tx) =>
           work({
             ...tx,
-            recordEarlyPayment: async (payment) => {
-              await new Promise((resolve) => setTimeout(resolve, 400));
-              return tx.recordEarlyPayment(payment);
+            earlyPayments: {
+              ...tx.earlyPayments,
+              recordEarlyPayment: async (payment) => {
+                await new Promise((resolve) => setTimeout(resolve, 400));
+                return tx.earlyPayments.recordEarlyPayment(payment);
+              },
             },
           }),
         ),
     };
     const paying = activateSubscriptionOnPayment(
-      { store: slowPayment, clock },
+      { stores: slowPayment, clock },
       linkPaid(merchant, linkId).data,
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
     const creating = createSubscriptionFromLink(
-      { store: base, clock },
+      { stores: base, clock },
       linkCreated(merchant, { linkId }).data,
     );
     expect((await paying).kind).toBe('recorded');

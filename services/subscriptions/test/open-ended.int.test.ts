@@ -14,13 +14,10 @@ import {
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSUMERS } from '../../../scripts/processes';
-import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/record-charge-outcome.consumer';
-import { inbox } from '../src/adapters/postgres/schema';
-import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
-import { postgresConsumerUnitOfWork } from '../src/adapters/postgres/unit-of-work';
+import { payInstallmentOnPaymentSucceeded } from '../src/adapters/messaging/pay-installment-on-payment-succeeded.consumer';
+import { subscriptionStores } from '../src/adapters/postgres/stores';
 import { recordChargeSucceeded, recordChargesSucceeded } from '../src/application/record-charge-outcome';
 import { OPEN_ENDED_HORIZON } from '../src/domain/open-ended';
-import type { SubscriptionStore } from '../src/ports/subscription-store';
 import { subscriptionsService } from '../src/service';
 import {
   aCard,
@@ -40,6 +37,8 @@ import {
   publishAndWait,
   subscriptionEventData,
   subscriptionOfLink,
+  countingStores,
+  unitOfWorkOf,
 } from './support';
 
 /**
@@ -207,11 +206,7 @@ describe('an open-ended subscription', () => {
     // Two replicas: each its own consumer unit of work, its own connections, the same database.
     const replicas = [0, 1].map(
       () =>
-        payInstallmentOnPaymentSucceeded(
-          postgresConsumerUnitOfWork(svc.database.db, inbox),
-          clock,
-          createLogger('test', 'silent'),
-        ).handler,
+        payInstallmentOnPaymentSucceeded(unitOfWorkOf(svc), clock, createLogger('test', 'silent')).handler,
     );
     const payments = requests.map((requested) => paymentSucceeded(requested, card)) as [
       EventEnvelope,
@@ -267,28 +262,12 @@ describe('an open-ended subscription', () => {
     const batchPayments = await paymentsOf(batched);
     const singlePayments = await paymentsOf(single);
     const calls: string[] = [];
-    const store = postgresSubscriptionStore(svc.database.db);
-    const counting = (inner: SubscriptionStore): SubscriptionStore =>
-      new Proxy(inner, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            calls.push(String(property));
-            if (property === 'transaction') {
-              const work = args[0] as (tx: SubscriptionStore) => Promise<unknown>;
-              return target.transaction((tx) => work(counting(tx)));
-            }
-            return (value as (...all: unknown[]) => unknown).apply(target, args);
-          };
-        },
-      });
-    const counted = counting(store);
+    const stores = subscriptionStores(svc.database.db);
     await recordChargesSucceeded(
-      { store: counted, clock },
+      { stores: countingStores(stores, calls), clock },
       batchPayments.map((data) => ({ data, within: (work) => work() })),
     );
-    for (const data of singlePayments) await recordChargeSucceeded({ store, clock }, data);
+    for (const data of singlePayments) await recordChargeSucceeded({ stores, clock }, data);
 
     const shape = async (copy: (typeof copies)[number]) => ({
       installments: (await rows(copy.subscription.id)).map((i) => [
@@ -308,13 +287,13 @@ describe('an open-ended subscription', () => {
     expect(batchedShape.scheduled.map(([number]) => number)).toEqual([14, 15]);
     expect(calls).toEqual([
       'transaction',
-      'lockSubscriptionsOfInstallments',
-      'attemptStatuses',
-      'insertInstallmentsOfMany',
-      'settleAttempts',
-      'saveInstallments',
-      'saveSubscriptions',
-      'publishEach',
+      'installments.lockSubscriptionsOfInstallments',
+      'attempts.attemptStatuses',
+      'installments.insertInstallmentsOfMany',
+      'attempts.settleAttempts',
+      'installments.saveInstallments',
+      'subscriptions.saveSubscriptions',
+      'outbox.enqueueEach',
     ]);
   });
 

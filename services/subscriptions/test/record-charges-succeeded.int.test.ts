@@ -15,7 +15,7 @@ import type { SimulatedClock } from '@payrail/time';
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeAttempts, installments, outbox, subscriptions } from '../src/adapters/postgres/schema';
-import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
+import { subscriptionStores } from '../src/adapters/postgres/stores';
 import {
   type ChargeOutcomeResult,
   type OfBatch,
@@ -23,10 +23,9 @@ import {
   recordChargesSucceeded,
 } from '../src/application/record-charge-outcome';
 import { installmentChargeKey } from '@payrail/contracts';
-import type { SubscriptionStore } from '../src/ports/subscription-store';
 import { subscriptionsService } from '../src/service';
 import { aCard, chargeDue, eventsAbout, paymentSucceeded } from './debit-support';
-import { activeSubscription, type PaidWithCard, publishAndWait } from './support';
+import { activeSubscription, countingStores, type PaidWithCard, publishAndWait } from './support';
 import { CONSUMERS } from '../../../scripts/processes';
 
 /**
@@ -291,24 +290,6 @@ async function outboxIdsOf(copy: Copy) {
   return new Set(rows.map((row) => row.id));
 }
 
-/** A store that counts the calls made to it and to the stores of its transactions. */
-function counting(store: SubscriptionStore, calls: string[]): SubscriptionStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(String(property));
-        if (property === 'transaction') {
-          const work = args[0] as (inner: SubscriptionStore) => Promise<unknown>;
-          return target.transaction((inner) => work(counting(inner, calls)));
-        }
-        return (value as (...all: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
-
 const traceIdOf = (index: number) => `${(index + 1).toString(16).padStart(2, '0')}${'d'.repeat(30)}`;
 
 describe('payment.succeeded, batch path', () => {
@@ -326,12 +307,12 @@ describe('payment.succeeded, batch path', () => {
         return { data, within: (work) => context.with(traced, work) };
       });
       const batchResults = await svc.database.db.transaction((tx) =>
-        recordChargesSucceeded({ store: counting(postgresSubscriptionStore(tx), calls), clock }, items),
+        recordChargesSucceeded({ stores: countingStores(subscriptionStores(tx), calls), clock }, items),
       );
       const singleResults: ChargeOutcomeResult[] = [];
       for (const data of payments(single)) {
         singleResults.push(
-          await recordChargeSucceeded({ store: postgresSubscriptionStore(svc.database.db), clock }, data),
+          await recordChargeSucceeded({ stores: subscriptionStores(svc.database.db), clock }, data),
         );
       }
 
@@ -378,12 +359,12 @@ describe('payment.succeeded, batch path', () => {
       // A few statements for the whole batch, none per payment.
       expect(calls).toEqual([
         'transaction',
-        'lockSubscriptionsOfInstallments',
-        'attemptStatuses',
-        'settleAttempts',
-        'saveInstallments',
-        'saveSubscriptions',
-        'publishEach',
+        'installments.lockSubscriptionsOfInstallments',
+        'attempts.attemptStatuses',
+        'attempts.settleAttempts',
+        'installments.saveInstallments',
+        'subscriptions.saveSubscriptions',
+        'outbox.enqueueEach',
       ]);
 
       // Each event in the trace of the payment it answers.

@@ -15,7 +15,7 @@ import type { SimulatedClock } from '@payrail/time';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeAttempts, installments, subscriptions } from '../src/adapters/postgres/schema';
-import { postgresSubscriptionStore } from '../src/adapters/postgres/subscription-store';
+import { subscriptionStores } from '../src/adapters/postgres/stores';
 import {
   type ChargeOutcomeResult,
   type OfBatch,
@@ -151,19 +151,18 @@ type Run = (
 
 /** What `recordChargesSucceeded` did before the batch: the lock at once, then each payment on its own. */
 const perPayment: Run = (tx, items) =>
-  postgresSubscriptionStore(tx).transaction(async (store) => {
-    await store.findInstallmentsForUpdate(
+  subscriptionStores(tx).transaction(async (stores) => {
+    await stores.installments.findInstallmentsForUpdate(
       items.map(({ data }) => ({ merchantId: data.merchantId, installmentId: data.installmentId as number })),
     );
     const results: ChargeOutcomeResult[] = [];
     for (const { data, within } of items) {
-      results.push(await within(() => recordChargeSucceeded({ store, clock }, data)));
+      results.push(await within(() => recordChargeSucceeded({ stores, clock }, data)));
     }
     return results;
   });
 
-const batched: Run = (tx, items) =>
-  recordChargesSucceeded({ store: postgresSubscriptionStore(tx), clock }, items);
+const batched: Run = (tx, items) => recordChargesSucceeded({ stores: subscriptionStores(tx), clock }, items);
 
 /** CPU time (ms) a local PostgreSQL backend used so far, from /proc (10 ms ticks). */
 function backendCpuMs(pid: number): number {

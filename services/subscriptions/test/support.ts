@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { createEvent, type EventData, type EventEnvelope, type MerchantContext } from '@payrail/contracts';
-import type { MessageBus } from '@payrail/messaging';
+import { type MessageBus, postgresUnitOfWork } from '@payrail/messaging';
 import { type ServiceUnderTest, waitFor } from '@payrail/testing';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { inbox, installments, outbox, subscriptions } from '../src/adapters/postgres/schema';
+import { subscriptionStores } from '../src/adapters/postgres/stores';
+import type { SubscriptionStores, SubscriptionUnitOfWork } from '../src/ports/unit-of-work';
 
 let nextLinkId = 1_000 + Math.floor(Math.random() * 1_000_000) * 1_000;
 
@@ -251,4 +253,40 @@ export async function expectRefused(
   if (expected.paths) expect(problem.errors.map((e) => e.path)).toEqual(expected.paths);
   expect(response.headers.get('content-type')).toContain('application/problem+json');
   expect(await merchantState(svc, merchant.merchantId)).toEqual(before);
+}
+
+/** A consumers' unit of work as the service makes one (a replica of its own, on the same database). */
+export function unitOfWorkOf(svc: ServiceUnderTest): SubscriptionUnitOfWork {
+  return postgresUnitOfWork({ db: svc.database.db, inbox, stores: subscriptionStores });
+}
+
+/**
+ * The stores, each call made to them (and to the stores of their transactions) named in `calls` as
+ * `transaction` or `<store>.<method>` (`installments.saveInstallments`).
+ */
+export function countingStores(stores: SubscriptionStores, calls: string[]): SubscriptionStores {
+  const counted = <T extends object>(name: string, store: T): T =>
+    new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(`${name}.${String(property)}`);
+          return (value as (...all: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  return {
+    subscriptions: counted('subscriptions', stores.subscriptions),
+    installments: counted('installments', stores.installments),
+    attempts: counted('attempts', stores.attempts),
+    cards: counted('cards', stores.cards),
+    earlyPayments: counted('earlyPayments', stores.earlyPayments),
+    transfers: counted('transfers', stores.transfers),
+    outbox: counted('outbox', stores.outbox),
+    transaction(work) {
+      calls.push('transaction');
+      return stores.transaction((inner) => work(countingStores(inner, calls)));
+    },
+  };
 }

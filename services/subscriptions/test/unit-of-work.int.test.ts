@@ -3,10 +3,9 @@ import { aMerchant, type ServiceUnderTest, startService, testClock } from '@payr
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inbox, outbox } from '../src/adapters/postgres/schema';
-import { postgresConsumerUnitOfWork } from '../src/adapters/postgres/unit-of-work';
 import { createSubscriptionFromLink } from '../src/application/create-subscription-from-link';
 import { subscriptionsService } from '../src/service';
-import { linkCreated, subscriptionOfLink } from './support';
+import { linkCreated, subscriptionOfLink, unitOfWorkOf } from './support';
 
 const CONSUMER = 'subscriptions.unit-of-work-test';
 const clock = testClock(new Date('2026-01-15T18:00:00Z'));
@@ -29,19 +28,16 @@ async function inboxHas(messageId: string): Promise<boolean> {
   return rows.length === 1;
 }
 
-describe('postgres consumer unit of work', () => {
+describe("the consumers' unit of work over the service's stores", () => {
   it('commits the inbox row, the use case writes and its outbox rows together, or none of them', async () => {
     const event = linkCreated(aMerchant());
     let runs = 0;
     let failAfterWriting = true;
-    const handler = postgresConsumerUnitOfWork(svc.database.db, inbox).handlerFor(
-      CONSUMER,
-      async ({ store }) => {
-        runs += 1;
-        await createSubscriptionFromLink({ store, clock }, event.data);
-        if (failAfterWriting) throw new Error('the handler failed after writing');
-      },
-    );
+    const handler = unitOfWorkOf(svc).handlerFor(CONSUMER, async (stores) => {
+      runs += 1;
+      await createSubscriptionFromLink({ stores, clock }, event.data);
+      if (failAfterWriting) throw new Error('the handler failed after writing');
+    });
     const announced = async () =>
       (await svc.database.db.select().from(outbox).where(eq(outbox.type, 'subscription.created'))).filter(
         (row) => row.body.includes(`"linkId":${event.data.linkId}`),

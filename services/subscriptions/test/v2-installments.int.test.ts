@@ -109,7 +109,12 @@ describe('GET /api/subscriptions/installments', () => {
       merchant,
     });
     expect(response.status).toBe(409);
-    expect(((await response.json()) as Problem).code).toBe('MULTIPLE_SUBSCRIPTIONS_MATCH');
+    const problem = (await response.json()) as Problem;
+    expect(problem.code).toBe('MULTIPLE_SUBSCRIPTIONS_MATCH');
+    // The fields it names as v2 spells them.
+    expect(problem.detail).toBe(
+      '2 subscriptions match the identifiers; give custom_identifier2 or pay_request_id to choose one',
+    );
   });
 
   it("404 for another merchant's subscription", async () => {

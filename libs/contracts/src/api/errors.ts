@@ -146,6 +146,11 @@ export const LINK_ERRORS = {
 
 /** The subscriptions service: subscriptions and installments. */
 export const SUBSCRIPTION_ERRORS = {
+  /**
+   * Input the domain refuses as malformed once it knows the subscription (an amount with decimals its
+   * currency does not have): answered as every other input error.
+   */
+  VALIDATION_ERROR: COMMON_ERRORS.VALIDATION_ERROR,
   SUBSCRIPTION_NOT_FOUND: {
     status: 404,
     description:

@@ -452,6 +452,7 @@ export const subscriptionApi = {
     summary: 'List pending installments of a subscription',
     description: `The pending installments, earliest first. \`amount\` is a number with two decimals. ${LOCATOR_NOTE_V2}`,
     tags: v2Tags,
+    fieldNames: 'snake_case',
     security: 'apiToken',
     query: listInstallmentsQuery,
     parameterExamples: { default: { custom_identifier: '4567890' } },
@@ -486,6 +487,7 @@ export const subscriptionApi = {
       'SUBSCRIPTION_NOT_ACTIVE (in the example story the customer paid link 3 on the pay page, so the DYNAMIC ' +
       `subscription is active); a date before today is 422 PAYMENT_DATE_IN_PAST. ${LOCATOR_NOTE_V2}`,
     tags: v2Tags,
+    fieldNames: 'snake_case',
     security: 'apiToken',
     errors: [
       'SUBSCRIPTION_NOT_FOUND',
@@ -539,6 +541,7 @@ export const subscriptionApi = {
       'time zone is refused with 422 PAYMENT_DATE_IN_PAST. It changes that installment only: those an ' +
       'open-ended subscription adds later follow its terms (`modify-all`, `modify-dates`).',
     tags: v2Tags,
+    fieldNames: 'snake_case',
     security: 'apiToken',
     pathParams: installmentIdParams,
     parameterExamples: { default: { id: 3 } },
@@ -570,6 +573,7 @@ export const subscriptionApi = {
       'Pending installments from the 2nd on only (else 409), e.g. when the customer paid by other means. ' +
       'A STATIC subscription left with nothing to collect becomes completed.',
     tags: v2Tags,
+    fieldNames: 'snake_case',
     security: 'apiToken',
     pathParams: installmentIdParams,
     parameterExamples: { default: { id: 4 } },
@@ -598,6 +602,7 @@ export const subscriptionApi = {
       'first charge (as in the example story, where nothing is charged yet). Another merchant’s installment ' +
       'is 404.',
     tags: v2Tags,
+    fieldNames: 'snake_case',
     security: 'apiToken',
     pathParams: installmentIdParams,
     parameterExamples: { default: { id: 3 } },
@@ -666,6 +671,7 @@ export const subscriptionApi = {
       'date), DUPLICATE_DATE_IN_REQUEST (the request names the date twice for the subscription). Each ' +
       'operation names its subscription by `custom_identifier`, `custom_identifier2` or `pay_request_id`.',
     tags: v2Tags,
+    fieldNames: 'snake_case',
     security: 'apiToken',
     errors: ['PAYLOAD_TOO_LARGE'],
     requestBody: {

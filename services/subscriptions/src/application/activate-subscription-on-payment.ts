@@ -1,7 +1,7 @@
 import type { BankTransferDetails, EventData, PaymentMethodKind } from '@payrail/contracts';
 import { type Installment, markPaid } from '../domain/installment';
 import { activate, type PaymentCard, type Subscription } from '../domain/subscription';
-import type { SubscriptionStore } from '../ports/subscription-store';
+import type { SubscriptionStores } from '../ports/unit-of-work';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
 import type { PaymentSource } from './events';
@@ -24,12 +24,12 @@ export async function activateSubscriptionOnPayment(
 ): Promise<PaymentOutcome> {
   const at = deps.clock.now();
   const paidAt = new Date(payment.paidAt);
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     // With the link's `link.created`, if it comes at the same time: one of the two sees the other's row.
-    await store.lockLink(payment.merchantId, payment.linkId);
-    const subscription = await store.findByLink(payment.merchantId, payment.linkId);
+    await stores.earlyPayments.lockLink(payment.merchantId, payment.linkId);
+    const subscription = await stores.subscriptions.findByLink(payment.merchantId, payment.linkId);
     if (!subscription) {
-      await store.recordEarlyPayment({
+      await stores.earlyPayments.recordEarlyPayment({
         linkId: payment.linkId,
         merchantId: payment.merchantId,
         amount: payment.amount,
@@ -50,7 +50,7 @@ export async function activateSubscriptionOnPayment(
     const source = paymentSourceOf(payment);
     return {
       kind: 'activated',
-      subscription: await activateWithPayment(store, subscription, paidAt, at, source, cardOf(payment)),
+      subscription: await activateWithPayment(stores, subscription, paidAt, at, source, cardOf(payment)),
     };
   });
 }
@@ -94,16 +94,16 @@ export function paymentSourceOf(payment: {
 
 /** Shared with creation, for a payment that arrived before its `link.created`. */
 export async function activateWithPayment(
-  store: SubscriptionStore,
+  stores: SubscriptionStores,
   subscription: Subscription,
   paidAt: Date,
   at: Date,
   payment: PaymentSource,
   card: PaymentCard | null,
 ): Promise<Subscription> {
-  const installments = await store.installmentsOf(subscription.id);
+  const installments = await stores.installments.installmentsOf(subscription.id);
   const first = installments.find((installment) => installment.number === 1) as Installment;
-  const result = await applyChanges(store, {
+  const result = await applyChanges(stores, {
     subscription,
     installments,
     changed: first.status === 'pending' ? [markPaid(first, paidAt)] : [],

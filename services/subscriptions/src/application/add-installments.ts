@@ -18,30 +18,30 @@ export async function addInstallments(
   merchantId: string,
   input: AddInstallmentsInput,
 ): Promise<Installment[]> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const subscription = await findSubscriptionForUpdate(store, merchantId, input.criteria);
+    const subscription = await findSubscriptionForUpdate(stores, merchantId, input.criteria);
     assertAmountsFitCurrency(
       subscription.currency,
       input.installments.map(({ amount }, index) => ({ amount, path: ['installments', index, 'amount'] })),
     );
-    const existing = await store.installmentsOf(subscription.id);
+    const existing = await stores.installments.installmentsOf(subscription.id);
     const planned = planAdditions(
       subscription,
       existing,
       input.installments,
       localDate(at, subscription.timezone),
     );
-    const added = await store.insertInstallments(subscription.id, planned, at);
+    const added = await stores.installments.insertInstallments(subscription.id, planned, at);
     if (subscription.type === 'STATIC' && subscription.totalPeriods !== null) {
       // A fixed STATIC plan counts its periods: the added ones are periods too. An open-ended one has no
       // count: the added installments take numbers, and its plan's months go on as they were.
-      await store.saveSubscription({
+      await stores.subscriptions.saveSubscription({
         ...subscription,
         totalPeriods: (subscription.totalPeriods ?? 0) + added.length,
       });
     }
-    await store.publish(installmentsScheduled(subscription, added, at));
+    await stores.outbox.enqueue(installmentsScheduled(subscription, added, at));
     return added;
   });
 }

@@ -2,7 +2,7 @@ import type { EventEnvelope } from '@payrail/contracts';
 import { changedFields, type Installment } from '../domain/installment';
 import { completeIfFinished, restoreIfSettled, type Subscription } from '../domain/subscription';
 import type { SubscriptionCriteria } from '../domain/identifiers';
-import type { SubscriptionStore } from '../ports/subscription-store';
+import type { SubscriptionStores } from '../ports/unit-of-work';
 import type { UseCaseDeps } from './deps';
 import { findSubscriptionForUpdate } from './find-subscription';
 import { topUpHorizon } from '../domain/open-ended';
@@ -73,14 +73,14 @@ export function planChanges(changes: ChangeSet): PlannedChanges {
  * (subscription, number) would refuse it anyway.
  */
 export async function scheduleHorizon(
-  store: SubscriptionStore,
+  stores: SubscriptionStores,
   subscription: Subscription,
   installments: Installment[],
   at: Date,
 ): Promise<{ subscription: Subscription; added: Installment[]; events: EventEnvelope[] }> {
   const topUp = topUpHorizon(subscription, installments);
   if (!topUp) return { subscription, added: [], events: [] };
-  const added = await store.insertInstallments(subscription.id, topUp.added, at);
+  const added = await stores.installments.insertInstallments(subscription.id, topUp.added, at);
   return {
     subscription: topUp.subscription,
     added,
@@ -95,15 +95,15 @@ export async function scheduleHorizon(
  * the installments that really changed and the subscription as stored.
  */
 export async function applyChanges(
-  store: SubscriptionStore,
+  stores: SubscriptionStores,
   changes: ChangeSet,
 ): Promise<{ changed: Installment[]; subscription: Subscription }> {
   const { real, subscription: planned, installments, events } = planChanges(changes);
-  await store.saveInstallments(real, changes.at);
-  const horizon = await scheduleHorizon(store, planned, installments, changes.at);
+  await stores.installments.saveInstallments(real, changes.at);
+  const horizon = await scheduleHorizon(stores, planned, installments, changes.at);
   const next = horizon.subscription;
-  if (next !== changes.subscription) await store.saveSubscription(next);
-  await store.publish([...events, ...horizon.events]);
+  if (next !== changes.subscription) await stores.subscriptions.saveSubscription(next);
+  await stores.outbox.enqueue([...events, ...horizon.events]);
   return { changed: real.map(({ after }) => after), subscription: next };
 }
 
@@ -125,11 +125,12 @@ export async function changeSubscriptionByIdentifiers(
   criteria: SubscriptionCriteria,
   plan: ChangePlan,
 ): Promise<Installment[]> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const subscription = await findSubscriptionForUpdate(store, merchantId, criteria);
-    const installments = await store.installmentsOf(subscription.id);
+    const subscription = await findSubscriptionForUpdate(stores, merchantId, criteria);
+    const installments = await stores.installments.installmentsOf(subscription.id);
     const { changed, nextSubscription } = plan(subscription, installments, at);
-    return (await applyChanges(store, { subscription, installments, changed, nextSubscription, at })).changed;
+    return (await applyChanges(stores, { subscription, installments, changed, nextSubscription, at }))
+      .changed;
   });
 }

@@ -72,9 +72,9 @@ export async function bulkModifyInstallments(
   merchantId: string,
   operations: BulkOperation[],
 ): Promise<BulkResult> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const matches = await store.findOpenByCriteriaBulk(merchantId, bulkCriteria(operations));
+    const matches = await stores.subscriptions.findOpenByCriteriaBulk(merchantId, bulkCriteria(operations));
     const plan = planBulk(operations, matches);
     // Amounts are checked against each subscription's currency before anything changes.
     const misfits = plan.resolutions.flatMap((resolution, index) =>
@@ -97,7 +97,7 @@ export async function bulkModifyInstallments(
     // The updates in slices of whole subscriptions, every slice's statement sent at once (pipelined on the
     // transaction's connection): the events of a slice are built while the database updates the next.
     const slices = slicesBySubscription(plan.updates, UPDATES_PER_SLICE);
-    const updating = slices.map((slice) => store.updateAmountsOnDates(slice, at));
+    const updating = slices.map((slice) => stores.installments.updateAmountsOnDates(slice, at));
     // Each is awaited below; none may reject unobserved meanwhile.
     for (const each of updating) each.catch(() => undefined);
     const dateMatches: DateMatch[] = [];
@@ -105,7 +105,7 @@ export async function bulkModifyInstallments(
     for (const each of updating) {
       const matches = await each;
       for (const match of matches) dateMatches.push(match);
-      const queued = store.publish(eventsOf(matches, subscriptionsById, at));
+      const queued = stores.outbox.enqueue(eventsOf(matches, subscriptionsById, at));
       queued.catch(() => undefined);
       publishing.push(queued);
     }

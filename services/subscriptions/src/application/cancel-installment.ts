@@ -1,4 +1,4 @@
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound } from '../domain/errors';
 import { cancelInstallment as cancelled, type Installment } from '../domain/installment';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
@@ -9,14 +9,13 @@ export async function cancelInstallment(
   merchantId: string,
   installmentId: number,
 ): Promise<Installment> {
-  return deps.store.transaction(async (store) => {
-    const found = await store.findInstallment(merchantId, installmentId);
-    if (!found)
-      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
+  return deps.stores.transaction(async (stores) => {
+    const found = await stores.installments.findInstallment(merchantId, installmentId);
+    if (!found) throw new InstallmentNotFound(installmentId);
     const { subscription, installment } = found;
     const changed = cancelled(installment);
-    const installments = await store.installmentsOf(subscription.id);
-    await applyChanges(store, { subscription, installments, changed: [changed], at: deps.clock.now() });
+    const installments = await stores.installments.installmentsOf(subscription.id);
+    await applyChanges(stores, { subscription, installments, changed: [changed], at: deps.clock.now() });
     return changed;
   });
 }

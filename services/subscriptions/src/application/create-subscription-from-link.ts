@@ -20,10 +20,10 @@ export async function createSubscriptionFromLink(
   if (!terms) return undefined;
   const openEnded = terms.type === 'STATIC' && terms.totalPeriods === null;
   const at = deps.clock.now();
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     // With the link's payment, if it comes at the same time: one of the two sees the other's row.
-    await store.lockLink(link.merchantId, link.linkId);
-    const subscription = await store.insertSubscription({
+    await stores.earlyPayments.lockLink(link.merchantId, link.linkId);
+    const subscription = await stores.subscriptions.insertSubscription({
       merchantId: link.merchantId,
       linkId: link.linkId,
       type: terms.type,
@@ -55,17 +55,17 @@ export async function createSubscriptionFromLink(
             totalPeriods: terms.totalPeriods ?? OPEN_ENDED_INITIAL_PERIODS,
           })
         : dynamicSchedule(link.createdOn, link.amount);
-    const installments = await store.insertInstallments(
+    const installments = await stores.installments.insertInstallments(
       subscription.id,
       schedule.map((planned) => ({ ...planned, status: 'pending', invoiceNumber: null, paidAt: null })),
       at,
     );
-    await store.publish([subscriptionCreated(subscription, installments, at)]);
+    await stores.outbox.enqueue([subscriptionCreated(subscription, installments, at)]);
 
-    const earlyPayment = await store.takeEarlyPayment(link.merchantId, link.linkId);
+    const earlyPayment = await stores.earlyPayments.takeEarlyPayment(link.merchantId, link.linkId);
     if (earlyPayment) {
       return activateWithPayment(
-        store,
+        stores,
         subscription,
         earlyPayment.paidAt,
         at,

@@ -15,14 +15,14 @@ export async function recordScheduledRetry(
   deps: UseCaseDeps,
   retry: EventData<'installment.retry-scheduled'>,
 ): Promise<boolean> {
-  return deps.store.transaction(async (store) => {
-    const found = await store.findInstallment(retry.merchantId, retry.installmentId);
+  return deps.stores.transaction(async (stores) => {
+    const found = await stores.installments.findInstallment(retry.merchantId, retry.installmentId);
     if (!found) return false;
     // A retry scheduled for an installment meanwhile paid, cancelled or failed is moot, and so is one for
     // the in-flight charge of a subscription cancelled meanwhile (nothing more is charged on it).
     if (found.installment.status !== 'pending' && found.installment.status !== 'processing') return false;
     if (!isCollecting(found.subscription)) return false;
-    await store.setNextAttempt(retry.installmentId, retry.failedAttempt, retry.nextAttemptOn);
+    await stores.attempts.setNextAttempt(retry.installmentId, retry.failedAttempt, retry.nextAttemptOn);
     return true;
   });
 }
@@ -42,28 +42,28 @@ export async function failInstallmentAfterDunning(
   deps: UseCaseDeps,
   exhausted: EventData<'installment.dunning-exhausted'>,
 ): Promise<boolean> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const found = await store.findInstallment(exhausted.merchantId, exhausted.installmentId);
+    const found = await stores.installments.findInstallment(exhausted.merchantId, exhausted.installmentId);
     if (!found) return false;
     const { subscription, installment } = found;
     if (installment.status !== 'pending' && installment.status !== 'processing') return false;
-    const installments = await store.installmentsOf(subscription.id);
+    const installments = await stores.installments.installmentsOf(subscription.id);
     if (subscription.status === 'cancelled') {
-      await applyChanges(store, {
+      await applyChanges(stores, {
         subscription,
         installments,
         changed: [cancelAfterDecline(installment)],
         at,
       });
-      await store.setNextAttempt(installment.id, null, null);
+      await stores.attempts.setNextAttempt(installment.id, null, null);
       return true;
     }
     const failed = failAfterDunning(installment);
-    const attempts = await store.attemptsOf(installment.id);
+    const attempts = await stores.attempts.attemptsOf(installment.id);
     const last = attempts.at(-1);
     // Announced before what it leads to (past due, or the cancellation).
-    await store.publish([
+    await stores.outbox.enqueue([
       installmentFailed(
         subscription,
         failed,
@@ -79,7 +79,7 @@ export async function failInstallmentAfterDunning(
     const cancels =
       isCollecting(subscription) &&
       cancelsAfterDunning(afterFailure, exhausted.cancelAfterFailedInstallments);
-    const result = await applyChanges(store, {
+    const result = await applyChanges(stores, {
       subscription,
       installments,
       changed: cancels ? [failed, ...planCancelAll(afterFailure)] : [failed],
@@ -91,9 +91,9 @@ export async function failInstallmentAfterDunning(
       cancelReason: 'dunning',
       at,
     });
-    await store.setNextAttempt(installment.id, null, null);
+    await stores.attempts.setNextAttempt(installment.id, null, null);
     if (subscription.status !== 'past_due' && result.subscription.status === 'past_due') {
-      await store.publish([subscriptionPastDue(result.subscription, installment.id, at)]);
+      await stores.outbox.enqueue([subscriptionPastDue(result.subscription, installment.id, at)]);
     }
     return true;
   });

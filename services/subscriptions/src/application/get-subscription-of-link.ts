@@ -1,6 +1,6 @@
 import type { Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
-import type { SubscriptionStore } from '../ports/subscription-store';
+import type { SubscriptionStores } from '../ports/unit-of-work';
 
 /**
  * The subscription a recurrent link made, with every installment as it is now, for the pay page (links'
@@ -8,15 +8,15 @@ import type { SubscriptionStore } from '../ports/subscription-store';
  * Undefined when there is none (yet) at that merchant.
  */
 export async function getSubscriptionOfLink(
-  deps: { store: SubscriptionStore },
+  deps: { stores: SubscriptionStores },
   merchantId: string,
   linkId: number,
 ): Promise<{ subscription: Subscription; installments: Installment[] } | undefined> {
-  const [subscription] = await deps.store.listSubscriptions(
+  const [subscription] = await deps.stores.subscriptions.listSubscriptions(
     merchantId,
     { linkId },
     { afterId: null, limit: 1 },
   );
   if (!subscription) return undefined;
-  return { subscription, installments: await deps.store.installmentsOf(subscription.id) };
+  return { subscription, installments: await deps.stores.installments.installmentsOf(subscription.id) };
 }

@@ -1,8 +1,8 @@
 import type { ChargeAttempt } from '../domain/debit';
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound } from '../domain/errors';
 import type { Installment } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
-import type { SubscriptionStore } from '../ports/subscription-store';
+import type { SubscriptionStores } from '../ports/unit-of-work';
 
 export interface InstallmentAttempts {
   subscription: Subscription;
@@ -13,13 +13,13 @@ export interface InstallmentAttempts {
 
 /** `GET /api/subscriptions/installments/{id}/attempts`: the audit of one installment's charges. */
 export async function listChargeAttempts(
-  deps: { store: SubscriptionStore },
+  deps: { stores: SubscriptionStores },
   merchantId: string,
   installmentId: number,
 ): Promise<InstallmentAttempts> {
-  const found = await deps.store.readInstallment(merchantId, installmentId);
-  if (!found) throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
-  const attempts = await deps.store.attemptsOf(installmentId);
-  const summary = (await deps.store.attemptSummaries([installmentId])).get(installmentId);
+  const found = await deps.stores.installments.readInstallment(merchantId, installmentId);
+  if (!found) throw new InstallmentNotFound(installmentId);
+  const attempts = await deps.stores.attempts.attemptsOf(installmentId);
+  const summary = (await deps.stores.attempts.attemptSummaries([installmentId])).get(installmentId);
   return { ...found, attempts, nextAttemptOn: summary?.nextAttemptOn ?? null };
 }

@@ -1,7 +1,7 @@
 import type { ChargeAttempt } from '../domain/debit';
 import { singleMatch, type SubscriptionCriteria } from '../domain/identifiers';
 import { byPaymentDate, type Installment } from '../domain/installment';
-import type { SubscriptionStore } from '../ports/subscription-store';
+import type { SubscriptionStores } from '../ports/unit-of-work';
 
 export interface PendingInstallment {
   installment: Installment;
@@ -15,16 +15,16 @@ export interface PendingInstallment {
  * each with its latest charge attempt and next attempt day.
  */
 export async function listPendingInstallments(
-  deps: { store: SubscriptionStore },
+  deps: { stores: SubscriptionStores },
   merchantId: string,
   criteria: SubscriptionCriteria,
 ): Promise<{ timezone: string; installments: PendingInstallment[] }> {
   const subscription = singleMatch(
-    await deps.store.findOpenByCriteria(merchantId, criteria, { lock: false }),
+    await deps.stores.subscriptions.findOpenByCriteria(merchantId, criteria, { lock: false }),
   );
-  const installments = await deps.store.installmentsOf(subscription.id);
+  const installments = await deps.stores.installments.installmentsOf(subscription.id);
   const pending = installments.filter((installment) => installment.status === 'pending').sort(byPaymentDate);
-  const summaries = await deps.store.attemptSummaries(pending.map((installment) => installment.id));
+  const summaries = await deps.stores.attempts.attemptSummaries(pending.map((installment) => installment.id));
   return {
     timezone: subscription.timezone,
     installments: pending.map((installment) => ({

@@ -1,5 +1,6 @@
 import type { Subscription } from '../domain/subscription';
-import type { SubscriptionFilter, SubscriptionStore } from '../ports/subscription-store';
+import type { SubscriptionFilter } from '../ports/subscription-store';
+import type { SubscriptionStores } from '../ports/unit-of-work';
 
 export interface SubscriptionPage {
   subscriptions: Subscription[];
@@ -9,13 +10,13 @@ export interface SubscriptionPage {
 
 /** `GET /api/subscriptions`: the merchant's subscriptions matching the filter, oldest first, one page. */
 export async function listSubscriptions(
-  deps: { store: SubscriptionStore },
+  deps: { stores: SubscriptionStores },
   merchantId: string,
   filter: SubscriptionFilter,
   page: { afterId: number | null; limit: number },
 ): Promise<SubscriptionPage> {
   // One more than asked: whether another page exists is known without a count.
-  const found = await deps.store.listSubscriptions(merchantId, filter, {
+  const found = await deps.stores.subscriptions.listSubscriptions(merchantId, filter, {
     afterId: page.afterId,
     limit: page.limit + 1,
   });

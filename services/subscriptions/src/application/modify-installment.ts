@@ -1,6 +1,6 @@
 import { localDate } from '@payrail/time';
 import { assertAmountsFitCurrency } from '../domain/amounts';
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound } from '../domain/errors';
 import {
   assertNotInPast,
   changeInstallment,
@@ -17,19 +17,18 @@ export async function modifyInstallment(
   installmentId: number,
   change: InstallmentChange,
 ): Promise<Installment> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const found = await store.findInstallment(merchantId, installmentId);
-    if (!found)
-      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${installmentId} not found`);
+    const found = await stores.installments.findInstallment(merchantId, installmentId);
+    if (!found) throw new InstallmentNotFound(installmentId);
     const { subscription, installment } = found;
     if (change.amount !== undefined)
       assertAmountsFitCurrency(subscription.currency, [{ amount: change.amount, path: ['amount'] }]);
     const changed = changeInstallment(installment, change);
     if (change.paymentDate)
       assertNotInPast(change.paymentDate, localDate(at, subscription.timezone), ['paymentDate']);
-    const installments = await store.installmentsOf(subscription.id);
-    await applyChanges(store, { subscription, installments, changed: [changed], at });
+    const installments = await stores.installments.installmentsOf(subscription.id);
+    await applyChanges(stores, { subscription, installments, changed: [changed], at });
     return changed;
   });
 }

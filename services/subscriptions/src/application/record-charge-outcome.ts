@@ -8,7 +8,7 @@ import type { AttemptOutcome } from '../domain/debit';
 import { cancelAfterDecline, chargeDeclined, type Installment, markPaid } from '../domain/installment';
 import { topUpHorizon } from '../domain/open-ended';
 import type { Subscription } from '../domain/subscription';
-import type { InMessageContext } from '../ports/subscription-store';
+import type { InMessageContext } from '../ports/event-outbox';
 import { applyChanges, planChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
 import { installmentsScheduled, type PaymentSource } from './events';
@@ -38,25 +38,25 @@ export async function recordChargeSucceeded(
 ): Promise<ChargeOutcomeResult> {
   const key = parseInstallmentChargeKey(payment.idempotencyKey);
   if (!key || payment.installmentId === null) return { kind: 'not-ours' };
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const found = await store.findInstallment(payment.merchantId, key.installmentId);
+    const found = await stores.installments.findInstallment(payment.merchantId, key.installmentId);
     if (!found) return { kind: 'not-ours' };
-    const settled = await store.settleAttempt(key.installmentId, key.attempt, succeeded(payment));
+    const settled = await stores.attempts.settleAttempt(key.installmentId, key.attempt, succeeded(payment));
     if (!settled) return { kind: 'duplicate' };
     const { subscription, installment } = found;
     if (installment.status === 'paid' || installment.status === 'cancelled') {
       return { kind: 'paid-twice', installmentStatus: installment.status };
     }
-    const installments = await store.installmentsOf(subscription.id);
-    const result = await applyChanges(store, {
+    const installments = await stores.installments.installmentsOf(subscription.id);
+    const result = await applyChanges(stores, {
       subscription,
       installments,
       changed: [markPaid(installment, new Date(payment.paidAt))],
       at,
       payment: paidByCharge(key.attempt, payment),
     });
-    await store.setNextAttempt(installment.id, null, null);
+    await stores.attempts.setNextAttempt(installment.id, null, null);
     return { kind: 'paid', subscription: result.subscription };
   });
 }
@@ -75,11 +75,11 @@ export async function recordChargeFailed(
 ): Promise<ChargeOutcomeResult> {
   const key = parseInstallmentChargeKey(payment.idempotencyKey);
   if (!key || payment.installmentId === null) return { kind: 'not-ours' };
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const found = await store.findInstallment(payment.merchantId, key.installmentId);
+    const found = await stores.installments.findInstallment(payment.merchantId, key.installmentId);
     if (!found) return { kind: 'not-ours' };
-    const settled = await store.settleAttempt(key.installmentId, key.attempt, {
+    const settled = await stores.attempts.settleAttempt(key.installmentId, key.attempt, {
       status: 'failed',
       chargeId: payment.chargeId,
       processor: payment.processor,
@@ -89,21 +89,24 @@ export async function recordChargeFailed(
     });
     if (!settled) return { kind: 'duplicate' };
     const { subscription, installment } = found;
-    const latest = await store.latestAttemptNumber(installment.id);
+    const latest = await stores.attempts.latestAttemptNumber(installment.id);
     if (installment.status !== 'processing' || latest !== key.attempt) {
       return { kind: 'declined', backToPending: false };
     }
     if (subscription.status === 'cancelled') {
-      await applyChanges(store, {
+      await applyChanges(stores, {
         subscription,
-        installments: await store.installmentsOf(subscription.id),
+        installments: await stores.installments.installmentsOf(subscription.id),
         changed: [cancelAfterDecline(installment)],
         at,
       });
-      await store.setNextAttempt(installment.id, null, null);
+      await stores.attempts.setNextAttempt(installment.id, null, null);
       return { kind: 'cancelled' };
     }
-    await store.saveInstallments([{ before: installment, after: chargeDeclined(installment) }], at);
+    await stores.installments.saveInstallments(
+      [{ before: installment, after: chargeDeclined(installment) }],
+      at,
+    );
     return { kind: 'declined', backToPending: true };
   });
 }
@@ -128,7 +131,7 @@ export async function recordChargesSucceeded(
   deps: UseCaseDeps,
   payments: Array<OfBatch<EventData<'payment.succeeded'>>>,
 ): Promise<ChargeOutcomeResult[]> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
     const keys = payments.map(({ data }) =>
       data.installmentId === null ? undefined : parseInstallmentChargeKey(data.idempotencyKey),
@@ -137,7 +140,7 @@ export async function recordChargesSucceeded(
       const key = keys[index];
       return key ? [{ merchantId: data.merchantId, installmentId: key.installmentId }] : [];
     });
-    const locked = await store.lockSubscriptionsOfInstallments(asked);
+    const locked = await stores.installments.lockSubscriptionsOfInstallments(asked);
 
     // As they are now, and as the batch changes them.
     const subscriptionOf = new Map(locked.map(({ subscription }) => [subscription.id, subscription]));
@@ -153,7 +156,7 @@ export async function recordChargesSucceeded(
       const subscription = installment && subscriptionOf.get(installment.subscriptionId);
       return key && subscription?.merchantId === payments[index]?.data.merchantId ? key : undefined;
     };
-    const attemptStatus = await store.attemptStatuses(
+    const attemptStatus = await stores.attempts.attemptStatuses(
       payments.flatMap((_, index) => {
         const key = ours(index);
         return key ? [key] : [];
@@ -221,7 +224,7 @@ export async function recordChargesSucceeded(
     const scheduled =
       topUps.length === 0
         ? []
-        : await store.insertInstallmentsOfMany(
+        : await stores.installments.insertInstallmentsOfMany(
             topUps.flatMap(({ subscription, added }) =>
               added.map((draft) => ({ ...draft, subscriptionId: subscription.id })),
             ),
@@ -232,8 +235,8 @@ export async function recordChargesSucceeded(
       for (const event of installmentsScheduled(subscription, added, at)) events.push({ event, within });
     }
 
-    await store.settleAttempts(settlements);
-    await store.saveInstallments(
+    await stores.attempts.settleAttempts(settlements);
+    await stores.installments.saveInstallments(
       [...firstInstallment].map(([id, before]) => ({
         before,
         after: installmentById.get(id) as Installment,
@@ -241,10 +244,10 @@ export async function recordChargesSucceeded(
       at,
       { clearNextAttempt: true },
     );
-    await store.saveSubscriptions(
+    await stores.subscriptions.saveSubscriptions(
       [...firstSubscription.keys()].map((id) => subscriptionOf.get(id) as Subscription),
     );
-    await store.publishEach(events);
+    await stores.outbox.enqueueEach(events);
     return results;
   });
 }
@@ -292,17 +295,17 @@ async function inBatch<
   payments: Array<OfBatch<T>>,
   record: (deps: UseCaseDeps, payment: T) => Promise<ChargeOutcomeResult>,
 ): Promise<ChargeOutcomeResult[]> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const refs = payments.flatMap(({ data }) => {
       const key = parseInstallmentChargeKey(data.idempotencyKey);
       return key && data.installmentId !== null
         ? [{ merchantId: data.merchantId, installmentId: key.installmentId }]
         : [];
     });
-    await store.findInstallmentsForUpdate(refs);
+    await stores.installments.findInstallmentsForUpdate(refs);
     const results: ChargeOutcomeResult[] = [];
     for (const { data, within } of payments) {
-      results.push(await within(() => record({ store, clock: deps.clock }, data)));
+      results.push(await within(() => record({ stores, clock: deps.clock }, data)));
     }
     return results;
   });

@@ -10,9 +10,13 @@ export async function forgetRemovedCard(
   deps: UseCaseDeps,
   removed: EventData<'payment-method.removed'>,
 ): Promise<number> {
-  return deps.store.transaction(async (store) => {
-    const charged = await store.subscriptionsWithCard(removed.merchantId, removed.paymentMethodId);
-    for (const subscription of charged) await store.saveSubscription(withoutCard(subscription));
+  return deps.stores.transaction(async (stores) => {
+    const charged = await stores.subscriptions.subscriptionsWithCard(
+      removed.merchantId,
+      removed.paymentMethodId,
+    );
+    for (const subscription of charged)
+      await stores.subscriptions.saveSubscription(withoutCard(subscription));
     return charged.length;
   });
 }
@@ -26,10 +30,13 @@ export async function adoptReplacementCard(
   deps: UseCaseDeps,
   saved: EventData<'payment-method.saved'>,
 ): Promise<number> {
-  return deps.store.transaction(async (store) => {
-    const cardless = await store.cardlessSubscriptionsOfCustomer(saved.merchantId, saved.customerId);
+  return deps.stores.transaction(async (stores) => {
+    const cardless = await stores.subscriptions.cardlessSubscriptionsOfCustomer(
+      saved.merchantId,
+      saved.customerId,
+    );
     for (const subscription of cardless) {
-      await store.saveSubscription(
+      await stores.subscriptions.saveSubscription(
         withCard(subscription, {
           paymentMethodId: saved.paymentMethodId,
           processor: saved.processor,

@@ -13,7 +13,7 @@ import {
 } from '../domain/debit';
 import { type Installment, startCharge } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
-import type { InMessageContext } from '../ports/subscription-store';
+import type { InMessageContext } from '../ports/event-outbox';
 import type { UseCaseDeps } from './deps';
 import { chargeRequested, chargeSkipped, NOTHING_KNOWN, type SkipState } from './events';
 
@@ -76,11 +76,11 @@ export async function requestInstallmentCharge(
   deps: UseCaseDeps,
   due: EventData<'installment.charge-due'>,
 ): Promise<ChargeDecision> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const found = await store.findInstallment(due.merchantId, due.installmentId);
+    const found = await stores.installments.findInstallment(due.merchantId, due.installmentId);
     if (!found || found.subscription.id !== due.subscriptionId) {
-      await store.publish([chargeSkipped(due, 'not-pending', null, at)]);
+      await stores.outbox.enqueue([chargeSkipped(due, 'not-pending', null, at)]);
       return { kind: 'skip', reason: 'not-pending', retryOn: null };
     }
     const { subscription, installment } = found;
@@ -89,13 +89,13 @@ export async function requestInstallmentCharge(
     const attemptAt = attemptTime(at, due.asOf, subscription.timezone);
     let cardAttemptsInWindow: Date[] = [];
     if (subscription.paymentMethodId !== null) {
-      await store.lockCard(subscription.paymentMethodId);
-      cardAttemptsInWindow = await store.cardAttemptsSince(
+      await stores.cards.lockCard(subscription.paymentMethodId);
+      cardAttemptsInWindow = await stores.cards.cardAttemptsSince(
         subscription.paymentMethodId,
         new Date(attemptAt.getTime() - CARD_ATTEMPT_CAP.windowMs),
       );
     }
-    const askedBefore = await store.findAttempt(installment.id, due.attempt);
+    const askedBefore = await stores.attempts.findAttempt(installment.id, due.attempt);
     const decision = decideCharge({
       subscription,
       installment,
@@ -107,15 +107,17 @@ export async function requestInstallmentCharge(
     });
     if (decision.kind === 'skip') {
       const state = skipState(decision.reason, installment, askedBefore);
-      await store.publish([chargeSkipped(due, decision.reason, decision.retryOn, at, state)]);
+      await stores.outbox.enqueue([chargeSkipped(due, decision.reason, decision.retryOn, at, state)]);
       return decision;
     }
     const key = installmentChargeKey(installment.id, due.attempt);
     const charging = startCharge(installment);
-    await store.saveInstallments([{ before: installment, after: charging }], at);
-    await store.recordAttempt(requestedAttempt(subscription, installment, due, key, decision, attemptAt));
-    await store.setNextAttempt(installment.id, null, null);
-    await store.publish([
+    await stores.installments.saveInstallments([{ before: installment, after: charging }], at);
+    await stores.attempts.recordAttempt(
+      requestedAttempt(subscription, installment, due, key, decision, attemptAt),
+    );
+    await stores.attempts.setNextAttempt(installment.id, null, null);
+    await stores.outbox.enqueue([
       chargeRequested(subscription, charging, due.attempt, key, decision.paymentMethodId, at),
     ]);
     return decision;
@@ -140,9 +142,9 @@ export async function requestInstallmentCharges(
   deps: UseCaseDeps,
   dues: ChargeDueOfBatch[],
 ): Promise<ChargeDecision[]> {
-  return deps.store.transaction(async (store) => {
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const found = await store.findInstallmentsForUpdate(
+    const found = await stores.installments.findInstallmentsForUpdate(
       dues.map(({ due }) => ({ merchantId: due.merchantId, installmentId: due.installmentId })),
     );
     const facts = dues.map(({ due }) => {
@@ -158,19 +160,19 @@ export async function requestInstallmentCharges(
     const cards = facts.flatMap((fact) =>
       fact?.subscription.paymentMethodId ? [fact.subscription.paymentMethodId] : [],
     );
-    await store.lockCards(cards);
+    await stores.cards.lockCards(cards);
     const earliest = Math.min(...facts.map((fact) => fact?.attemptAt.getTime() ?? at.getTime()));
-    const cardAttempts = await store.cardsAttemptsSince(
+    const cardAttempts = await stores.cards.cardsAttemptsSince(
       cards,
       new Date(earliest - CARD_ATTEMPT_CAP.windowMs),
     );
-    const requested = await store.attemptNumbersOf(dues.map(({ due }) => due.installmentId));
+    const requested = await stores.attempts.attemptNumbersOf(dues.map(({ due }) => due.installmentId));
     // A charge-due of an attempt already requested (a reclaim) is answered with how that attempt ended:
     // read for those only, which are rare.
     const askedBefore = new Map<number, ChargeAttempt>();
     for (const [index, { due }] of dues.entries()) {
       if (!facts[index] || !requested.get(due.installmentId)?.has(due.attempt)) continue;
-      const attempt = await store.findAttempt(due.installmentId, due.attempt);
+      const attempt = await stores.attempts.findAttempt(due.installmentId, due.attempt);
       if (attempt) askedBefore.set(index, attempt);
     }
 
@@ -222,13 +224,13 @@ export async function requestInstallmentCharges(
         within,
       });
     });
-    await store.saveInstallments(
+    await stores.installments.saveInstallments(
       [...firstRead.entries()].map(([id, before]) => ({ before, after: current.get(id) as Installment })),
       at,
       { clearNextAttempt: true },
     );
-    await store.recordAttempts(attempts);
-    await store.publishEach(events);
+    await stores.attempts.recordAttempts(attempts);
+    await stores.outbox.enqueueEach(events);
     return decisions;
   });
 }

@@ -1,9 +1,10 @@
-import { SubscriptionError } from '../domain/errors';
+import { InstallmentNotFound, MultipleInstallmentsMatch, NoInstallmentOnDate } from '../domain/errors';
 import type { IsoDate } from '@payrail/time';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import { type Installment, payByTransfer } from '../domain/installment';
 import type { Subscription } from '../domain/subscription';
-import type { SubscriptionStore, TransferSettlement } from '../ports/subscription-store';
+import type { TransferSettlement } from '../ports/transfer-settlement-store';
+import type { SubscriptionStores } from '../ports/unit-of-work';
 import { applyChanges } from './apply-changes';
 import type { UseCaseDeps } from './deps';
 import { findSubscriptionForUpdate } from './find-subscription';
@@ -43,18 +44,18 @@ export async function settleInstallmentByTransfer(
   merchantId: string,
   request: TransferSettlementRequest,
 ): Promise<SettledInstallment> {
-  const recorded = await deps.store.findTransferSettlement(merchantId, request.reference);
-  if (recorded) return settledBy(deps.store, recorded);
-  return deps.store.transaction(async (store) => {
+  const recorded = await deps.stores.transfers.findTransferSettlement(merchantId, request.reference);
+  if (recorded) return settledBy(deps.stores, recorded);
+  return deps.stores.transaction(async (stores) => {
     const at = deps.clock.now();
-    const { subscription, installment } = await locate(store, merchantId, request.target);
+    const { subscription, installment } = await locate(stores, merchantId, request.target);
     // A duplicate that waited for the lock finds what the first one did, instead of "already paid".
-    const settledMeanwhile = await store.findTransferSettlement(merchantId, request.reference);
-    if (settledMeanwhile) return settledBy(store, settledMeanwhile);
+    const settledMeanwhile = await stores.transfers.findTransferSettlement(merchantId, request.reference);
+    if (settledMeanwhile) return settledBy(stores, settledMeanwhile);
 
     const paid = payByTransfer(installment, request, subscription, at);
-    const installments = await store.installmentsOf(subscription.id);
-    const result = await applyChanges(store, {
+    const installments = await stores.installments.installmentsOf(subscription.id);
+    const result = await applyChanges(stores, {
       subscription,
       installments,
       changed: [paid],
@@ -71,7 +72,7 @@ export async function settleInstallmentByTransfer(
         },
       },
     });
-    await store.recordTransferSettlement({
+    await stores.transfers.recordTransferSettlement({
       merchantId,
       reference: request.reference,
       installmentId: paid.id,
@@ -85,46 +86,30 @@ export async function settleInstallmentByTransfer(
 
 /** The merchant's installment (its subscription locked), by id or by identifiers and date. */
 async function locate(
-  store: SubscriptionStore,
+  stores: SubscriptionStores,
   merchantId: string,
   target: TransferTarget,
 ): Promise<SettledInstallment> {
   if ('installmentId' in target) {
-    const found = await store.findInstallment(merchantId, target.installmentId);
-    if (!found) {
-      throw new SubscriptionError('INSTALLMENT_NOT_FOUND', `Installment ${target.installmentId} not found`, [
-        'installmentId',
-      ]);
-    }
+    const found = await stores.installments.findInstallment(merchantId, target.installmentId);
+    if (!found) throw new InstallmentNotFound(target.installmentId, ['installmentId']);
     return found;
   }
-  const subscription = await findSubscriptionForUpdate(store, merchantId, target.criteria);
-  const onDate = (await store.installmentsOf(subscription.id)).filter(
+  const subscription = await findSubscriptionForUpdate(stores, merchantId, target.criteria);
+  const onDate = (await stores.installments.installmentsOf(subscription.id)).filter(
     (installment) => installment.paymentDate === target.paymentDate,
   );
   const [only, ...others] = onDate;
-  if (!only) {
-    throw new SubscriptionError(
-      'INSTALLMENT_NOT_FOUND',
-      `The subscription has no installment on ${target.paymentDate}`,
-      ['paymentDate'],
-    );
-  }
-  if (others.length > 0) {
-    throw new SubscriptionError(
-      'MULTIPLE_INSTALLMENTS_MATCH',
-      `${onDate.length} installments of the subscription fall on ${target.paymentDate}; give installmentId`,
-      ['paymentDate'],
-    );
-  }
+  if (!only) throw new NoInstallmentOnDate(target.paymentDate);
+  if (others.length > 0) throw new MultipleInstallmentsMatch(onDate.length, target.paymentDate);
   return { subscription, installment: only };
 }
 
 async function settledBy(
-  store: SubscriptionStore,
+  stores: SubscriptionStores,
   settlement: TransferSettlement,
 ): Promise<SettledInstallment> {
-  const found = await store.findInstallment(settlement.merchantId, settlement.installmentId);
+  const found = await stores.installments.findInstallment(settlement.merchantId, settlement.installmentId);
   if (!found) throw new Error(`Installment ${settlement.installmentId} of a settlement is gone`);
   return found;
 }

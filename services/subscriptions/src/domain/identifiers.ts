@@ -1,4 +1,4 @@
-import { SubscriptionError } from './errors';
+import { MultipleSubscriptionsMatch, NoSubscriptionMatches } from './errors';
 import type { Subscription } from './subscription';
 
 /**
@@ -33,16 +33,7 @@ export function hasIdentifier(criteria: SubscriptionCriteria): boolean {
 /** Among the merchant's open subscriptions that match: none is 404, more than one is ambiguous. */
 export function singleMatch(matches: Subscription[]): Subscription {
   const [only, ...others] = matches;
-  if (!only)
-    throw new SubscriptionError(
-      'SUBSCRIPTION_NOT_FOUND',
-      'No pending or active subscription matches the identifiers',
-    );
-  if (others.length > 0) {
-    throw new SubscriptionError(
-      'MULTIPLE_SUBSCRIPTIONS_MATCH',
-      `${matches.length} subscriptions match the identifiers; give customIdentifier2 or payRequestId to choose one`,
-    );
-  }
+  if (!only) throw new NoSubscriptionMatches();
+  if (others.length > 0) throw new MultipleSubscriptionsMatch(matches.length);
   return only;
 }

@@ -1,7 +1,17 @@
 import { amountCurrencyProblem } from '@payrail/contracts';
 import { formatAmount, parseAmount } from '@payrail/money';
 import type { InstallmentStatus } from './status';
-import { SubscriptionError } from './errors';
+import {
+  AmountMismatch,
+  CurrencyMismatch,
+  FirstInstallmentSettledByLink,
+  InstallmentAlreadyPaid,
+  InstallmentCancelled,
+  InstallmentNotPending,
+  InvalidStateTransition,
+  PaymentDateInPast,
+  SubscriptionNotActive,
+} from './errors';
 import type { IsoDate } from '@payrail/time';
 
 export interface Installment {
@@ -38,10 +48,7 @@ export function canMoveTo(from: InstallmentStatus, to: InstallmentStatus): boole
 
 function moveTo(installment: Installment, to: InstallmentStatus): Installment {
   if (!canMoveTo(installment.status, to)) {
-    throw new SubscriptionError(
-      'INVALID_STATE_TRANSITION',
-      `Installment ${installment.id} cannot go from ${installment.status} to ${to}`,
-    );
+    throw new InvalidStateTransition('Installment', installment.id, installment.status, to);
   }
   return { ...installment, status: to };
 }
@@ -61,16 +68,10 @@ export function isMerchantModifiable(installment: Installment): boolean {
 
 export function assertMerchantModifiable(installment: Installment): void {
   if (installment.number === 1) {
-    throw new SubscriptionError(
-      'FIRST_INSTALLMENT_SETTLED_BY_LINK',
-      'Installment 1 is settled by the link payment; it cannot be changed or cancelled on its own',
-    );
+    throw new FirstInstallmentSettledByLink('change');
   }
   if (installment.status !== 'pending') {
-    throw new SubscriptionError(
-      'INSTALLMENT_NOT_PENDING',
-      `Installment ${installment.id} is ${installment.status}; only pending installments can be changed or cancelled`,
-    );
+    throw new InstallmentNotPending(installment.id, installment.status, 'change');
   }
 }
 
@@ -158,45 +159,30 @@ export function payByTransfer(
   paidAt: Date,
 ): Installment {
   if (installment.number === 1) {
-    throw new SubscriptionError(
-      'FIRST_INSTALLMENT_SETTLED_BY_LINK',
-      'Installment 1 is settled by the link payment; notify the transfer with the payRequestId of the link',
-    );
+    throw new FirstInstallmentSettledByLink('transfer');
   }
   if (installment.status === 'paid') {
-    throw new SubscriptionError('INSTALLMENT_ALREADY_PAID', `Installment ${installment.id} is already paid`);
+    throw new InstallmentAlreadyPaid(installment.id);
   }
   if (installment.status === 'cancelled') {
-    throw new SubscriptionError('INSTALLMENT_CANCELLED', `Installment ${installment.id} is cancelled`);
+    throw new InstallmentCancelled(installment.id);
   }
   if (installment.status !== 'pending' && installment.status !== 'failed') {
-    throw new SubscriptionError(
-      'INSTALLMENT_NOT_PENDING',
-      `Installment ${installment.id} is ${installment.status}; only a pending or failed installment can be paid by transfer`,
-    );
+    throw new InstallmentNotPending(installment.id, installment.status, 'transfer');
   }
   if (subscription.status !== 'active' && subscription.status !== 'past_due') {
-    throw new SubscriptionError(
-      'SUBSCRIPTION_NOT_ACTIVE',
-      `The subscription is ${subscription.status}; its first payment (the link) comes before any installment`,
-    );
+    throw new SubscriptionNotActive(subscription.status, 'transfer');
   }
   if (transfer.currency !== null && transfer.currency !== subscription.currency) {
-    throw new SubscriptionError(
-      'CURRENCY_MISMATCH',
-      `The transfer is in ${transfer.currency}; the installment is due in ${subscription.currency}`,
-      ['currency'],
-    );
+    throw new CurrencyMismatch(transfer.currency, subscription.currency);
   }
   if (parseAmount(transfer.amount) !== parseAmount(installment.amount)) {
     // A fraction of a guaraní is never due: say so rather than compare.
     const precision = amountCurrencyProblem(transfer.amount, subscription.currency);
-    throw new SubscriptionError(
-      'AMOUNT_MISMATCH',
+    throw new AmountMismatch(
       precision
         ? `amount ${precision}`
         : `The transfer is ${formatAmount(parseAmount(transfer.amount))}; installment ${installment.id} is due ${formatAmount(parseAmount(installment.amount))}`,
-      ['amount'],
     );
   }
   return markPaid(installment, paidAt);
@@ -212,10 +198,6 @@ export function assertNotInPast(
   path: ReadonlyArray<string | number>,
 ): void {
   if (paymentDate < today) {
-    throw new SubscriptionError(
-      'PAYMENT_DATE_IN_PAST',
-      `The payment date ${paymentDate} is before today (${today})`,
-      path,
-    );
+    throw new PaymentDateInPast(paymentDate, today, path);
   }
 }

@@ -1,5 +1,12 @@
 import { parseAmount } from '@payrail/money';
-import { SubscriptionError } from './errors';
+import {
+  InvoiceNumberRequired,
+  InvoiceNumberTaken,
+  NoInstallmentWithInvoice,
+  NoMatchingPendingInstallments,
+  NotEnoughPendingInstallments,
+  SubscriptionNotDynamic,
+} from './errors';
 import {
   byPaymentDate,
   cancelInstallment,
@@ -25,11 +32,8 @@ function sameAmount(a: string, b: string): boolean {
   return parseAmount(a) === parseAmount(b);
 }
 
-function noneMatch(what: string): SubscriptionError {
-  return new SubscriptionError(
-    'NO_MATCHING_PENDING_INSTALLMENTS',
-    `No pending installment (from the 2nd on) ${what}`,
-  );
+function noneMatch(what: string): NoMatchingPendingInstallments {
+  return new NoMatchingPendingInstallments(what);
 }
 
 export function planCancelByAmount(
@@ -41,11 +45,7 @@ export function planCancelByAmount(
   if (matching.length === 0) throw noneMatch(`has the amount ${amount}`);
   // Asking for more than there is would cancel fewer than the merchant meant: refuse rather than guess.
   if (quantity !== undefined && quantity > matching.length) {
-    throw new SubscriptionError(
-      'NOT_ENOUGH_PENDING_INSTALLMENTS',
-      `Only ${matching.length} pending installments have the amount ${amount}; ${quantity} were to be cancelled`,
-      ['quantity'],
-    );
+    throw new NotEnoughPendingInstallments(matching.length, amount, quantity);
   }
   return matching.slice(0, quantity ?? matching.length).map(cancelInstallment);
 }
@@ -56,19 +56,11 @@ export function planCancelByInvoice(
   invoiceNumber: string,
 ): Installment[] {
   if (subscription.type !== 'DYNAMIC') {
-    throw new SubscriptionError(
-      'SUBSCRIPTION_NOT_DYNAMIC',
-      'Cancelling by invoice applies to DYNAMIC subscriptions only',
-      ['invoiceNumber'],
-    );
+    throw new SubscriptionNotDynamic();
   }
   const installment = installments.find((candidate) => candidate.invoiceNumber === invoiceNumber);
   if (!installment) {
-    throw new SubscriptionError(
-      'INSTALLMENT_NOT_FOUND',
-      `No installment has the invoice number ${invoiceNumber}`,
-      ['invoiceNumber'],
-    );
+    throw new NoInstallmentWithInvoice(invoiceNumber);
   }
   return [cancelInstallment(installment)];
 }
@@ -132,18 +124,10 @@ export function planAdditions(
   let number = existing.reduce((max, installment) => Math.max(max, installment.number), 0);
   return additions.map((addition, index) => {
     if (subscription.type === 'DYNAMIC' && !addition.invoiceNumber) {
-      throw new SubscriptionError(
-        'INVOICE_NUMBER_REQUIRED',
-        'DYNAMIC subscriptions need an invoice number per installment',
-        ['installments', index, 'invoiceNumber'],
-      );
+      throw new InvoiceNumberRequired(index);
     }
     if (addition.invoiceNumber && usedInvoices.has(addition.invoiceNumber)) {
-      throw new SubscriptionError(
-        'INVOICE_NUMBER_TAKEN',
-        `An installment of the subscription already has the invoice number ${addition.invoiceNumber}`,
-        ['installments', index, 'invoiceNumber'],
-      );
+      throw new InvoiceNumberTaken({ invoiceNumber: addition.invoiceNumber, index });
     }
     if (addition.invoiceNumber) usedInvoices.add(addition.invoiceNumber);
     assertNotInPast(addition.paymentDate, today, ['installments', index, 'paymentDate']);

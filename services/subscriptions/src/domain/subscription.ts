@@ -1,5 +1,5 @@
 import type { IsoDate } from '@payrail/time';
-import { SubscriptionError } from './errors';
+import { InvalidStateTransition, SubscriptionNotActive } from './errors';
 import { type Installment, isOutstanding } from './installment';
 import type { SubscriptionStatus, SubscriptionType } from './status';
 
@@ -66,10 +66,7 @@ const NEXT: Record<SubscriptionStatus, readonly SubscriptionStatus[]> = {
 
 function moveTo(subscription: Subscription, to: SubscriptionStatus): Subscription {
   if (!NEXT[subscription.status].includes(to)) {
-    throw new SubscriptionError(
-      'INVALID_STATE_TRANSITION',
-      `Subscription ${subscription.id} cannot go from ${subscription.status} to ${to}`,
-    );
+    throw new InvalidStateTransition('Subscription', subscription.id, subscription.status, to);
   }
   return { ...subscription, status: to };
 }
@@ -151,9 +148,6 @@ export function completeIfFinished(
 /** Adding installments needs the first payment made: an active or a past-due subscription. */
 export function assertActive(subscription: Subscription): void {
   if (!isCollecting(subscription)) {
-    throw new SubscriptionError(
-      'SUBSCRIPTION_NOT_ACTIVE',
-      `The subscription is ${subscription.status}; installments can be added once the first payment is made`,
-    );
+    throw new SubscriptionNotActive(subscription.status, 'add');
   }
 }

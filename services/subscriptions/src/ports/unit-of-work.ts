@@ -1,30 +1,30 @@
-import type { BatchItem, DeliveredMessage, MessageHandler } from '@payrail/messaging';
+import type { UnitOfWork } from '@payrail/messaging';
+import type { CardStore } from './card-store';
+import type { ChargeAttemptStore } from './charge-attempt-store';
+import type { EarlyPaymentStore } from './early-payment-store';
+import type { EventOutbox } from './event-outbox';
+import type { InstallmentStore } from './installment-store';
 import type { SubscriptionStore } from './subscription-store';
-
-/** The stores a unit of work hands out, all bound to its one transaction. */
-export interface TransactionalStores {
-  store: SubscriptionStore;
-}
+import type { TransferSettlementStore } from './transfer-settlement-store';
 
 /**
- * How a message consumer runs its use case: once per message id, in one transaction that also
- * records the message as handled. A redelivered message does nothing; a failure leaves no trace, so
- * the retry starts clean.
+ * The service's stores, each bound to one executor: the database (the HTTP use cases) or a consumer's
+ * transaction. What every use case is given.
  */
-export interface ConsumerUnitOfWork {
-  handlerFor(
-    consumer: string,
-    work: (stores: TransactionalStores, message: DeliveredMessage) => Promise<void>,
-  ): MessageHandler;
+export interface SubscriptionStores {
+  subscriptions: SubscriptionStore;
+  installments: InstallmentStore;
+  attempts: ChargeAttemptStore;
+  cards: CardStore;
+  earlyPayments: EarlyPaymentStore;
+  transfers: TransferSettlementStore;
+  outbox: EventOutbox;
   /**
-   * As `handlerFor`, for up to `maxBatch` messages at once: one transaction and one inbox insert per
-   * batch; `work` gets the messages not handled before, each with the context (trace) to run its part in.
-   * A failed batch is handled again message by message. The subscription's prefetch must be at least
-   * `batchPrefetch(maxBatch)`.
+   * Runs `work` with every store bound to one transaction: the stores' changes and the events given to the
+   * outbox commit together, or not at all. Inside a transaction already (a consumer's), a savepoint.
    */
-  batchHandlerFor(
-    consumer: string,
-    maxBatch: number,
-    work: (stores: TransactionalStores, items: BatchItem[]) => Promise<void>,
-  ): MessageHandler;
+  transaction<T>(work: (stores: SubscriptionStores) => Promise<T>): Promise<T>;
 }
+
+/** How subscriptions' consumers run their use cases: libs/messaging's unit of work over its stores. */
+export type SubscriptionUnitOfWork = UnitOfWork<SubscriptionStores>;

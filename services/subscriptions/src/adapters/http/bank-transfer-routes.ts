@@ -13,13 +13,10 @@ import {
   type TransferTarget,
 } from '../../application/settle-installment-by-transfer';
 import { criteriaOf } from '../../domain/identifiers';
-import { problemFor } from './problems';
 
 export interface BankTransferRoutesDeps extends UseCaseDeps {
   internalSecret: string;
 }
-
-const camelProblem = problemFor('camel');
 
 function answer({ subscription, installment }: SettledInstallment): SettleInstallmentByTransferResponse {
   return {
@@ -62,7 +59,7 @@ export function bankTransferRoutes(deps: BankTransferRoutesDeps) {
       transferDate: input.transferDate,
       note: input.note,
       target,
-    }).catch(camelProblem);
+    });
     return c.json(answer(settled));
   });
 

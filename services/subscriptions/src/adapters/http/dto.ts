@@ -48,15 +48,15 @@ function bulkUpdate(update: BulkUpdateResult) {
   if (outcome.kind === 'updated') {
     return {
       payment_date: update.paymentDate,
-      status: 'updated',
+      status: 'updated' as const,
       installment_id: outcome.installment.id,
       updated_fields: { amount: new JsonDecimal(outcome.installment.amount) },
     };
   }
-  if (outcome.kind === 'skipped') return { payment_date: update.paymentDate, status: 'failed' };
+  if (outcome.kind === 'skipped') return { payment_date: update.paymentDate, status: 'failed' as const };
   return {
     payment_date: update.paymentDate,
-    status: 'failed',
+    status: 'failed' as const,
     error: { code: outcome.code, message: BULK_ERROR_MESSAGES[outcome.code] },
   };
 }

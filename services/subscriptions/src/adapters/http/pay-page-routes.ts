@@ -1,11 +1,12 @@
 import type { MerchantContext, SubscriptionOfLink } from '@payrail/contracts';
-import { HttpProblem, requireMerchant } from '@payrail/http';
+import { requireMerchant } from '@payrail/http';
 import { Hono } from 'hono';
 import { getSubscriptionOfLink } from '../../application/get-subscription-of-link';
-import type { SubscriptionStore } from '../../ports/subscription-store';
+import { LinkHasNoSubscription } from '../../domain/errors';
+import type { SubscriptionStores } from '../../ports/unit-of-work';
 
 export interface PayPageRoutesDeps {
-  store: SubscriptionStore;
+  stores: SubscriptionStores;
   internalSecret: string;
 }
 
@@ -24,13 +25,7 @@ export function payPageRoutes(deps: PayPageRoutesDeps) {
       Number.isSafeInteger(linkId) && linkId >= 1
         ? await getSubscriptionOfLink(deps, c.var.merchant.merchantId, linkId)
         : undefined;
-    if (!found) {
-      throw new HttpProblem(
-        404,
-        'SUBSCRIPTION_NOT_FOUND',
-        `Payment link ${c.req.param('linkId')} has no subscription`,
-      );
-    }
+    if (!found) throw new LinkHasNoSubscription(c.req.param('linkId'));
     const { subscription, installments } = found;
     const answer: SubscriptionOfLink = {
       subscriptionId: subscription.id,

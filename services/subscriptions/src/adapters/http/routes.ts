@@ -24,14 +24,11 @@ import type { Subscription } from '../../domain/subscription';
 import { assertWithinBulkLimits } from './bulk-limits';
 import { bulkResponse, chargeAttemptV2, installmentV1, installmentV2 } from './dto';
 import { jsonWithAmounts } from './json-amount';
-import { problemFor } from './problems';
 
 export interface SubscriptionsRoutesDeps extends UseCaseDeps {
   internalSecret: string;
 }
 
-const v1Problem = problemFor('camel');
-const v2Problem = problemFor('snake');
 const MOUNTED_AT = { mountedAt: '/api' };
 
 function subscriptionView(subscription: Subscription) {
@@ -124,7 +121,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
         deps,
         c.var.merchant.merchantId,
         criteriaOf(query.custom_identifier, query.custom_identifier2, query.pay_request_id),
-      ).catch(v2Problem);
+      );
       return jsonWithAmounts(c, {
         installments: pending.installments.map(({ installment, lastAttempt, nextAttemptOn }) => ({
           ...installmentV2(installment),
@@ -147,7 +144,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
           amount: normalizeAmount(installment.amount),
           invoiceNumber: installment.invoice_number || null,
         })),
-      }).catch(v2Problem);
+      });
       return jsonWithAmounts(c, { installments: added.map(installmentV2) }, 201);
     },
     MOUNTED_AT,
@@ -169,7 +166,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
             amount: normalizeAmount(update.amount),
           })),
         })),
-      ).catch(v2Problem);
+      );
       return jsonWithAmounts(c, bulkResponse(result));
     },
     { ...MOUNTED_AT, beforeValidation: assertWithinBulkLimits },
@@ -182,7 +179,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
       const changed = await modifyInstallment(deps, c.var.merchant.merchantId, params.id, {
         amount: body.amount === undefined ? undefined : normalizeAmount(body.amount),
         paymentDate: body.payment_date,
-      }).catch(v2Problem);
+      });
       return jsonWithAmounts(c, installmentV2(changed));
     },
     MOUNTED_AT,
@@ -192,7 +189,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
     api,
     subscriptionApi.cancelInstallment,
     async (c, { params }) => {
-      const cancelled = await cancelInstallment(deps, c.var.merchant.merchantId, params.id).catch(v2Problem);
+      const cancelled = await cancelInstallment(deps, c.var.merchant.merchantId, params.id);
       return jsonWithAmounts(c, installmentV2(cancelled));
     },
     MOUNTED_AT,
@@ -202,7 +199,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
     api,
     subscriptionApi.listInstallmentAttempts,
     async (c, { params }) => {
-      const audit = await listChargeAttempts(deps, c.var.merchant.merchantId, params.id).catch(v2Problem);
+      const audit = await listChargeAttempts(deps, c.var.merchant.merchantId, params.id);
       const timezone = audit.subscription.timezone;
       return jsonWithAmounts(c, {
         installment_id: audit.installment.id,
@@ -222,7 +219,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
         deps,
         c.var.merchant.merchantId,
         params.id,
-      ).catch(v1Problem);
+      );
       return c.json({
         ...subscriptionView(subscription),
         installments: installments.map(installmentOfSubscription),
@@ -241,7 +238,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
         criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
         amount: normalizeAmount(body.amount),
         newAmount: normalizeAmount(body.newAmount),
-      }).catch(v1Problem);
+      });
       return c.json({ installments: changed.map(installmentV1) });
     },
     MOUNTED_AT,
@@ -254,7 +251,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
       const changed = await modifyAllInstallments(deps, c.var.merchant.merchantId, {
         criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
         newAmount: normalizeAmount(body.newAmount),
-      }).catch(v1Problem);
+      });
       return c.json({ installments: changed.map(installmentV1) });
     },
     MOUNTED_AT,
@@ -267,7 +264,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
       const changed = await modifyPaymentDay(deps, c.var.merchant.merchantId, {
         criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
         dayOfMonth: body.dayOfMonth,
-      }).catch(v1Problem);
+      });
       return c.json({ installments: changed.map(installmentV1) });
     },
     MOUNTED_AT,
@@ -281,7 +278,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
         criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
         amount: normalizeAmount(body.amount),
         quantity: body.quantity,
-      }).catch(v1Problem);
+      });
       return c.json({ installments: changed.map(installmentV1) });
     },
     MOUNTED_AT,
@@ -294,7 +291,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
       const changed = await cancelInstallmentByInvoice(deps, c.var.merchant.merchantId, {
         criteria: criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
         invoiceNumber: body.invoiceNumber,
-      }).catch(v1Problem);
+      });
       return c.json({ installments: changed.map(installmentV1) });
     },
     MOUNTED_AT,
@@ -308,7 +305,7 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
         deps,
         c.var.merchant.merchantId,
         criteriaOf(body.customIdentifier, body.customIdentifier2, body.payRequestId),
-      ).catch(v1Problem);
+      );
       return c.json({ installments: changed.map(installmentV1) });
     },
     MOUNTED_AT,

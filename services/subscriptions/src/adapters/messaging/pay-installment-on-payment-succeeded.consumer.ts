@@ -2,33 +2,32 @@ import { parseEvent } from '@payrail/contracts';
 import { batchPrefetch, type Subscription } from '@payrail/messaging';
 import type { Logger } from '@payrail/observability';
 import type { Clock } from '@payrail/time';
-import { recordChargesFailed, recordChargesSucceeded } from '../../application/record-charge-outcome';
-import type { ConsumerUnitOfWork } from '../../ports/unit-of-work';
+import { recordChargesSucceeded } from '../../application/record-charge-outcome';
+import type { SubscriptionUnitOfWork } from '../../ports/unit-of-work';
 
 export const PAYMENT_SUCCEEDED_CONSUMER = 'subscriptions.pay-installment-on-payment-succeeded';
-export const PAYMENT_FAILED_CONSUMER = 'subscriptions.record-decline-on-payment-failed';
-/** Outcomes come back as fast as a run's charges go out: recorded in batches, one transaction each. */
-export const OUTCOME_BATCH = 50;
+/** Approvals come back as fast as a run's charges go out: recorded in batches, one transaction each. */
+export const PAYMENT_SUCCEEDED_BATCH = 50;
 
 /** An installment's charge went through: the installment is paid. Link charges are the links service's. */
 export function payInstallmentOnPaymentSucceeded(
-  unitOfWork: ConsumerUnitOfWork,
+  unitOfWork: SubscriptionUnitOfWork,
   clock: Clock,
   logger: Logger,
 ): Subscription {
   return {
     consumer: PAYMENT_SUCCEEDED_CONSUMER,
     eventTypes: ['payment.succeeded'],
-    prefetch: batchPrefetch(OUTCOME_BATCH),
+    prefetch: batchPrefetch(PAYMENT_SUCCEEDED_BATCH),
     handler: unitOfWork.batchHandlerFor(
       PAYMENT_SUCCEEDED_CONSUMER,
-      OUTCOME_BATCH,
-      async ({ store }, items) => {
+      { maxBatch: PAYMENT_SUCCEEDED_BATCH },
+      async (stores, items) => {
         const payments = items.map((item) => ({
           data: parseEvent('payment.succeeded', item.message.body).data,
           within: item.run,
         }));
-        const results = await recordChargesSucceeded({ store, clock }, payments);
+        const results = await recordChargesSucceeded({ stores, clock }, payments);
         results.forEach((result, index) => {
           const { data, within } = payments[index] as (typeof payments)[number];
           if (result.kind === 'paid-twice') {
@@ -47,23 +46,5 @@ export function payInstallmentOnPaymentSucceeded(
         });
       },
     ),
-  };
-}
-
-/** An installment's charge was declined: recorded; billing-scheduler's dunning decides what comes next. */
-export function recordDeclineOnPaymentFailed(unitOfWork: ConsumerUnitOfWork, clock: Clock): Subscription {
-  return {
-    consumer: PAYMENT_FAILED_CONSUMER,
-    eventTypes: ['payment.failed'],
-    prefetch: batchPrefetch(OUTCOME_BATCH),
-    handler: unitOfWork.batchHandlerFor(PAYMENT_FAILED_CONSUMER, OUTCOME_BATCH, async ({ store }, items) => {
-      await recordChargesFailed(
-        { store, clock },
-        items.map((item) => ({
-          data: parseEvent('payment.failed', item.message.body).data,
-          within: item.run,
-        })),
-      );
-    }),
   };
 }
