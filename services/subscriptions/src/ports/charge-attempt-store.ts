@@ -13,7 +13,7 @@ export interface ChargeAttemptStore {
   latestAttemptNumber(installmentId: number): Promise<number>;
   /** Batch: the attempt numbers already requested of each installment (absent when none). */
   attemptNumbersOf(installmentIds: number[]): Promise<Map<number, Set<number>>>;
-  /** Batch: the status of each asked attempt that exists, by `installmentChargeKey(installmentId, attempt)` of libs/contracts (`installment:<id>:attempt:<n>``. */
+  /** Batch: the status of each asked attempt that exists, by `installmentChargeKey(installmentId, attempt)` of libs/contracts (`installment:<id>:attempt:<n>`). */
   attemptStatuses(
     attempts: Array<{ installmentId: number; attempt: number }>,
   ): Promise<Map<string, AttemptStatus>>;
