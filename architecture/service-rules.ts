@@ -30,8 +30,6 @@ export interface CheckOptions {
   servicesDir: string;
   /** The folder that holds the libraries (`libs/`), for `@payrail/*` imports. */
   libsDir: string;
-  /** Services not checked (not yet moved onto the skeleton). */
-  skip?: readonly string[];
   /** The error tables by name (`BILLING_ERRORS`: the code → status table of `@payrail/contracts`). */
   errorTables: Record<string, unknown>;
 }
@@ -146,10 +144,8 @@ function codesOf(declaration: ts.ClassDeclaration, checker: ts.TypeChecker): str
 }
 
 export function checkServices(options: CheckOptions): RuleViolation[] {
-  const skip = new Set(options.skip ?? []);
   const violations: RuleViolation[] = [];
   for (const service of serviceNames(options.servicesDir)) {
-    if (skip.has(service)) continue;
     violations.push(...checkService(service, options));
   }
   return violations;

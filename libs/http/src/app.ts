@@ -36,18 +36,6 @@ export const maxBodyBytesSetting = z.coerce
   .max(1024 ** 3, { error: MAX_BODY_BYTES_RULE })
   .default(DEFAULT_MAX_BODY_BYTES);
 
-/**
- * `MAX_BODY_BYTES` of an environment (see `maxBodyBytesSetting`).
- *
- * @deprecated issue 26: a service's `src/config.ts` parses `MAX_BODY_BYTES` with `maxBodyBytesSetting`
- * (through `serviceEnvSchema` of `@payrail/runtime`); this goes once every service has moved.
- */
-export function maxBodyBytesFrom(env: Record<string, string | undefined>): number {
-  const parsed = maxBodyBytesSetting.safeParse(env.MAX_BODY_BYTES || undefined);
-  if (!parsed.success) throw new Error(`MAX_BODY_BYTES ${MAX_BODY_BYTES_RULE}`);
-  return parsed.data;
-}
-
 export type ReadinessCheck = () => Promise<void> | void;
 
 export interface AppVariables {
@@ -65,9 +53,9 @@ export interface AppOptions {
   /**
    * The service's error table (`BILLING_ERRORS`): every `DomainError` that reaches the app is answered
    * through it, so routes need no mapping of their own. A domain error whose code is not in it is a 500,
-   * logged as a bug. Optional until every service has moved onto the one error model (issue 26).
+   * logged as a bug.
    */
-  errors?: ErrorTable;
+  errors: ErrorTable;
 }
 
 export interface ServiceApp {

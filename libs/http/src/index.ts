@@ -3,7 +3,6 @@ export {
   type AppVariables,
   createApp,
   DEFAULT_MAX_BODY_BYTES,
-  maxBodyBytesFrom,
   maxBodyBytesSetting,
   type ReadinessCheck,
   type ServiceApp,
@@ -59,11 +58,9 @@ export {
   honoPath,
   jsonAnswer,
   mountOperation,
-  problemFromTable,
   type RouteAnswer,
   type RouteInput,
   type RouteOptions,
   route,
-  type UncheckedAnswer,
 } from './route';
 export { describeErrors, fieldErrors, issueMessage, jsonBody, readJson, validate } from './validation';

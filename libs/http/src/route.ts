@@ -1,23 +1,12 @@
-import type { ApiOperation, ApiResponse, ErrorCode, ErrorCodeInfo } from '@payrail/contracts';
+import type { ApiOperation, ApiResponse } from '@payrail/contracts';
 import type { Context, Env, Hono, TypedResponse } from 'hono';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { rememberOperation } from './domain-problem';
-import { type FieldError, HttpProblem } from './problem';
+import { HttpProblem } from './problem';
 import { readJson, validate } from './validation';
 
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
-
-/**
- * A `Response` made by hand (`c.body(text)`, `new Response(...)`), which carries no type of its body: not
- * checked.
- *
- * @deprecated issue 26: answer with `c.json(body, status)` or, for JSON written by a writer of its own,
- * `jsonAnswer(c, body, status, write)`, so the body is checked; accepted until every service has moved.
- */
-export type UncheckedAnswer =
-  | (Response & { readonly _data?: never })
-  | (Response & TypedResponse<string, StatusCode, 'body'>);
 
 /**
  * What a handler bound with `route()` may answer: one of the operation's documented statuses, with a JSON
@@ -26,15 +15,13 @@ export type UncheckedAnswer =
  * wrong type or an undocumented status does not compile. Errors are thrown (`DomainError`, `HttpProblem`),
  * not answered.
  */
-export type RouteAnswer<Responses extends Record<number, ApiResponse>> =
-  | {
-      [Status in keyof Responses]: Status extends StatusCode
-        ? Responses[Status] extends { schema: infer Schema extends z.ZodType }
-          ? TypedResponse<z.input<Schema>, Status, 'json'>
-          : TypedResponse<unknown, Status, string>
-        : never;
-    }[keyof Responses]
-  | UncheckedAnswer;
+export type RouteAnswer<Responses extends Record<number, ApiResponse>> = {
+  [Status in keyof Responses]: Status extends StatusCode
+    ? Responses[Status] extends { schema: infer Schema extends z.ZodType }
+      ? TypedResponse<z.input<Schema>, Status, 'json'>
+      : TypedResponse<unknown, Status, string>
+    : never;
+}[keyof Responses];
 
 /**
  * A JSON answer written by a writer of the caller's own (amounts as numbers with two decimals), typed by
@@ -205,19 +192,4 @@ export function answerMethodNotAllowed<E extends Env>(app: Hono<E>): void {
       throw methodNotAllowed(c.req.method, c.req.path, literal ?? methods);
     });
   }
-}
-
-/**
- * A service's error table (`code` → status) turned into a problem, for the per-service mappers.
- *
- * @deprecated issue 26: a service's domain errors extend `DomainError` and reach the app, which answers
- * them through the table given to `createApp({ errors })`; this goes once every service has moved.
- */
-export function problemFromTable<Code extends ErrorCode>(
-  table: Record<Code, ErrorCodeInfo>,
-  code: Code,
-  detail: string,
-  errors: FieldError[] = [],
-): HttpProblem {
-  return new HttpProblem(table[code].status, code, detail, errors);
 }

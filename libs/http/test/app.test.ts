@@ -28,7 +28,7 @@ const merchant = {
 
 describe('createApp', () => {
   it('answers errors as RFC 9457 problem+json with the request id', async () => {
-    const { app } = createApp({ service: 't', logger });
+    const { app } = createApp({ service: 't', logger, errors: {} });
     app.post('/things', async (c) =>
       c.json(await jsonBody(c, z.object({ user: z.object({ email: z.email() }) }))),
     );
@@ -59,7 +59,7 @@ describe('createApp', () => {
   });
 
   it('hides unexpected errors behind a 500 problem', async () => {
-    const { app } = createApp({ service: 't', logger });
+    const { app } = createApp({ service: 't', logger, errors: {} });
     app.get('/boom', () => {
       throw new Error('database password is hunter2');
     });
@@ -71,6 +71,7 @@ describe('createApp', () => {
   it('/healthz needs no dependency; /readyz reports each check and 503 once shutting down', async () => {
     let databaseUp = true;
     const { app, markNotReady } = createApp({
+      errors: {},
       service: 't',
       logger,
       readiness: {
@@ -207,7 +208,7 @@ describe('signed merchant context', () => {
 
 describe('createApp behind a Node server', () => {
   it('reads request headers from Node and answers the request id on every response', async () => {
-    const { app } = createApp({ service: 't', logger });
+    const { app } = createApp({ service: 't', logger, errors: {} });
     app.get('/echo', (c) =>
       c.json({
         token: requestHeader(c, 'api-token') ?? null,

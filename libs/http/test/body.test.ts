@@ -13,7 +13,7 @@ afterEach(async () => {
 
 /** The app behind a real Node server, as services run (the body comes from Node's request stream). */
 async function serve(maxBodyBytes = 1024) {
-  const { app } = createApp({ service: 't', logger, maxBodyBytes });
+  const { app } = createApp({ service: 't', logger, errors: {}, maxBodyBytes });
   // The body read straight from the stream, then again through Hono (as the idempotency check and
   // the forward both read it).
   app.post('/twice', async (c) => {

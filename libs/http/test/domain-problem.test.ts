@@ -117,8 +117,8 @@ describe('createApp({ errors }): every domain error a route throws answered thro
     ]);
   });
 
-  it('answers 500 and logs a bug for a code missing from the table (or no table)', async () => {
-    for (const errors of [BILLING_ERRORS, undefined]) {
+  it('answers 500 and logs a bug for a code missing from the table (or an empty table)', async () => {
+    for (const errors of [BILLING_ERRORS, {}]) {
       const { app: served, logged } = app(errors);
       const response = await served.request('/api/runs/past', { method: 'POST' });
       expect(response.status).toBe(500);

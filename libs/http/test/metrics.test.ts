@@ -14,7 +14,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe('/metrics', () => {
   it('counts requests by matched route and status, times them, and shows the event-loop lag', async () => {
-    const { app } = createApp({ service: 'metrics-test', logger });
+    const { app } = createApp({ service: 'metrics-test', logger, errors: {} });
     app.get('/things/:id', (c) => c.json({ id: c.req.param('id') }));
     app.get('/refused', () => {
       throw problems.conflict('NOPE', 'refused');
@@ -51,7 +51,7 @@ describe('/metrics', () => {
   });
 
   it.skipIf(!promtool)('is accepted by promtool check metrics', async () => {
-    const { app } = createApp({ service: 'metrics-lint', logger });
+    const { app } = createApp({ service: 'metrics-lint', logger, errors: {} });
     await app.request('/healthz');
     const text = await (await app.request('/metrics')).text();
     const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });

@@ -65,7 +65,7 @@ function typeCases(api: Hono) {
 
 describe('route: the answer typed against the operation', () => {
   it('serves what the checked handlers answer (the checks are in the type cases above)', async () => {
-    const { app } = createApp({ service: 'test', logger });
+    const { app } = createApp({ service: 'test', logger, errors: {} });
     const api = new Hono();
     const mounted = { mountedAt: '/api' };
     route(

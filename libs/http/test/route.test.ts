@@ -44,7 +44,7 @@ const listThings = defineOperation({
 });
 
 function app() {
-  const { app } = createApp({ service: 'test', logger });
+  const { app } = createApp({ service: 'test', logger, errors: {} });
   const api = new Hono();
   route(api, listThings, (c) => c.json({ recent: true }), { mountedAt: '/api' });
   route(api, getThing, (c, { params, query }) => c.json({ id: params.id, verbose: query.verbose ?? null }), {
@@ -108,7 +108,7 @@ describe('405 on a literal path that a parameter path also matches', () => {
 
   // As the gateway binds them: `/things/{id}` (GET) before the literal `/things/cancel-all` (POST).
   function idFirst() {
-    const { app } = createApp({ service: 'test', logger });
+    const { app } = createApp({ service: 'test', logger, errors: {} });
     const api = new Hono();
     route(api, getThing, (c) => c.json({ thing: true }), { mountedAt: '/api' });
     route(api, cancelAll, (c) => c.json({ cancelled: true }), { mountedAt: '/api' });

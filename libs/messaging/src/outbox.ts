@@ -189,8 +189,8 @@ export interface OutboxRelayOptions {
    */
   gatherMs?: number;
   /**
-   * Keep published rows, marked `published_at`, instead of deleting them (`OUTBOX_KEEP_PUBLISHED`, read by
-   * `keepPublishedFrom` in libs/runtime). Default false: each mark is a new version of the whole row, and
+   * Keep published rows, marked `published_at`, instead of deleting them (`OUTBOX_KEEP_PUBLISHED`, parsed by
+   * each service's `src/config.ts` through `serviceEnvSchema` of libs/runtime). Default false: each mark is a new version of the whole row, and
    * the rows pile up.
    */
   keepPublished?: boolean;

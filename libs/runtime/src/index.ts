@@ -10,6 +10,6 @@ export {
   systemClock,
   type Upstream,
 } from './service';
-export { keepPublishedFrom, keepPublishedSetting, serviceEnvSchema } from './outbox-settings';
+export { keepPublishedSetting, serviceEnvSchema } from './outbox-settings';
 export { randomPool } from './random-pool';
 export { DEFAULT_PORTS, runMigrationsOnly, runStandalone, standaloneEnvSchema } from './standalone';

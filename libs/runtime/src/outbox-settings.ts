@@ -1,4 +1,4 @@
-import { env, parseConfig } from '@payrail/config';
+import { env } from '@payrail/config';
 import { maxBodyBytesSetting } from '@payrail/http';
 import { z } from 'zod';
 
@@ -19,15 +19,3 @@ export const serviceEnvSchema = z.object({
   MAX_BODY_BYTES: maxBodyBytesSetting,
   OUTBOX_KEEP_PUBLISHED: keepPublishedSetting,
 });
-
-const outboxSettings = z.object({ OUTBOX_KEEP_PUBLISHED: keepPublishedSetting });
-
-/**
- * `OUTBOX_KEEP_PUBLISHED` of a service's environment (see `keepPublishedSetting`).
- *
- * @deprecated issue 26: a service's `src/config.ts` parses it (`serviceEnvSchema`); this goes once every
- * service has moved.
- */
-export function keepPublishedFrom(environment: Record<string, string | undefined>): boolean {
-  return parseConfig(outboxSettings, environment).OUTBOX_KEEP_PUBLISHED;
-}

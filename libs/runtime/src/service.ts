@@ -65,7 +65,7 @@ export interface ServiceDefinition {
    * wrong variable. A standalone start calls it before connecting to anything, so a wrong variable stops
    * the process with one line; `create` parses the same environment again for its values.
    */
-  loadConfig?(env: Record<string, string | undefined>): unknown;
+  loadConfig(env: Record<string, string | undefined>): unknown;
   create(deps: ServiceDependencies): Promise<ServiceInstance>;
 }
 

@@ -74,7 +74,7 @@ export function standaloneEnvSchema(definition: Pick<ServiceDefinition, 'default
  */
 export async function runStandalone(definition: ServiceDefinition): Promise<void> {
   const config = loadConfigOrExit(standaloneEnvSchema(definition));
-  if (definition.loadConfig) exitOnConfigError(() => definition.loadConfig?.(process.env));
+  exitOnConfigError(() => definition.loadConfig(process.env));
   const telemetry = startTelemetry({
     serviceName: definition.name,
     otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,

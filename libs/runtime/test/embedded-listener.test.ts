@@ -18,12 +18,14 @@ describe('embedded mode', () => {
     const ownOrigin: ServiceDefinition = {
       name: 'processor-sandbox',
       defaultPort: 3005,
+      loadConfig: () => ({}),
       embeddedListener: { port: () => 0, urlVariable: 'PROCESSOR_SANDBOX_URL' },
       create: async () => instance('own origin'),
     };
     const gateway: ServiceDefinition = {
       name: 'gateway',
       defaultPort: 3000,
+      loadConfig: () => ({}),
       create: async ({ env }) => {
         seenByGateway = env.PROCESSOR_SANDBOX_URL;
         return instance('gateway');

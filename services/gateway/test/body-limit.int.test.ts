@@ -1,10 +1,13 @@
 import net from 'node:net';
-import { DEFAULT_MAX_BODY_BYTES, listen, maxBodyBytesFrom, type RunningServer } from '@payrail/http';
+import { DEFAULT_MAX_BODY_BYTES, listen, type RunningServer } from '@payrail/http';
 import { rowsOf } from '@payrail/db';
 import { type ServiceUnderTest, startService } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config';
 import { gatewayService } from '../src/service';
+
+const maxBodyBytesOf = (environment: Record<string, string>) => loadConfig(environment).MAX_BODY_BYTES;
 
 // Request bodies beyond the limit are refused with 413 problem+json before the rest is read, on every
 // path (merchant API, v1 operations, admin), declared length or chunked, and nothing reaches a service.
@@ -178,9 +181,9 @@ describe('request body limit', () => {
 
   it('refuses a MAX_BODY_BYTES that is not a sensible byte count (the service does not start)', () => {
     for (const value of ['lots', '12.5', '0', String(2 * 1024 ** 3)]) {
-      expect(() => maxBodyBytesFrom({ MAX_BODY_BYTES: value })).toThrow(/MAX_BODY_BYTES/);
+      expect(() => maxBodyBytesOf({ MAX_BODY_BYTES: value })).toThrow(/MAX_BODY_BYTES/);
     }
-    expect(maxBodyBytesFrom({ MAX_BODY_BYTES: '5000000' })).toBe(5_000_000);
-    expect(maxBodyBytesFrom({})).toBe(DEFAULT_MAX_BODY_BYTES);
+    expect(maxBodyBytesOf({ MAX_BODY_BYTES: '5000000' })).toBe(5_000_000);
+    expect(maxBodyBytesOf({})).toBe(DEFAULT_MAX_BODY_BYTES);
   });
 });
