@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as contracts from '../libs/contracts/src/index';
 import { checkService, checkServices, type RuleViolation, serviceNames } from './service-rules';
@@ -47,4 +48,18 @@ describe('each rule can fail (fixtures)', () => {
     ];
     expect([...found].sort()).toEqual([...expected].sort());
   }, 30_000);
+});
+
+describe("each service's README", () => {
+  const order = ['What it owns', 'Events in and out', 'Endpoints', 'Configuration', 'Tests'];
+
+  it(`says, in the same order: ${order.join(', ')}`, () => {
+    for (const service of serviceNames(path.join(root, 'services'))) {
+      const readme = readFileSync(path.join(root, 'services', service, 'README.md'), 'utf8');
+      const headings = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1] ?? '');
+      const found = order.map((title) => headings.findIndex((heading) => heading.startsWith(title)));
+      expect(found, `${service}: ${headings.join(' | ')}`).not.toContain(-1);
+      expect(found, `${service}: ${headings.join(' | ')}`).toEqual([...found].sort((a, b) => a - b));
+    }
+  });
 });
