@@ -1,0 +1,53 @@
+/**
+ * The seam between the console's sign-in (users, sessions, CSRF, authorization: `console/auth/`) and its
+ * pages (`console/pages/`), fixed before either was built (issue 28). The sign-in middleware sets these
+ * variables on every `/console/*` request; a page reads them and acts only through `api`: the public API
+ * as the signed-in user, with that user's rights, recorded in the audit log as that user.
+ */
+
+/** The roles of a merchant's users (issue 28), and the operator's own console accounts. */
+export const MERCHANT_ROLES = ['owner', 'operations', 'developer', 'viewer'] as const;
+export type MerchantRole = (typeof MERCHANT_ROLES)[number];
+export type ConsoleLanguage = 'es' | 'en';
+
+/** Who is signed in. */
+export type ConsoleUser =
+  | {
+      kind: 'merchant-user';
+      userId: string;
+      merchantId: string;
+      email: string;
+      name: string | null;
+      role: MerchantRole;
+      language: ConsoleLanguage;
+    }
+  | { kind: 'operator'; userId: string; email: string; name: string | null; language: ConsoleLanguage };
+
+/** One call of the public API (`/api/*` for a merchant user, `/admin/*` for the operator). */
+export interface ConsoleApiRequest {
+  /** `GET`, `POST`, ... */
+  method: string;
+  /** The public path with its query string, e.g. `/api/subscriptions?status=active`. */
+  path: string;
+  /** A JSON body. */
+  body?: unknown;
+  /** Sent as `Idempotency-Key` (a console form carries one, so a double submit acts once). */
+  idempotencyKey?: string;
+  /** `Accept` (e.g. `text/csv` for an export). */
+  accept?: string;
+}
+
+/** The public API as the signed-in user: the same answers an integration gets for the same request. */
+export interface ConsoleApi {
+  call(request: ConsoleApiRequest): Promise<Response>;
+}
+
+/** Hono variables under `/console` once signed in (absent on the sign-in pages themselves). */
+export interface ConsoleVariables {
+  consoleUser: ConsoleUser;
+  consoleApi: ConsoleApi;
+  /** The CSRF token every form of the page must carry as the hidden field `csrf`. */
+  csrfToken: string;
+  /** The client's address, for the audit log. */
+  clientAddress: string;
+}
