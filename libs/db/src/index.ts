@@ -6,7 +6,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { preparingClient } from './prepared-statements';
 
-export { isDatabaseUnavailable, isLostConnection } from './unavailable';
+export { isDatabaseUnavailable } from './unavailable';
 
 /** A Drizzle database on either driver; services write their repositories against this type. */
 export type Database = PgDatabase<PgQueryResultHKT>;

@@ -19,7 +19,7 @@ const CONNECTION_CODES = new Set([
  * Whether `error` itself (not what it wraps) is a connection that could not be made or went away, to the
  * database or the broker: nothing about the work that was under way.
  */
-export function isLostConnection(error: unknown): boolean {
+function isLostConnection(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && CONNECTION_CODES.has(code);

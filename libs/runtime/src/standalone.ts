@@ -1,4 +1,3 @@
-import { onUnobservedRejection } from './connection-loss';
 import {
   commonEnvSchema,
   env,
@@ -123,8 +122,6 @@ export async function runStandalone(definition: ServiceDefinition): Promise<void
   }
   logger.info({ port: server.port }, `${definition.name} ready`);
   signalReady();
-  // Only once it runs: a start that fails (an unreachable database included) still ends the process.
-  process.on('unhandledRejection', onUnobservedRejection(logger));
 
   const shutdown = createShutdown(
     {

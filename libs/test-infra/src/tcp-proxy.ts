@@ -11,11 +11,24 @@ export interface TcpProxy {
   /** Refuses new connections until `resume()`. */
   pause(): void;
   resume(): void;
+  /**
+   * The next time a client sends bytes containing `marker` (within one read), those bytes are held back:
+   * they never reach the server, and `act` is called with that connection, to cut it at that exact
+   * moment of a protocol (a driver's first statement on a new connection, say).
+   */
+  onceClientSends(marker: string, act: (connection: ProxiedConnection) => void): void;
   close(): Promise<void>;
+}
+
+/** One client's connection through the proxy, as `onceClientSends` hands it over. */
+export interface ProxiedConnection {
+  /** Ends it with a TCP reset towards the client (which reads ECONNRESET), and closes the server's side. */
+  reset(): void;
 }
 
 export async function tcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  const watches: Array<{ marker: Buffer; act: (connection: ProxiedConnection) => void }> = [];
   let paused = false;
   const server = net.createServer((client) => {
     if (paused) {
@@ -33,7 +46,26 @@ export async function tcpProxy(targetHost: string, targetPort: number): Promise<
     };
     client.on('error', cleanup).on('close', cleanup);
     upstream.on('error', cleanup).on('close', cleanup);
-    client.pipe(upstream);
+    const connection: ProxiedConnection = {
+      reset() {
+        client.resetAndDestroy();
+        cleanup();
+      },
+    };
+    client.on('data', (chunk: Buffer) => {
+      const watch = watches.findIndex(({ marker }) => chunk.includes(marker));
+      if (watch >= 0) {
+        const [{ act }] = watches.splice(watch, 1) as [(typeof watches)[number]];
+        act(connection);
+        return;
+      }
+      // By hand rather than pipe(), to look at each chunk; the same back-pressure.
+      if (!upstream.write(chunk)) {
+        client.pause();
+        upstream.once('drain', () => client.resume());
+      }
+    });
+    client.on('end', () => upstream.end());
     upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,6 +81,9 @@ export async function tcpProxy(targetHost: string, targetPort: number): Promise<
     },
     resume() {
       paused = false;
+    },
+    onceClientSends(marker, act) {
+      watches.push({ marker: Buffer.from(marker), act });
     },
     close: () =>
       new Promise<void>((resolve) => {
