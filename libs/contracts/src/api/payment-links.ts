@@ -35,6 +35,7 @@ export const PAYMENT_LINK_STATUS_TABLE = [
   '| 6 | Expired (`payWaitHours` elapsed): no longer payable |',
   '| 7 | Cancelled: no longer payable |',
   '| 200 | Paid |',
+  "| 9 | Refunded: only a `PAYMENT_REFUNDED` webhook's `statusId` (money given back); a link itself stays 200 once refunded |",
 ].join('\n');
 
 const statusId = z.number().int().meta({
