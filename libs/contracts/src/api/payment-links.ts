@@ -263,6 +263,11 @@ export const paymentLinkDetails = z.object({
   paid: z.boolean(),
   currency: z.string(),
   amount: moneyOut,
+  refundedAmount: moneyOut.meta({
+    description:
+      "What was given back of the link's payment (`POST /api/payments/{id}/refunds`, refunds that succeeded); " +
+      '`"0.00"` when nothing was. A refunded link stays paid (`statusId` 200).',
+  }),
   label: z.string().max(MAX_LENGTH.label),
   handleValue: z.string().max(MAX_LENGTH.handleValue),
   handleLabel: z.string().max(MAX_LENGTH.handleLabel),
@@ -446,6 +451,7 @@ const oneOffDetails = {
   paid: false,
   currency: 'PYG',
   amount: '150000.00',
+  refundedAmount: '0.00',
   label: 'Gym membership',
   handleValue: 'ana@example.com',
   handleLabel: 'Ana Gómez',
@@ -596,6 +602,7 @@ export const paymentLinkApi = {
           paid: true,
           currency: 'PYG',
           amount: '200000.00',
+          refundedAmount: '0.00',
           label: 'Monthly membership',
           handleValue: '+595981123456',
           handleLabel: 'Ana Gómez',
@@ -673,6 +680,7 @@ export const paymentLinkApi = {
           paid: false,
           currency: 'PYG',
           amount: '99000.00',
+          refundedAmount: '0.00',
           label: 'Invoice 2026-11',
           handleValue: 'ana@example.com',
           handleLabel: 'Ana Gómez',
