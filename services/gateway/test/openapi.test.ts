@@ -159,7 +159,11 @@ describe('/openapi.json', () => {
       });
     }
     const parameters = (document.components as { parameters: Record<string, Json> }).parameters;
-    expect(parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
+    expect(parameters.IdempotencyKey).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+    });
     expect(parameters.IdempotencyKeyRequired).toMatchObject({
       name: 'Idempotency-Key',
       in: 'header',
@@ -182,7 +186,8 @@ describe('/openapi.json', () => {
       });
     }
     const description = String((document.info as Json).description);
-    for (const row of ['| 1 |', '| 5 |', '| 6 |', '| 7 |', '| 200 |', '| 9 |']) expect(description).toContain(row);
+    for (const row of ['| 1 |', '| 5 |', '| 6 |', '| 7 |', '| 200 |', '| 9 |'])
+      expect(description).toContain(row);
     expect(description).toContain('still payable');
   });
 
