@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@payrail/observability';
-import {
-  aMerchant,
-  type ServiceUnderTest,
-  startService,
-  testClock,
-  waitFor,
-} from '@payrail/testing';
+import { aMerchant, type ServiceUnderTest, startService, testClock, waitFor } from '@payrail/testing';
 import { eq, sql } from 'drizzle-orm';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -511,7 +505,10 @@ describe('refusals leave nothing', () => {
     expect((await unknown.json()).code).toBe('PAYMENT_NOT_FOUND');
     const other = await refund(charge.id, {}, { as: aMerchant() });
     expect(other.status).toBe(404);
-    expect(await other.json()).toMatchObject({ code: 'PAYMENT_NOT_FOUND', detail: `Payment ${charge.id} not found` });
+    expect(await other.json()).toMatchObject({
+      code: 'PAYMENT_NOT_FOUND',
+      detail: `Payment ${charge.id} not found`,
+    });
 
     const declined = await chargedPayment('PARAGUAY.PROCESSOR_A', {
       cardNumber: '4000000000009995',
@@ -532,7 +529,9 @@ describe('refusals leave nothing', () => {
       merchant: aMerchant(),
     });
     expect(read.status).toBe(404);
-    const wrongPair = await svc.request('GET', `/api/payments/${declined.id}/refunds/${made.id}`, { merchant });
+    const wrongPair = await svc.request('GET', `/api/payments/${declined.id}/refunds/${made.id}`, {
+      merchant,
+    });
     expect(wrongPair.status).toBe(404);
     expect((await wrongPair.json()).code).toBe('REFUND_NOT_FOUND');
     expect(await refundRowsOf(declined.id)).toEqual([]);
@@ -542,7 +541,11 @@ describe('refusals leave nothing', () => {
   it.each([
     ['zero', { amount: 0, method: 'CASH' }, 'must be greater than 0'],
     ['negative', { amount: '-10', method: 'CASH' }, 'must be greater than 0'],
-    ['a fraction of a guaraní', { amount: 100.5, method: 'CASH' }, 'must be a whole number: PYG has no decimals'],
+    [
+      'a fraction of a guaraní',
+      { amount: 100.5, method: 'CASH' },
+      'must be a whole number: PYG has no decimals',
+    ],
     ['three decimals', { amount: '100.001', method: 'CASH' }, 'must be a whole number: PYG has no decimals'],
   ])('422 REFUND_AMOUNT_INVALID for %s, nothing written', async (_, body, message) => {
     const transfer = await registeredTransfer();
@@ -565,7 +568,13 @@ describe('refusals leave nothing', () => {
     ['no Idempotency-Key', {}, null, 'IDEMPOTENCY_KEY_REQUIRED', 'Idempotency-Key'],
     ['a key with a space', {}, 'a key', 'VALIDATION_ERROR', 'Idempotency-Key'],
     ['an unknown method', { method: 'PAYPAL' }, undefined, 'VALIDATION_ERROR', 'method'],
-    ['an amount that is no number', { amount: 'ten', method: 'CASH' }, undefined, 'VALIDATION_ERROR', 'amount'],
+    [
+      'an amount that is no number',
+      { amount: 'ten', method: 'CASH' },
+      undefined,
+      'VALIDATION_ERROR',
+      'amount',
+    ],
     ['an outside refund without amount', { method: 'CASH' }, undefined, 'VALIDATION_ERROR', 'amount'],
     [
       'a transfer without reference',
