@@ -21,6 +21,15 @@ import { DEMO_TOKEN, startSystem } from './support';
 // required, the answer replayed, the link's refundedAmount, the PAYMENT_REFUNDED webhook, another
 // merchant's payment not found.
 
+/** A JSON answer, with the fields the tests read. */
+type Answer = Record<string, unknown> & {
+  id: string;
+  status: string;
+  code: string;
+  errors: Array<{ path: string; message: string }>;
+};
+const bodyOf = async (response: Response) => (await response.json()) as Answer;
+
 const ADMIN_TOKEN = 'e2e-admin-token-refunds-0123456789';
 let running: SystemOnTestInfrastructure<ProcessorSystem>;
 let receiver: { url: string; bodies: string[]; close(): Promise<void> };
@@ -156,10 +165,10 @@ describe('refunds across two processor-gateway processes', () => {
     const key = randomUUID();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        refundAt(system.gateways[index % 2], merchant, charge.id, key, { reason: 'Charged twice' }),
+        refundAt(system.gateways[index % 2] as string, merchant, charge.id, key, { reason: 'Charged twice' }),
       ),
     );
-    const bodies = await Promise.all(answers.map((answer) => answer.json()));
+    const bodies = await Promise.all(answers.map((answer) => bodyOf(answer)));
     expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(19).fill(200), 201]);
     expect(new Set(bodies.map((body) => body.id)).size).toBe(1);
     // Those that came while the first was at the processor saw it pending; it ends succeeded.
@@ -226,12 +235,12 @@ describe('a refund through the gateway', () => {
 
     const withoutKey = await gateway('POST', path, DEMO_TOKEN, body);
     expect(withoutKey.status).toBe(400);
-    expect(await withoutKey.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED' });
+    expect(await bodyOf(withoutKey)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED' });
 
     const key = randomUUID();
     const first = await gateway('POST', path, DEMO_TOKEN, body, key);
     expect(first.status).toBe(201);
-    const refund = await first.json();
+    const refund = await bodyOf(first);
     expect(refund).toMatchObject({
       paymentId,
       status: 'succeeded',
@@ -244,16 +253,16 @@ describe('a refund through the gateway', () => {
     const replayed = await gateway('POST', path, DEMO_TOKEN, body, key);
     expect(replayed.status).toBe(201);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-    expect((await replayed.json()).id).toBe(refund.id);
+    expect((await bodyOf(replayed)).id).toBe(refund.id);
 
     const read = await gateway('GET', `${path}/${refund.id}`, DEMO_TOKEN);
     expect(read.status).toBe(200);
-    expect((await read.json()).id).toBe(refund.id);
+    expect((await bodyOf(read)).id).toBe(refund.id);
 
     // The link stays paid and says what was given back (links learns it from refund.succeeded).
     await waitFor(
       async () => {
-        const retrieved = await (await gateway('GET', `/api/payrequests/${link.id}`, DEMO_TOKEN)).json();
+        const retrieved = await bodyOf(await gateway('GET', `/api/payrequests/${link.id}`, DEMO_TOKEN));
         return retrieved.refundedAmount === '40000.00' && retrieved.statusId === 200;
       },
       15_000,
@@ -289,7 +298,7 @@ describe('a refund through the gateway', () => {
     const { apiToken } = (await other.json()) as { apiToken: string };
     const foreign = await gateway('POST', path, apiToken, body, randomUUID());
     expect(foreign.status).toBe(404);
-    expect((await foreign.json()).code).toBe('PAYMENT_NOT_FOUND');
+    expect((await bodyOf(foreign)).code).toBe('PAYMENT_NOT_FOUND');
     expect((await gateway('GET', `${path}/${refund.id}`, apiToken)).status).toBe(404);
     const [count] = await sql`
       select count(*)::int as n from processor_gateway.refunds where payment_id = ${paymentId}`;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rowsOf } from '@payrail/db';
 import { createLogger } from '@payrail/observability';
 import { aMerchant, type ServiceUnderTest, startService, testClock, waitFor } from '@payrail/testing';
 import { eq, sql } from 'drizzle-orm';
@@ -28,6 +29,15 @@ const clock = testClock(NOON_IN_ASUNCION);
 let sandbox: ContractSandbox;
 let svc: ServiceUnderTest;
 let janitor: RefundJanitor | undefined;
+/** A JSON answer, with the fields the tests read. */
+type Answer = Record<string, unknown> & {
+  id: string;
+  status: string;
+  code: string;
+  errors: Array<{ path: string; message: string }>;
+};
+const bodyOf = async (response: Response) => (await response.json()) as Answer;
+
 let nextCustomerId = 800_000 + Math.floor(Math.random() * 100_000) * 10;
 
 beforeAll(async () => {
@@ -64,7 +74,7 @@ beforeEach(async () => {
     const response = await svc.request('POST', `/webhooks/processor-${processor.toLowerCase()}`, {
       rawBody: raw.body,
     });
-    return { status: response.status, body: await response.json() };
+    return { status: response.status, body: await bodyOf(response) };
   });
 });
 
@@ -162,11 +172,13 @@ async function refundRowsOf(paymentId: string) {
 
 /** The `refund.*` events written for a payment, in order. */
 async function refundEventsOf(paymentId: string) {
-  const rows = await svc.database.db.execute<{ type: string; data: Record<string, unknown> }>(sql`
+  const rows = rowsOf<{ type: string; data: Record<string, unknown> }>(
+    await svc.database.db.execute(sql`
     select type, body::jsonb -> 'data' as data from processor_gateway.outbox
     where type like 'refund.%' and body::jsonb -> 'data' ->> 'paymentId' = ${paymentId}
-    order by id`);
-  return [...rows];
+    order by id`),
+  );
+  return rows;
 }
 
 async function ledgerOf(reference: string) {
@@ -178,7 +190,7 @@ describe('a card payment given back through its processor', () => {
     const charge = await chargedPayment('PARAGUAY.PROCESSOR_A');
     const response = await refund(charge.id, { reason: 'Charged twice' });
     expect(response.status).toBe(201);
-    const body = await response.json();
+    const body = await bodyOf(response);
     expect(body).toMatchObject({
       paymentId: charge.id,
       status: 'succeeded',
@@ -214,7 +226,7 @@ describe('a card payment given back through its processor', () => {
     // Nothing is left: another refund of it, under another key, is refused and writes nothing.
     const again = await refund(charge.id);
     expect(again.status).toBe(409);
-    expect((await again.json()).code).toBe('PAYMENT_FULLY_REFUNDED');
+    expect((await bodyOf(again)).code).toBe('PAYMENT_FULLY_REFUNDED');
     expect(await refundRowsOf(charge.id)).toHaveLength(1);
   });
 
@@ -223,7 +235,7 @@ describe('a card payment given back through its processor', () => {
     await nextDay();
     const response = await refund(charge.id);
     expect(response.status).toBe(409);
-    expect(await response.json()).toMatchObject({
+    expect(await bodyOf(response)).toMatchObject({
       code: 'PROCESSOR_REFUND_NOT_POSSIBLE',
       detail: expect.stringContaining('only on the day it was made (2026-11-23, Asunción time)'),
     });
@@ -237,7 +249,7 @@ describe('a card payment given back through its processor', () => {
       reference: 'DEV-0001',
     });
     expect(outside.status).toBe(201);
-    expect(await outside.json()).toMatchObject({ status: 'succeeded', mode: 'outside', processor: null });
+    expect(await bodyOf(outside)).toMatchObject({ status: 'succeeded', mode: 'outside', processor: null });
     expect((await ledgerOf(charge.reference)).map((entry) => entry.kind)).toEqual(['charge']);
   });
 
@@ -245,7 +257,7 @@ describe('a card payment given back through its processor', () => {
     const charge = await chargedPayment('PARAGUAY.PROCESSOR_B');
     const response = await refund(charge.id);
     expect(response.status).toBe(201);
-    expect(await response.json()).toMatchObject({
+    expect(await bodyOf(response)).toMatchObject({
       status: 'succeeded',
       mode: 'reversal',
       processor: 'PARAGUAY.PROCESSOR_B',
@@ -260,7 +272,7 @@ describe('a card payment given back through its processor', () => {
     await nextDay();
     const response = await refund(charge.id);
     expect(response.status).toBe(201);
-    const body = await response.json();
+    const body = await bodyOf(response);
     expect(body).toMatchObject({
       status: 'scheduled',
       mode: 'reversal',
@@ -279,7 +291,7 @@ describe('a card payment given back through its processor', () => {
     await janitor?.runOnce();
     const read = await svc.request('GET', `/api/payments/${charge.id}/refunds/${body.id}`, { merchant });
     expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({
+    expect(await bodyOf(read)).toMatchObject({
       id: body.id,
       status: 'succeeded',
       refundedAmount: '150000.00',
@@ -297,7 +309,7 @@ describe('a card payment given back through its processor', () => {
     const charge = await chargedPayment('PARAGUAY.PROCESSOR_A');
     const partial = await refund(charge.id, { amount: 50000 });
     expect(partial.status).toBe(409);
-    expect(await partial.json()).toMatchObject({
+    expect(await bodyOf(partial)).toMatchObject({
       code: 'PARTIAL_CARD_REFUND_NOT_POSSIBLE',
       errors: [{ path: 'amount', message: 'a card refund is the whole payment (150000.00)' }],
     });
@@ -306,7 +318,7 @@ describe('a card payment given back through its processor', () => {
     // With a part given back, what is left is no longer the whole payment: not through the processor.
     const rest = await refund(charge.id);
     expect(rest.status).toBe(409);
-    expect((await rest.json()).code).toBe('PARTIAL_CARD_REFUND_NOT_POSSIBLE');
+    expect((await bodyOf(rest)).code).toBe('PARTIAL_CARD_REFUND_NOT_POSSIBLE');
     expect((await ledgerOf(charge.reference)).map((entry) => entry.kind)).toEqual(['charge']);
   });
 });
@@ -318,12 +330,12 @@ describe('exactly once', () => {
     const first = await refund(charge.id, { reason: 'Duplicate' }, { key });
     const second = await refund(charge.id, { reason: 'Duplicate' }, { key });
     expect([first.status, second.status]).toEqual([201, 200]);
-    const [a, b] = [await first.json(), await second.json()];
+    const [a, b] = [await bodyOf(first), await bodyOf(second)];
     expect(b).toEqual(a);
     // Another request under the key is refused, as the gateway refuses it.
     const other = await refund(charge.id, { reason: 'Something else' }, { key });
     expect(other.status).toBe(422);
-    expect((await other.json()).code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect((await bodyOf(other)).code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect((await ledgerOf(charge.reference)).filter((entry) => entry.kind === 'rollback')).toHaveLength(1);
   });
 
@@ -335,7 +347,7 @@ describe('exactly once', () => {
     );
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses).toEqual([200, ...Array(18).fill(200), 201].sort());
-    const ids = new Set(await Promise.all(answers.map(async (answer) => (await answer.json()).id)));
+    const ids = new Set(await Promise.all(answers.map(async (answer) => (await bodyOf(answer)).id)));
     expect(ids.size).toBe(1);
     expect(await refundRowsOf(charge.id)).toHaveLength(1);
     expect((await ledgerOf(charge.reference)).filter((entry) => entry.kind === 'rollback')).toHaveLength(1);
@@ -347,7 +359,7 @@ describe('exactly once', () => {
     await sandbox.fault('A', 'lose-reply');
     const response = await refund(charge.id);
     expect(response.status).toBe(201);
-    const body = await response.json();
+    const body = await bodyOf(response);
     expect(body).toMatchObject({ status: 'pending', refundableAmount: '0.00', refundedAmount: '0.00' });
     expect((await refundRowsOf(charge.id))[0]).toMatchObject({ status: 'unknown', processorCalls: 1 });
     expect(await refundEventsOf(charge.id)).toEqual([]);
@@ -369,7 +381,7 @@ describe('exactly once', () => {
     await nextDay();
     await sandbox.fault('B', 'lose-reply');
     const response = await refund(charge.id);
-    expect(await response.json()).toMatchObject({ status: 'pending' });
+    expect(await bodyOf(response)).toMatchObject({ status: 'pending' });
     // B's status still says paid (a scheduled reversal is not applied): the reversal is asked again, and B
     // answers that it has it.
     await janitor?.runOnce();
@@ -416,7 +428,7 @@ describe('exactly once', () => {
     await sandbox.fault('B', 'outage');
     const response = await refund(charge.id);
     expect(response.status).toBe(201);
-    expect(await response.json()).toMatchObject({
+    expect(await bodyOf(response)).toMatchObject({
       status: 'failed',
       failureCode: 'PROCESSOR_UNAVAILABLE',
       failureMessage: expect.stringContaining('nothing was given back'),
@@ -431,7 +443,7 @@ describe('exactly once', () => {
     });
     expect((await ledgerOf(charge.reference)).map((entry) => entry.kind)).toEqual(['charge']);
     const retried = await refund(charge.id);
-    expect(await retried.json()).toMatchObject({ status: 'succeeded' });
+    expect(await bodyOf(retried)).toMatchObject({ status: 'succeeded' });
     expect((await ledgerOf(charge.reference)).map((entry) => entry.kind)).toEqual(['charge', 'reversal']);
   });
 });
@@ -441,7 +453,7 @@ describe('outside refunds', () => {
     const transfer = await registeredTransfer('150000.00');
     const first = await refund(transfer, { amount: 30000, method: 'BANK_TRANSFER', reference: 'R-1' });
     expect(first.status).toBe(201);
-    expect(await first.json()).toMatchObject({
+    expect(await bodyOf(first)).toMatchObject({
       status: 'succeeded',
       mode: 'outside',
       method: 'BANK_TRANSFER',
@@ -451,22 +463,22 @@ describe('outside refunds', () => {
       refundableAmount: '120000.00',
     });
     const second = await refund(transfer, { amount: '20000.00', method: 'CASH' });
-    expect(await second.json()).toMatchObject({ refundedAmount: '50000.00', refundableAmount: '100000.00' });
+    expect(await bodyOf(second)).toMatchObject({ refundedAmount: '50000.00', refundableAmount: '100000.00' });
     const tooMuch = await refund(transfer, { amount: 100001, method: 'CASH' });
     expect(tooMuch.status).toBe(422);
-    expect(await tooMuch.json()).toMatchObject({
+    expect(await bodyOf(tooMuch)).toMatchObject({
       code: 'REFUND_AMOUNT_EXCEEDS_REFUNDABLE',
       detail: 'amount 100001.00 is more than the 100000.00 left to refund',
     });
     // A bank transfer has no processor to give it back.
     const byCard = await refund(transfer);
     expect(byCard.status).toBe(409);
-    expect((await byCard.json()).code).toBe('PROCESSOR_REFUND_NOT_POSSIBLE');
+    expect((await bodyOf(byCard)).code).toBe('PROCESSOR_REFUND_NOT_POSSIBLE');
     const rest = await refund(transfer, { amount: 100000, method: 'CASH' });
-    expect(await rest.json()).toMatchObject({ refundedAmount: '150000.00', refundableAmount: '0.00' });
+    expect(await bodyOf(rest)).toMatchObject({ refundedAmount: '150000.00', refundableAmount: '0.00' });
     const none = await refund(transfer, { amount: 1, method: 'CASH' });
     expect(none.status).toBe(409);
-    expect((await none.json()).code).toBe('PAYMENT_FULLY_REFUNDED');
+    expect((await bodyOf(none)).code).toBe('PAYMENT_FULLY_REFUNDED');
     const events = await refundEventsOf(transfer);
     expect(events.map((event) => [event.type, event.data.refundedTotal])).toEqual([
       ['refund.succeeded', '30000.00'],
@@ -489,8 +501,10 @@ describe('outside refunds', () => {
     expect(statuses.filter((status) => status !== 201).every((status) => status === 422)).toBe(true);
     const rows = await refundRowsOf(transfer);
     expect(rows).toHaveLength(21);
-    const [total] = await svc.database.db.execute<{ sum: string }>(
-      sql`select sum(amount)::text as sum from processor_gateway.refunds where payment_id = ${transfer}`,
+    const [total] = rowsOf<{ sum: string }>(
+      await svc.database.db.execute(
+        sql`select sum(amount)::text as sum from processor_gateway.refunds where payment_id = ${transfer}`,
+      ),
     );
     expect(total?.sum).toBe('147000.00');
     expect(await refundEventsOf(transfer)).toHaveLength(21);
@@ -502,10 +516,10 @@ describe('refusals leave nothing', () => {
     const charge = await chargedPayment('PARAGUAY.PROCESSOR_A');
     const unknown = await refund(randomUUID());
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).code).toBe('PAYMENT_NOT_FOUND');
+    expect((await bodyOf(unknown)).code).toBe('PAYMENT_NOT_FOUND');
     const other = await refund(charge.id, {}, { as: aMerchant() });
     expect(other.status).toBe(404);
-    expect(await other.json()).toMatchObject({
+    expect(await bodyOf(other)).toMatchObject({
       code: 'PAYMENT_NOT_FOUND',
       detail: `Payment ${charge.id} not found`,
     });
@@ -516,12 +530,12 @@ describe('refusals leave nothing', () => {
     });
     const attempt = await refund(declined.id, { amount: 1, method: 'CASH' });
     expect(attempt.status).toBe(409);
-    expect((await attempt.json()).code).toBe('PAYMENT_NOT_REFUNDABLE');
+    expect((await bodyOf(attempt)).code).toBe('PAYMENT_NOT_REFUNDABLE');
 
-    const made = await (await refund(charge.id)).json();
+    const made = await bodyOf(await refund(charge.id));
     const ofRefund = await refund(made.id);
     expect(ofRefund.status).toBe(409);
-    expect(await ofRefund.json()).toMatchObject({
+    expect(await bodyOf(ofRefund)).toMatchObject({
       code: 'PAYMENT_NOT_REFUNDABLE',
       detail: `${made.id} is a refund: a refund cannot be refunded`,
     });
@@ -533,7 +547,7 @@ describe('refusals leave nothing', () => {
       merchant,
     });
     expect(wrongPair.status).toBe(404);
-    expect((await wrongPair.json()).code).toBe('REFUND_NOT_FOUND');
+    expect((await bodyOf(wrongPair)).code).toBe('REFUND_NOT_FOUND');
     expect(await refundRowsOf(declined.id)).toEqual([]);
     expect(await refundRowsOf(charge.id)).toHaveLength(1);
   });
@@ -551,7 +565,7 @@ describe('refusals leave nothing', () => {
     const transfer = await registeredTransfer();
     const response = await refund(transfer, body);
     expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({
+    expect(await bodyOf(response)).toMatchObject({
       code: 'REFUND_AMOUNT_INVALID',
       errors: [{ path: 'amount', message }],
     });
@@ -588,9 +602,9 @@ describe('refusals leave nothing', () => {
     const transfer = await registeredTransfer();
     const response = await refund(transfer, body, { key });
     expect(response.status).toBe(400);
-    const problem = await response.json();
+    const problem = await bodyOf(response);
     expect(problem.code).toBe(code);
-    expect(problem.errors.map((error: { path: string }) => error.path)).toContain(path);
+    expect(problem.errors.map((error) => error.path)).toContain(path);
     expect(await refundRowsOf(transfer)).toEqual([]);
   });
 });
