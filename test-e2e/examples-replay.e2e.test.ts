@@ -21,7 +21,9 @@ import { CONSUMERS, DEMO_TOKEN, type E2eSystem, startSystem } from './support';
 //   wherever they appear again; in a request, the learned one is sent;
 // - calendar dates moved with the story: its day (2026-11-23) is today in the merchant's time zone, the
 //   others move by as many months as today is after the story's day; instants in a request move by days;
-// - instants, slugs, pay URLs, secrets and tokens of an answer: present (null where documented null).
+// - instants, slugs, pay URLs, secrets and tokens of an answer: present (null where documented null);
+// - a path parameter a request example names for itself (OpenAPI `examples`) is sent with that example, and
+//   an operation that requires an `Idempotency-Key` (a refund) gets a key of its own each time.
 // Where an operation says the story pays a link first (`x-story-pays-first`), the customer pays it on the
 // pay page with the sandbox's test card, as the document tells a reader to. Every operation of the document
 // must be replayed: one without an example fails the test.
