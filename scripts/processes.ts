@@ -28,6 +28,7 @@ export const CONSUMERS = [
   'subscriptions.activate-subscription-on-link-paid',
   'links.cancel-link-on-subscription-cancelled',
   'links.settle-link-on-payment',
+  'links.record-refund-on-refund-succeeded',
   'subscriptions.request-charge-on-charge-due',
   'subscriptions.pay-installment-on-payment-succeeded',
   'subscriptions.record-decline-on-payment-failed',

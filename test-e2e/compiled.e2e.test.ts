@@ -69,6 +69,7 @@ afterAll(async () => {
   await deleteBrokerTopology(testAmqpUrl(), exchange, [
     `${queuePrefix}links.cancel-link-on-subscription-cancelled`,
     `${queuePrefix}links.settle-link-on-payment`,
+    `${queuePrefix}links.record-refund-on-refund-succeeded`,
   ]).catch(() => {});
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { STORY_DAY } from '@payrail/contracts';
 import {
   createTestDatabase,
@@ -20,7 +21,9 @@ import { CONSUMERS, DEMO_TOKEN, type E2eSystem, startSystem } from './support';
 //   wherever they appear again; in a request, the learned one is sent;
 // - calendar dates moved with the story: its day (2026-11-23) is today in the merchant's time zone, the
 //   others move by as many months as today is after the story's day; instants in a request move by days;
-// - instants, slugs, pay URLs, secrets and tokens of an answer: present (null where documented null).
+// - instants, slugs, pay URLs, secrets and tokens of an answer: present (null where documented null);
+// - a path parameter a request example names for itself (OpenAPI `examples`) is sent with that example, and
+//   an operation that requires an `Idempotency-Key` (a refund) gets a key of its own each time.
 // Where an operation says the story pays a link first (`x-story-pays-first`), the customer pays it on the
 // pay page with the sandbox's test card, as the document tells a reader to. Every operation of the document
 // must be replayed: one without an example fails the test.
@@ -46,6 +49,8 @@ interface ParameterObject {
   in?: string;
   required?: boolean;
   example?: unknown;
+  /** A value for each request example of the same name (an operation whose examples name other ids). */
+  examples?: Record<string, { value: unknown }>;
   $ref?: string;
 }
 interface OperationObject {
@@ -66,6 +71,8 @@ interface Step {
   method: string;
   path: string;
   security: 'apiToken' | 'adminToken' | 'none';
+  /** The operation requires an `Idempotency-Key` (a refund): each step sends a key of its own. */
+  idempotencyKeyRequired: boolean;
   pathParams: Record<string, unknown>;
   query: Record<string, unknown>;
   body: unknown;
@@ -139,7 +146,8 @@ function missingExamples(document: OpenApiDocument): string[] {
     for (const operation of Object.values(methods)) {
       const id = operation.operationId;
       for (const parameter of operation.parameters ?? []) {
-        if ((parameter.in === 'path' || parameter.required) && parameter.example === undefined) {
+        const documented = parameter.example !== undefined || parameter.examples !== undefined;
+        if ((parameter.in === 'path' || parameter.required) && !documented && !parameter.$ref) {
           missing.push(`${id}: ${parameter.in} parameter ${parameter.name}`);
         }
       }
@@ -170,14 +178,22 @@ function stepsOf(document: OpenApiDocument): Step[] {
       const requests: Array<[string, unknown]> = media?.examples
         ? Object.entries(media.examples).map(([name, example]) => [name, example.value])
         : [['default', media?.example]];
-      const pathParams: Record<string, unknown> = {};
-      const query: Record<string, unknown> = {};
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.example === undefined || !parameter.name) continue;
-        (parameter.in === 'path' ? pathParams : query)[parameter.name] = parameter.example;
-      }
       const security = Object.keys(operation.security[0] ?? {})[0] ?? 'none';
+      const idempotencyKeyRequired = (operation.parameters ?? []).some(
+        (parameter) => parameter.$ref === '#/components/parameters/IdempotencyKeyRequired',
+      );
       requests.forEach(([name, body], index) => {
+        // A parameter's value for this request example: its own (`examples`), else the parameter's example.
+        const pathParams: Record<string, unknown> = {};
+        const query: Record<string, unknown> = {};
+        for (const parameter of operation.parameters ?? []) {
+          const value =
+            parameter.examples?.[name]?.value ??
+            parameter.example ??
+            Object.values(parameter.examples ?? {})[0]?.value;
+          if (value === undefined || !parameter.name) continue;
+          (parameter.in === 'path' ? pathParams : query)[parameter.name] = value;
+        }
         const [status, response] = outcomeOf(operation, name);
         steps.push({
           operationId: operation.operationId,
@@ -185,6 +201,7 @@ function stepsOf(document: OpenApiDocument): Step[] {
           method: method.toUpperCase(),
           path,
           security: security as Step['security'],
+          idempotencyKeyRequired,
           pathParams,
           query,
           body,
@@ -331,8 +348,10 @@ async function call(
   path: string,
   security: Step['security'],
   body?: unknown,
+  idempotencyKey?: string,
 ): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
   if (security === 'apiToken') headers['api-token'] = API_TOKEN;
   if (security === 'adminToken') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -346,6 +365,8 @@ async function call(
 }
 
 function send(step: Step, story: Story): Promise<{ status: number; body: unknown }> {
+  // A key of its own each time: a step is only sent again after an answer that changed nothing (a 404).
+  const key = step.idempotencyKeyRequired ? randomUUID() : undefined;
   let path = step.path;
   for (const [name, value] of Object.entries(step.pathParams)) {
     path = path.replace(`{${name}}`, encodeURIComponent(String(story.request(value))));
@@ -353,7 +374,13 @@ function send(step: Step, story: Story): Promise<{ status: number; body: unknown
   const query = new URLSearchParams(
     Object.entries(step.query).map(([name, value]): [string, string] => [name, String(story.request(value))]),
   ).toString();
-  return call(step.method, `${path}${query ? `?${query}` : ''}`, step.security, story.request(step.body));
+  return call(
+    step.method,
+    `${path}${query ? `?${query}` : ''}`,
+    step.security,
+    story.request(step.body),
+    key,
+  );
 }
 
 /** The subscription made from a link, once subscriptions has it (and, with `status`, once it has that status). */

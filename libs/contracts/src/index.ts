@@ -47,7 +47,7 @@ export {
   defineOperation,
   type ExampleOf,
 } from './api/operation';
-export { DEMO_MERCHANT_ID, STORY_BASE_URL, STORY_DAY } from './api/story';
+export { DEMO_MERCHANT_ID, STORY_BASE_URL, STORY_DAY, STORY_PAYMENTS } from './api/story';
 export {
   COMMON_ERRORS,
   ERROR_CODES,
@@ -64,6 +64,8 @@ export {
   type BankTransferErrorCode,
   PROCESSOR_GATEWAY_ERRORS,
   type ProcessorGatewayErrorCode,
+  REFUND_ERRORS,
+  type RefundErrorCode,
   SANDBOX_ERRORS,
   type SandboxErrorCode,
   type SubscriptionErrorCode,
@@ -174,6 +176,19 @@ export {
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
 export {
+  paymentIdParams,
+  REFUND_STATUSES,
+  type RefundRequest,
+  type RefundResponse,
+  type RefundStatus,
+  refundAmountInput,
+  refundApi,
+  refundIdParams,
+  refundOperations,
+  refundRequest,
+  refundResponse,
+} from './api/refunds';
+export {
   CHARGE_KEY_KINDS,
   type ChargeKeyKind,
   type InstallmentAttempt,
@@ -200,6 +215,7 @@ export {
   DELIVERIES_PAGE,
   EVENT_RETENTION_DAYS,
   EVENTS_PAGE,
+  REFUND_STATUS_ID,
   RESERVED_WEBHOOK_HEADERS,
   SECRET_ROTATION_OVERLAP_HOURS,
   type UpdateWebhookEndpointRequest,

@@ -33,6 +33,8 @@ export const MAX_LENGTH = {
   bankName: 100,
   bankReference: 100,
   transferNote: 500,
+  /** Refunds: why the money is given back (the merchant's words). An outside refund's reference is a `bankReference`. */
+  refundReason: 500,
 } as const;
 
 /** Lone UTF-16 surrogates cannot be encoded as UTF-8 (PostgreSQL and JSONB refuse them). */

@@ -135,7 +135,12 @@ describe('/openapi.json', () => {
       for (const operation of Object.values(methods)) {
         const parameters = (operation.parameters ?? []) as Array<Json & { schema?: Json }>;
         for (const parameter of parameters.filter((p) => p.in === 'path' && p.schema?.type === 'string')) {
-          expect(typeof parameter.example, `${operation.operationId} ${parameter.name}`).toBe('string');
+          // One example, or one for each request example that names its own (`examples`).
+          const named = Object.values((parameter.examples ?? {}) as Record<string, { value: unknown }>);
+          const values = parameter.example === undefined ? named.map((e) => e.value) : [parameter.example];
+          expect(values.length, `${operation.operationId} ${parameter.name}`).toBeGreaterThan(0);
+          for (const value of values)
+            expect(typeof value, `${operation.operationId} ${parameter.name}`).toBe('string');
         }
       }
     }
@@ -148,12 +153,29 @@ describe('/openapi.json', () => {
     expect(guarded.length).toBeGreaterThan(0);
     for (const operation of guarded) {
       expect(takesIdempotencyKey(operation)).toBe(true);
+      const key = operation.idempotencyKey === 'required' ? 'IdempotencyKeyRequired' : 'IdempotencyKey';
       expect(operationIn(operation)?.parameters, operation.path).toContainEqual({
-        $ref: '#/components/parameters/IdempotencyKey',
+        $ref: `#/components/parameters/${key}`,
       });
     }
-    const header = (document.components as { parameters: Record<string, Json> }).parameters.IdempotencyKey;
-    expect(header).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
+    const parameters = (document.components as { parameters: Record<string, Json> }).parameters;
+    expect(parameters.IdempotencyKey).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+    });
+    expect(parameters.IdempotencyKeyRequired).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: true,
+    });
+  });
+
+  it('requires Idempotency-Key where money is given back, and says so with its 400', () => {
+    const required = apiOperations.filter((operation) => operation.idempotencyKey === 'required');
+    expect(required.map((operation) => operation.operationId)).toEqual(['refundPayment']);
+    const refund = paths['/api/payments/{id}/refunds']?.post as Json & { responses: Record<string, Json> };
+    expect(JSON.stringify(refund.responses['400'])).toContain('IDEMPOTENCY_KEY_REQUIRED');
   });
 
   it('documents errors as problem+json and the statusId table', () => {
@@ -164,7 +186,8 @@ describe('/openapi.json', () => {
       });
     }
     const description = String((document.info as Json).description);
-    for (const row of ['| 1 |', '| 5 |', '| 6 |', '| 7 |', '| 200 |']) expect(description).toContain(row);
+    for (const row of ['| 1 |', '| 5 |', '| 6 |', '| 7 |', '| 200 |', '| 9 |'])
+      expect(description).toContain(row);
     expect(description).toContain('still payable');
   });
 

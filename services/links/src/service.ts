@@ -15,6 +15,7 @@ import { customerSession } from './adapters/http/pay/session';
 import { linksRoutes } from './adapters/http/routes';
 import { mailSetup } from './adapters/mail/mail-settings';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
+import { recordRefundOnRefundSucceeded } from './adapters/messaging/record-refund-on-refund-succeeded.consumer';
 import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
 import { cardPaymentsClient } from './adapters/processor-gateway/card-payments-client';
 import { subscriptionsClient } from './adapters/subscriptions/subscriptions-client';
@@ -158,6 +159,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           await Promise.all([
             bus.subscribe(cancelLinkOnSubscriptionCancelled(unitOfWork, clock)),
             bus.subscribe(settleLinkOnPayment(unitOfWork, clock)),
+            bus.subscribe(recordRefundOnRefundSucceeded(unitOfWork)),
           ]);
           await relay.start();
           if (settings.LINK_EXPIRY_SWEEP_MS > 0) {

@@ -507,6 +507,7 @@ describe('GET /api/payrequests/{id}', () => {
       paid: false,
       currency: 'USD',
       amount: '1500.50',
+      refundedAmount: '0.00',
       label: 'Gym membership',
       handleValue: 'ana@example.com',
       handleLabel: 'Ana',

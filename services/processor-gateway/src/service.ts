@@ -4,6 +4,7 @@ import { createApp } from '@payrail/http';
 import { createOutboxRelay } from '@payrail/messaging';
 import { registerChargesProbe } from '@payrail/observability';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import { refundRoutes } from './adapters/http/refund-routes';
 import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
@@ -13,6 +14,7 @@ import { outbox } from './adapters/postgres/schema';
 import { bankTransfers } from './bank-transfers';
 import { createCardProcessors } from './adapters/processors';
 import { type ChargeJanitor, createChargeJanitor } from './application/charge-janitor';
+import { createRefundJanitor, type RefundJanitor } from './application/refund-janitor';
 import type { ChargeDeps } from './application/settle-charge';
 import { loadConfig, type ProcessorGatewayConfig } from './config';
 import type { CardProcessors } from './ports/card-processor';
@@ -21,7 +23,12 @@ export interface ProcessorGatewayOptions {
   /** The processors to talk to; default: the adapters, configured from the environment. */
   cardProcessors?: (config: ProcessorGatewayConfig) => CardProcessors;
   /** Hands the running parts to a test or an operator tool (the janitor can then be run on demand). */
-  onCreated?: (parts: { janitor: ChargeJanitor; deps: ChargeDeps; config: ProcessorGatewayConfig }) => void;
+  onCreated?: (parts: {
+    janitor: ChargeJanitor;
+    refundJanitor: RefundJanitor;
+    deps: ChargeDeps;
+    config: ProcessorGatewayConfig;
+  }) => void;
 }
 
 export function createProcessorGatewayService(options: ProcessorGatewayOptions = {}): ServiceDefinition {
@@ -42,6 +49,8 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         timings: config.timings,
       };
       const janitor = createChargeJanitor(deps, config.janitorIntervalMs, logger);
+      // Refunds are settled by a janitor of their own, on the charges' interval and timings.
+      const refundJanitor = createRefundJanitor({ ...deps, logger }, config.janitorIntervalMs, logger);
       const { app, markNotReady } = createApp({
         service: 'processor-gateway',
         logger,
@@ -60,6 +69,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         sweepIntervalMs: config.bankTransferSweepIntervalMs,
       });
       app.route('/api', transfers.routes);
+      app.route('/api', refundRoutes({ ...deps, logger, internalSecret }));
       const relay = createOutboxRelay({
         database,
         outbox,
@@ -68,7 +78,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         logger,
         keepPublished: config.keepPublished,
       });
-      options.onCreated?.({ janitor, deps, config });
+      options.onCreated?.({ janitor, refundJanitor, deps, config });
       let unregisterChargeMetrics: (() => void) | undefined;
       return {
         app,
@@ -77,6 +87,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
           await bus.subscribe(chargeOnChargeRequested(deps, logger));
           await relay.start();
           janitor.start();
+          refundJanitor.start();
           transfers.start();
           unregisterChargeMetrics = registerChargesProbe(() => countChargesByOutcome(database.db));
         },
@@ -84,6 +95,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
           unregisterChargeMetrics?.();
           await transfers.stop();
           await janitor.stop();
+          await refundJanitor.stop();
           await relay.stop();
         },
       };

@@ -115,6 +115,8 @@ export async function startContractSandbox() {
         cardNumber,
       }),
     advanceClock: (seconds: number) => testApi('POST', 'clock', { advanceSeconds: seconds }),
+    /** Sets the simulated clock (then runs what became due, B's scheduled reversals among them). */
+    setClock: (at: Date) => testApi('POST', 'clock', { set: at.toISOString() }),
     async stop() {
       await server.close();
       await instance.stop();

@@ -256,6 +256,17 @@ describe('PROCESSOR_A hosted payment (iframe, signed one-shot webhook)', () => {
     });
     expect((await sandbox.ledger()).map((e) => e.kind)).toEqual(['charge', 'rollback', 'charge']);
   });
+
+  it('a rollback in an outage is unavailable (nothing done); one whose answer is lost is unknown, and done', async () => {
+    const paid = await payHosted(CARD.approved);
+    await sandbox.fault('A', 'outage');
+    expect(await processorA.reverse({ reference: paid.reference })).toMatchObject({ kind: 'unavailable' });
+    expect(await processorA.queryStatus({ reference: paid.reference })).toMatchObject({ status: 'paid' });
+    await sandbox.fault('A', 'lose-reply');
+    expect(await processorA.reverse({ reference: paid.reference })).toMatchObject({ kind: 'unknown' });
+    expect(await processorA.queryStatus({ reference: paid.reference })).toEqual({ status: 'reversed' });
+    expect((await sandbox.ledger()).map((e) => e.kind)).toEqual(['charge', 'rollback']);
+  });
 });
 
 describe('PROCESSOR_A stored cards (cards/new, user cards, synchronous charge)', () => {

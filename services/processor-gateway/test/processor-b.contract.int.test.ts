@@ -335,16 +335,43 @@ describe('PROCESSOR_B hosted payment (redirect, notification echoed, traer)', ()
       kind: 'scheduled',
     });
     expect(await processorB.queryStatus({ reference: earlier.reference })).toMatchObject({ status: 'paid' });
+    // Asked again (a retry after a lost answer): B says it has it, and its order says it is still scheduled.
+    expect(
+      await processorB.reverse({ reference: earlier.reference, processorReference: earlier.hash }),
+    ).toEqual({ kind: 'scheduled' });
     await sandbox.advanceClock(25 * 3600);
     expect(await processorB.queryStatus({ reference: earlier.reference })).toMatchObject({
       status: 'reversed',
     });
+
+    expect(
+      await processorB.reverse({ reference: earlier.reference, processorReference: earlier.hash }),
+    ).toEqual({ kind: 'reversed' });
 
     const unpaid = await openHosted();
     expect(await processorB.reverse({ reference: unpaid.reference })).toMatchObject({
       kind: 'refused',
       code: 'OrderNotPaid',
     });
+  });
+
+  it('a reversal in an outage is unavailable (nothing done); one whose answer is lost is unknown, and done', async () => {
+    const paid = await payHosted(CARD.approved);
+    await sandbox.fault('B', 'outage');
+    expect(
+      await processorB.reverse({ reference: paid.reference, processorReference: paid.hash }),
+    ).toMatchObject({
+      kind: 'unavailable',
+    });
+    expect(await processorB.queryStatus({ reference: paid.reference })).toMatchObject({ status: 'paid' });
+    await sandbox.fault('B', 'lose-reply');
+    expect(
+      await processorB.reverse({ reference: paid.reference, processorReference: paid.hash }),
+    ).toMatchObject({
+      kind: 'unknown',
+    });
+    expect(await processorB.queryStatus({ reference: paid.reference })).toMatchObject({ status: 'reversed' });
+    expect((await sandbox.ledger()).filter((e) => e.kind === 'reversal')).toHaveLength(1);
   });
 });
 

@@ -57,6 +57,52 @@ describe('API faults', () => {
   });
 });
 
+describe('API faults on refunds (a rollback, a reversal)', () => {
+  async function paidOrder(id: string) {
+    const started = await sandbox.b.start(id, 1000);
+    const hash = started.body.resultado[0]!.data as string;
+    await sandbox.test.complete({ hash, cardNumber: '4242424242424242' });
+    return hash;
+  }
+  const refunds = async () =>
+    (await sandbox.test.ledger()).filter((entry) => entry.kind !== 'charge').map((entry) => entry.kind);
+
+  it('outage: the rollback and the reversal are not done, and can be asked again', async () => {
+    const { spid: id } = await paidBuy();
+    const hash = await paidOrder('refund-outage');
+    await sandbox.test.fault({ processor: 'A', fault: 'outage' });
+    await sandbox.test.fault({ processor: 'B', fault: 'outage' });
+    const rollback = await sandbox.a.rollback(id);
+    expect(rollback.status).toBe(503);
+    expect(rollback.body.messages[0]!.key).toBe('PosCommunicationError');
+    const reversal = await sandbox.b.reverse(hash);
+    expect(reversal.status).toBe(503);
+    expect(reversal.body).toEqual({ respuesta: false, resultado: 'Servicio no disponible' });
+    expect(await refunds()).toEqual([]);
+    expect((await sandbox.a.getConfirmation(id)).body.confirmation.response_code).toBe('00');
+    expect((await sandbox.b.query(hash)).body.resultado[0]).toMatchObject({ pagado: true });
+    expect((await sandbox.a.rollback(id)).body.status).toBe('success');
+    expect((await sandbox.b.reverse(hash)).body.resultado).toBe('Inmediata');
+    expect(await refunds()).toEqual(['rollback', 'reversal']);
+  });
+
+  it('lose-reply: the rollback and the reversal are done and in the ledger, the answer is cut', async () => {
+    const { spid: id } = await paidBuy();
+    const hash = await paidOrder('refund-lost');
+    await sandbox.test.fault({ processor: 'A', fault: 'lose-reply' });
+    await expect(sandbox.a.rollback(id)).rejects.toThrow();
+    await sandbox.test.fault({ processor: 'B', fault: 'lose-reply' });
+    await expect(sandbox.b.reverse(hash)).rejects.toThrow();
+    expect(await refunds()).toEqual(['rollback', 'reversal']);
+    // The status queries show both, and asking again changes nothing.
+    expect((await sandbox.a.getConfirmation(id)).body.messages[0]!.key).toBe('AlreadyRollbackedError');
+    expect((await sandbox.b.query(hash)).body.resultado[0]).toMatchObject({ pagado: false });
+    expect((await sandbox.a.rollback(id)).body.messages[0]!.key).toBe('AlreadyRollbackedError');
+    expect((await sandbox.b.reverse(hash)).body.resultado).toBe('El pedido ya fue reversado');
+    expect(await refunds()).toEqual(['rollback', 'reversal']);
+  });
+});
+
 describe('webhook faults (PROCESSOR_A)', () => {
   it('drop-webhook: the confirmation is never sent, get_confirmation still has it', async () => {
     await sandbox.test.fault({ processor: 'A', fault: 'drop-webhook' });

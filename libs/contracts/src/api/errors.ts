@@ -267,13 +267,80 @@ export const BANK_TRANSFER_ERRORS = {
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /**
+ * processor-gateway: refunds of a money movement (`POST /api/payments/{id}/refunds`, issue 27). Every refusal
+ * leaves nothing written.
+ */
+export const REFUND_ERRORS = {
+  IDEMPOTENCY_KEY_REQUIRED: {
+    status: 400,
+    description:
+      'The operation gives money back, so it needs an `Idempotency-Key` header: the same key again answers the same refund and never gives money back twice.',
+    detail: 'Idempotency-Key header is required: a refund is made once per key',
+  },
+  PAYMENT_NOT_FOUND: {
+    status: 404,
+    description: "No such payment of the merchant (another merchant's is not found either).",
+    detail: 'Payment 0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f42 not found',
+  },
+  REFUND_NOT_FOUND: {
+    status: 404,
+    description: 'No such refund of that payment for the merchant.',
+    detail:
+      'Refund 0193b1c4-2d5e-7f60-8a71-9b2c3d4e5f60 of payment 0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f42 not found',
+  },
+  PAYMENT_NOT_REFUNDABLE: {
+    status: 409,
+    description:
+      'The movement took no money that could be given back: a declined attempt, a charge the processor has not decided yet, or a refund itself.',
+    detail:
+      'Payment 0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f43 was declined: nothing was taken, nothing can be refunded',
+  },
+  PAYMENT_FULLY_REFUNDED: {
+    status: 409,
+    description:
+      'Nothing is left to refund: the refunds made, scheduled or in progress add up to the amount paid.',
+    detail:
+      'Payment 0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f42 has nothing left to refund (87500.00 paid, 87500.00 refunded or in progress)',
+  },
+  PROCESSOR_REFUND_NOT_POSSIBLE: {
+    status: 409,
+    description:
+      'The processor cannot give this payment back through its API: PARAGUAY.PROCESSOR_A rolls a card payment back only on the day it was made (Asunción time), and a bank transfer has no processor. Give the money back yourself and record it: `{amount, method: "BANK_TRANSFER" | "CASH", reference}`.',
+    detail:
+      'PARAGUAY.PROCESSOR_A rolls a card payment back only on the day it was made (2026-11-23, Asunción time); give the money back outside and record it with method BANK_TRANSFER or CASH',
+  },
+  PARTIAL_CARD_REFUND_NOT_POSSIBLE: {
+    status: 409,
+    description:
+      'A card payment goes back through its processor whole (a rollback or a reversal has no amount): a part of it can only be given back outside and recorded (`method` `BANK_TRANSFER` or `CASH`).',
+    detail:
+      'A card payment is given back through the processor whole (87500.00); 50000.00 can only be given back outside and recorded',
+  },
+  REFUND_AMOUNT_INVALID: {
+    status: 422,
+    description:
+      "`amount` is zero, negative, or has more decimals than the payment's currency (a PYG amount is whole guaraníes); `errors[]` names it.",
+    detail: 'amount must be greater than 0',
+  },
+  REFUND_AMOUNT_EXCEEDS_REFUNDABLE: {
+    status: 422,
+    description:
+      '`amount` is more than what is left to refund of the payment (paid minus refunds not failed).',
+    detail: 'amount 100000.00 is more than the 37500.00 left to refund',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/**
  * processor-gateway's table (`createApp({ errors })`): its bank notifications (`BANK_TRANSFER_ERRORS`,
- * public) and what it answers links over `/internal` for the pay page. The internal codes are not in the
+ * public), its refunds (`REFUND_ERRORS`, public) and what it answers links over `/internal` for the pay page. The internal codes are not in the
  * public API, so this table is not in `ERROR_CODES` (the OpenAPI document lists those of the public
  * operations only).
  */
 export const PROCESSOR_GATEWAY_ERRORS = {
   ...BANK_TRANSFER_ERRORS,
+  ...REFUND_ERRORS,
+  /** A refund's `Idempotency-Key` already made a refund of another request (as the gateway's own check). */
+  IDEMPOTENCY_KEY_REUSED: COMMON_ERRORS.IDEMPOTENCY_KEY_REUSED,
   VALIDATION_ERROR: {
     status: 400,
     description:
@@ -339,6 +406,7 @@ export const ERROR_CODES = {
   ...LINK_ERRORS,
   ...SUBSCRIPTION_ERRORS,
   ...BANK_TRANSFER_ERRORS,
+  ...REFUND_ERRORS,
   ...BILLING_ERRORS,
 } as const satisfies Record<string, ErrorCodeInfo>;
 
@@ -348,5 +416,6 @@ export type SubscriptionErrorCode = keyof typeof SUBSCRIPTION_ERRORS;
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
 export type BillingErrorCode = keyof typeof BILLING_ERRORS;
 export type BankTransferErrorCode = keyof typeof BANK_TRANSFER_ERRORS;
+export type RefundErrorCode = keyof typeof REFUND_ERRORS;
 export type ProcessorGatewayErrorCode = keyof typeof PROCESSOR_GATEWAY_ERRORS;
 export type SandboxErrorCode = keyof typeof SANDBOX_ERRORS;

@@ -3,6 +3,7 @@ import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
+import { refundOperations } from './refunds';
 import { subscriptionOperations } from './subscriptions';
 import { adminWebhookOperations, webhookOperations } from './webhooks';
 
@@ -11,6 +12,7 @@ export const apiOperations: ApiOperation[] = [
   ...paymentLinkOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
+  ...refundOperations,
   ...webhookOperations,
   ...adminOperations,
   ...billingAdminOperations,

@@ -12,6 +12,8 @@ export const API_TAGS = {
     'Installments of a subscription found by its identifiers or its link (camelCase): by amount, all, dates, cancel.',
   'Bank transfers':
     'Transfers made outside the service, notified by the merchant, settling a link or an installment.',
+  Refunds:
+    'Money given back from a payment: through its processor (whole, as each processor allows) or outside the service, recorded.',
   Webhooks:
     'Endpoints that receive signed events (Standard Webhooks), their delivery log, and the event log for polling.',
   Operator:
@@ -67,6 +69,12 @@ export interface ApiOperation<
     example: unknown;
     examples?: Record<string, ExampleOf>;
   };
+  /**
+   * `required`: the operation refuses a request without an `Idempotency-Key` (400
+   * `IDEMPOTENCY_KEY_REQUIRED`), because running it twice would move money twice (a refund). Every other
+   * POST, PUT and PATCH of the merchant API takes the key when it is given.
+   */
+  idempotencyKey?: 'required';
   /**
    * The error codes the operation answers besides the ones every operation of its kind has (401, 400 on
    * input, the Idempotency-Key ones); their statuses come from the error tables.

@@ -35,6 +35,7 @@ export const PAYMENT_LINK_STATUS_TABLE = [
   '| 6 | Expired (`payWaitHours` elapsed): no longer payable |',
   '| 7 | Cancelled: no longer payable |',
   '| 200 | Paid |',
+  "| 9 | Refunded: only a `PAYMENT_REFUNDED` webhook's `statusId` (money given back); a link itself stays 200 once refunded |",
 ].join('\n');
 
 const statusId = z.number().int().meta({
@@ -262,6 +263,11 @@ export const paymentLinkDetails = z.object({
   paid: z.boolean(),
   currency: z.string(),
   amount: moneyOut,
+  refundedAmount: moneyOut.meta({
+    description:
+      "What was given back of the link's payment (`POST /api/payments/{id}/refunds`, refunds that succeeded); " +
+      '`"0.00"` when nothing was. A refunded link stays paid (`statusId` 200).',
+  }),
   label: z.string().max(MAX_LENGTH.label),
   handleValue: z.string().max(MAX_LENGTH.handleValue),
   handleLabel: z.string().max(MAX_LENGTH.handleLabel),
@@ -445,6 +451,7 @@ const oneOffDetails = {
   paid: false,
   currency: 'PYG',
   amount: '150000.00',
+  refundedAmount: '0.00',
   label: 'Gym membership',
   handleValue: 'ana@example.com',
   handleLabel: 'Ana Gómez',
@@ -595,6 +602,7 @@ export const paymentLinkApi = {
           paid: true,
           currency: 'PYG',
           amount: '200000.00',
+          refundedAmount: '0.00',
           label: 'Monthly membership',
           handleValue: '+595981123456',
           handleLabel: 'Ana Gómez',
@@ -672,6 +680,7 @@ export const paymentLinkApi = {
           paid: false,
           currency: 'PYG',
           amount: '99000.00',
+          refundedAmount: '0.00',
           label: 'Invoice 2026-11',
           handleValue: 'ana@example.com',
           handleLabel: 'Ana Gómez',

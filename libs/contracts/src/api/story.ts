@@ -166,3 +166,14 @@ export const v1Installment = (installment: {
   amount: money(installment.amount),
   status: installment.status,
 });
+
+/**
+ * The story's money movements as processor-gateway names them (its `txId`s: UUIDs, new in every run; the
+ * replay learns each where an answer first shows it, the payments ledger's list). Link 1 is paid by the
+ * bank transfer `TRF-2026-11-000123`, links 2 and 3 by card on the pay page (PARAGUAY.PROCESSOR_A).
+ */
+export const STORY_PAYMENTS = {
+  oneOffTransfer: '0193b2a0-4c1d-7e2f-8a3b-4c5d6e7f8a01',
+  membershipCard: '0193b29e-1a2b-7c3d-9e4f-5a6b7c8d9e02',
+  softwareCard: '0193b29e-7f80-7a91-8b2c-3d4e5f6a7b03',
+} as const;

@@ -21,9 +21,17 @@ export const WEBHOOK_EVENT_KINDS = [
   'BANK_TRANSFER_REGISTERED',
   'LINK_EXPIRED',
   'LINK_CANCELLED',
+  'PAYMENT_REFUNDED',
+  'REFUND_FAILED',
 ] as const;
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 export const WEBHOOK_TEST_KIND = 'WEBHOOK_TEST';
+
+/**
+ * The `statusId` of a `PAYMENT_REFUNDED` envelope: money was given back. Never 200, so a receiver that counts
+ * `statusId === 200` as paid never counts a refund as a payment; a link itself stays 200 once refunded.
+ */
+export const REFUND_STATUS_ID = 9;
 
 /** In an endpoint's `events`: every kind, those added later included. */
 export const ALL_WEBHOOK_EVENTS = '*';
@@ -253,8 +261,9 @@ export const webhookEnvelopeData = z.looseObject({
         "The money movement: processor-gateway's id of the card charge or of the registered bank transfer, a " +
         "UUID, the same on every event about that movement (a bank transfer's `PAYMENT_SUCCESS` and its " +
         '`BANK_TRANSFER_REGISTERED`). Never null on `PAYMENT_SUCCESS` and `PAYMENT_FAILED` (the declined ' +
-        "charge's); null where no movement is concerned. The processor's own reference and the bank's are " +
-        'in `processorReference` / `authorizationCode` and `bankReference`.',
+        "charge's); on `PAYMENT_REFUNDED` and `REFUND_FAILED` it is the refund's own id, and `paymentTxId` the " +
+        "payment refunded; null where no movement is concerned. The processor's own reference and the bank's " +
+        'are in `processorReference` / `authorizationCode` and `bankReference`.',
     }),
   payRequestId: z.number().int().nullable().meta({ description: 'The payment link (pay request) id.' }),
   currency: z.enum(CURRENCIES).nullable(),
@@ -266,8 +275,9 @@ export const webhookEnvelopeData = z.looseObject({
         'A JSON number written with 2 decimals (`150000.00`). On `PAYMENT_SUCCESS` / `PAYMENT_FAILED` the ' +
         'amount paid or declined; on `INSTALLMENT_FAILED`, `INSTALLMENT_UPDATED` and `INSTALLMENT_CANCELLED` ' +
         "the installment's amount (an envelope listing several installments: their sum); on `LINK_EXPIRED` " +
-        "and `LINK_CANCELLED` the link's. Absent from `SUBSCRIPTION_*`, `BANK_TRANSFER_REGISTERED` and " +
-        '`WEBHOOK_TEST`. Never null.',
+        "and `LINK_CANCELLED` the link's; on `PAYMENT_REFUNDED` the amount given back (`refundedAmount`: the " +
+        "payment's refunds so far). Absent from `SUBSCRIPTION_*`, `BANK_TRANSFER_REGISTERED`, `REFUND_FAILED` " +
+        'and `WEBHOOK_TEST`. Never null.',
     }),
   statusId: z
     .number()
@@ -276,7 +286,8 @@ export const webhookEnvelopeData = z.looseObject({
     .meta({
       description:
         'Only on payment events: 200 on `PAYMENT_SUCCESS` (the money was taken), 5 on `PAYMENT_FAILED` (the ' +
-        'attempt was declined). Every other kind has no `statusId` key, so a receiver that stores ' +
+        'attempt was declined), 9 on `PAYMENT_REFUNDED` (money was given back: never 200, and the link ' +
+        'itself stays 200). Every other kind has no `statusId` key, so a receiver that stores ' +
         '`statusId === 200` as paid counts each payment once and nothing else.',
     }),
   customIdentifier: z.string().meta({
@@ -308,8 +319,9 @@ export const webhookEnvelopeData = z.looseObject({
     .optional()
     .meta({
       description:
-        'The period an event is about: on `PAYMENT_SUCCESS`, `PAYMENT_FAILED`, `INSTALLMENT_FAILED` and an ' +
-        "installment's `BANK_TRANSFER_REGISTERED` (null on a one-off payment); absent from the other kinds.",
+        'The period an event is about: on `PAYMENT_SUCCESS`, `PAYMENT_FAILED`, `INSTALLMENT_FAILED`, ' +
+        "`PAYMENT_REFUNDED`, `REFUND_FAILED` and an installment's `BANK_TRANSFER_REGISTERED` (null on a one-off " +
+        'payment); absent from the other kinds.',
     }),
 });
 
@@ -375,6 +387,8 @@ function exampleData(
 const CARD_CHARGE = '0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f42';
 const DECLINED_CHARGE = '0193a5e2-7c41-7d2e-9a10-5b3c2d1e0f43';
 const TRANSFER = '0193a6f0-1b22-7e4a-8c55-3d2e1f0a9b87';
+const REFUND = '0193a7b3-5d10-7c2e-9e41-6a7b8c9d0e1f';
+const FAILED_REFUND = '0193a7b3-5d10-7c2e-9e41-6a7b8c9d0e20';
 
 /** An example envelope of every kind, for the OpenAPI `webhooks` section. */
 export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data: Record<string, unknown> }> =
@@ -526,6 +540,51 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data:
           transferDate: '2026-12-04',
           note: null,
           registeredAt: '2026-12-04T15:00:00.000Z',
+        },
+      ),
+    },
+    PAYMENT_REFUNDED: {
+      summary:
+        'Money was given back: by the processor (`mode` `rollback` or `reversal`, `method` `CARD`) or by you, ' +
+        'recorded (`mode` `outside`, `method` `BANK_TRANSFER` or `CASH`, your `reference`). `statusId` 9, never ' +
+        "200: the link stays paid and the installment stays paid. `txId` is the refund's own id, " +
+        "`paymentTxId` the payment's (its `PAYMENT_SUCCESS`'s `txId`); `amount` the amount given back, " +
+        "`refundedAmount` the payment's refunds so far. Not sent to an endpoint registered without `events`.",
+      data: exampleData(
+        { txId: REFUND, subscriptionPayedPeriod: 2 },
+        { amount: 150000, statusId: REFUND_STATUS_ID },
+        {
+          installmentNumber: 2,
+          installmentId: 9002,
+          paymentTxId: CARD_CHARGE,
+          refundedAmount: 150000,
+          mode: 'reversal',
+          method: 'CARD',
+          processor: 'PARAGUAY.PROCESSOR_B',
+          reference: null,
+          reason: 'Charged twice by mistake',
+          refundedAt: '2026-12-05T10:30:00.000Z',
+        },
+      ),
+    },
+    REFUND_FAILED: {
+      summary:
+        'A refund through the processor did not happen: the processor refused it or could not be reached, so ' +
+        'nothing was given back (`code`, `message`). A notice: no `amount`, no `statusId`. The payment can be ' +
+        'refunded again (with another `Idempotency-Key`), or the money given back outside and recorded.',
+      data: exampleData(
+        { txId: FAILED_REFUND, subscriptionPayedPeriod: 2 },
+        {},
+        {
+          installmentNumber: 2,
+          installmentId: 9002,
+          paymentTxId: CARD_CHARGE,
+          mode: 'rollback',
+          method: 'CARD',
+          processor: 'PARAGUAY.PROCESSOR_A',
+          code: 'PROCESSOR_UNAVAILABLE',
+          message: 'The processor could not be reached; nothing was given back',
+          failedAt: '2026-12-05T10:30:00.000Z',
         },
       ),
     },

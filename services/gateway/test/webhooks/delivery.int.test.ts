@@ -103,11 +103,13 @@ describe('webhook delivery to a real receiver', () => {
           'subscriptionPayedPeriod',
         ])
           expect(envelope.data, `${envelope.event} ${field}`).toHaveProperty(field);
-        // Identifiers are strings for the receiver's strict table; only payments carry a statusId.
+        // Identifiers are strings for the receiver's strict table; only payments carry a statusId (a
+        // refund's is 9: money given back, never 200).
         expect(typeof envelope.data.customIdentifier, envelope.event).toBe('string');
         expect(typeof envelope.data.customIdentifier2, envelope.event).toBe('string');
-        const payment = envelope.event === 'PAYMENT_SUCCESS' || envelope.event === 'PAYMENT_FAILED';
+        const payment = ['PAYMENT_SUCCESS', 'PAYMENT_FAILED', 'PAYMENT_REFUNDED'].includes(envelope.event);
         expect('statusId' in envelope.data, envelope.event).toBe(payment);
+        if (envelope.event === 'PAYMENT_REFUNDED') expect(envelope.data.statusId).toBe(9);
       }
     }
 
@@ -134,6 +136,11 @@ describe('webhook delivery to a real receiver', () => {
       },
     });
     expect(firstPayment?.body).toContain('"paidTotal":150000.00');
+    // A refund's money is written the same way: what went back, and the payment's refunds so far.
+    const refunded = basicReceiver.requests.find((request) => request.body.includes('"DEV-000042"'));
+    expect(refunded?.body).toContain('"amount":60000.00');
+    expect(refunded?.body).toContain('"statusId":9');
+    expect(refunded?.body).toContain('"refundedAmount":60000.00');
     const installmentFailed = JSON.parse(
       basicReceiver.requests.find((request) => request.body.includes('"INSTALLMENT_FAILED"'))?.body ?? '{}',
     );

@@ -78,7 +78,11 @@ async function envelopes(): Promise<Envelope[]> {
   return rows.map((row) => JSON.parse(row.body) as Envelope);
 }
 
-const PAYMENTS = ['PAYMENT_SUCCESS', 'PAYMENT_FAILED'];
+/** The kinds with a `statusId`: 200 paid, 5 declined, 9 money given back. */
+const STATUS_IDS: Record<string, number> = { PAYMENT_SUCCESS: 200, PAYMENT_FAILED: 5, PAYMENT_REFUNDED: 9 };
+const PAYMENTS = Object.keys(STATUS_IDS);
+/** What an endpoint registered without `events` takes. */
+const DEFAULT_KINDS = ['PAYMENT_SUCCESS', 'PAYMENT_FAILED'];
 
 describe('the webhook envelope, as a strict receiver stores it', () => {
   it('every kind: identifiers strings, statusId on payments only, amount as the kinds table says, one payment per movement', async () => {
@@ -86,14 +90,14 @@ describe('the webhook envelope, as a strict receiver stores it', () => {
     const story = await publishEveryKind(bus, merchant.merchantId);
     await oneByOne(messages);
     const all = await envelopes();
-    expect(new Set(all.map((envelope) => envelope.event)).size).toBe(12);
+    expect(new Set(all.map((envelope) => envelope.event)).size).toBe(14);
 
     for (const { event, data } of all) {
       expect(typeof data.customIdentifier, event).toBe('string');
       expect(typeof data.customIdentifier2, event).toBe('string');
       const payment = PAYMENTS.includes(event);
       expect('statusId' in data, `${event} statusId`).toBe(payment);
-      if (payment) expect(data.statusId).toBe(event === 'PAYMENT_SUCCESS' ? 200 : 5);
+      if (payment) expect(data.statusId).toBe(STATUS_IDS[event]);
       const money = ENVELOPE_MONEY[event as keyof typeof ENVELOPE_MONEY];
       expect('amount' in data, `${event} amount`).toBe(money !== 'none');
       if (money !== 'none') expect(typeof data.amount, `${event} amount`).toBe('number');
@@ -172,6 +176,9 @@ describe('the webhook envelope, as a strict receiver stores it', () => {
       ['SUBSCRIPTION_PAST_DUE', 1, null, '4567890', ''],
       ['PAYMENT_SUCCESS', 2, 2, '4567890', ''],
       ['BANK_TRANSFER_REGISTERED', 2, 2, '4567890', ''],
+      // A refund changes no count: the installment stays paid. The link's payment was installment 1.
+      ['PAYMENT_REFUNDED', 2, 2, '4567890', ''],
+      ['REFUND_FAILED', 2, 1, '4567890', ''],
       ['SUBSCRIPTION_COMPLETED', 2, null, '4567890', ''],
       ['SUBSCRIPTION_CANCELLED', 2, null, '4567890', ''],
     ]);
@@ -180,6 +187,57 @@ describe('the webhook envelope, as a strict receiver stores it', () => {
     expect(byKind('INSTALLMENT_UPDATED')?.amount).toBe(160000);
     expect(byKind('INSTALLMENT_CANCELLED')?.amount).toBe(150000);
     expect(byKind('INSTALLMENT_FAILED')?.amount).toBe(160000);
+
+    // Refunds: a movement of their own (`txId`), of the payment `paymentTxId`; money given back is 9,
+    // never 200; a failed refund is a notice without money.
+    const byTxId = (txId: string) => all.find(({ data }) => data.txId === txId);
+    expect(byTxId(movements.transferRefund)).toMatchObject({
+      event: 'PAYMENT_REFUNDED',
+      data: {
+        paymentTxId: movements.installmentTransfer,
+        amount: 60000,
+        refundedAmount: 60000,
+        statusId: 9,
+        subscriptionId: story.subscriptionId,
+        payRequestId: story.linkId,
+        installmentId: story.installments[1],
+        mode: 'outside',
+        method: 'BANK_TRANSFER',
+        processor: null,
+        reference: 'DEV-000042',
+        reason: 'Paid twice',
+        refundedAt: '2026-12-07T10:00:00.000Z',
+      },
+    });
+    const failed = byTxId(movements.failedRefund);
+    expect(failed).toMatchObject({
+      event: 'REFUND_FAILED',
+      data: {
+        paymentTxId: movements.firstPayment,
+        subscriptionId: story.subscriptionId,
+        installmentNumber: 1,
+        mode: 'rollback',
+        method: 'CARD',
+        code: 'PROCESSOR_UNAVAILABLE',
+        failedAt: '2026-12-07T10:01:00.000Z',
+      },
+    });
+    expect(failed?.data).not.toHaveProperty('amount');
+    expect(failed?.data).not.toHaveProperty('refundedAmount');
+    expect(byTxId(movements.cardRefund)).toMatchObject({
+      event: 'PAYMENT_REFUNDED',
+      data: {
+        paymentTxId: movements.cardPayment,
+        payRequestId: story.paid,
+        amount: 50000,
+        statusId: 9,
+        label: 'T-shirt',
+        subscriptionId: null,
+        subscriptionPayedPeriod: null,
+        installmentNumber: null,
+        processor: 'PARAGUAY.PROCESSOR_B',
+      },
+    });
 
     // Delivered again, all of it: nothing more in the log, the counts as they were.
     await oneByOne(messages.map((each) => ({ ...each, attempt: 2 })));
@@ -339,7 +397,7 @@ describe('the webhook envelope, as a strict receiver stores it', () => {
     ]);
   });
 
-  it('a new endpoint takes the payment events only; ["*"] takes every kind; the test event reads as no payment', async () => {
+  it('a new endpoint takes PAYMENT_SUCCESS and PAYMENT_FAILED only (no refunds); ["*"] takes every kind; the test event reads as no payment', async () => {
     const { merchantId, token } = await createMerchant(gateway, 'Endpoint defaults');
     const payments = await createEndpoint(gateway, token, { url: 'http://127.0.0.1:9/payments' });
     const everything = await createEndpoint(gateway, token, { url: 'http://127.0.0.1:9/all', events: ['*'] });
@@ -353,8 +411,8 @@ describe('the webhook envelope, as a strict receiver stores it', () => {
     );
     const kindsOf = (id: string) =>
       new Set(queued.filter((row) => row.endpoint_id === id).map((row) => row.kind));
-    expect(kindsOf(payments.id)).toEqual(new Set(PAYMENTS));
-    expect(kindsOf(everything.id).size).toBe(12);
+    expect(kindsOf(payments.id)).toEqual(new Set(DEFAULT_KINDS));
+    expect(kindsOf(everything.id).size).toBe(14);
 
     const test = await call(gateway, 'POST', `/api/webhook-endpoints/${payments.id}/test`, { token });
     expect(test.status).toBe(202);

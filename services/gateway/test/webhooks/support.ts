@@ -159,11 +159,13 @@ export const SUBSCRIPTION_STORY = [
   'SUBSCRIPTION_PAST_DUE',
   'PAYMENT_SUCCESS',
   'BANK_TRANSFER_REGISTERED',
+  'PAYMENT_REFUNDED',
+  'REFUND_FAILED',
   'SUBSCRIPTION_COMPLETED',
   'SUBSCRIPTION_CANCELLED',
 ] as const;
-/** How many envelopes one `publishEveryKind` makes: the subscription's and six of the one-off links. */
-export const STORY_ENVELOPES = SUBSCRIPTION_STORY.length + 6;
+/** How many envelopes one `publishEveryKind` makes: the subscription's and seven of the one-off links. */
+export const STORY_ENVELOPES = SUBSCRIPTION_STORY.length + 7;
 
 /** A time-ordered UUID of the story's money movements, as processor-gateway makes them (distinct per call). */
 let movement = 0;
@@ -175,9 +177,10 @@ export const movementId = () => {
 /**
  * One merchant's story through every event kind a receiver hears of: a STATIC subscription of 3 periods
  * (its first payment by card, activated, updated, an installment cancelled, a declined debit that fails
- * after dunning, past due, paid by a bank transfer, completed, cancelled) and four one-off links (declined
- * then paid by card, paid by a bank transfer, expired, cancelled). Every money movement has its `txId`
- * (`movements`).
+ * after dunning, past due, paid by a bank transfer, a part of that transfer given back outside, a rollback
+ * of the first payment that failed, completed, cancelled) and four one-off links (declined then paid by card
+ * and that payment reversed, paid by a bank transfer, expired, cancelled). Every money movement has its
+ * `txId` (`movements`), refunds included.
  */
 export async function publishEveryKind(bus: MessageBus, merchantId: string) {
   const linkId = freshId();
@@ -190,6 +193,9 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     declinedCard: movementId(),
     cardPayment: movementId(),
     linkTransfer: movementId(),
+    transferRefund: movementId(),
+    failedRefund: movementId(),
+    cardRefund: movementId(),
   };
   const common = { merchantId, currency: 'PYG' as const, timezone: 'America/Asuncion' };
   const snapshot = {
@@ -355,6 +361,47 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     target: { type: 'INSTALLMENT', installmentId: installments[1] as number, subscriptionId },
     registeredAt: '2026-12-06T10:00:00.000Z',
   });
+  // A part of that transfer given back outside (processor-gateway does not know the installment's
+  // subscription: the projection does), and a rollback of the first payment (the link's) that failed.
+  const refund = {
+    merchantId,
+    currency: 'PYG' as const,
+    reason: null,
+    requestedAt: '2026-12-07T10:00:00.000Z',
+  };
+  await publish(bus, 'refund.succeeded', {
+    ...refund,
+    refundId: movements.transferRefund,
+    paymentId: movements.installmentTransfer,
+    amount: '60000.00',
+    refundedTotal: '60000.00',
+    mode: 'outside',
+    method: 'BANK_TRANSFER',
+    processor: null,
+    reference: 'DEV-000042',
+    reason: 'Paid twice',
+    linkId: null,
+    subscriptionId: null,
+    installmentId: installments[1] as number,
+    succeededAt: '2026-12-07T10:00:00.000Z',
+  });
+  await publish(bus, 'refund.failed', {
+    ...refund,
+    refundId: movements.failedRefund,
+    paymentId: movements.firstPayment,
+    amount: '150000.00',
+    refundedTotal: '0.00',
+    mode: 'rollback',
+    method: 'CARD',
+    processor: 'PARAGUAY.PROCESSOR_A',
+    reference: null,
+    linkId,
+    subscriptionId: null,
+    installmentId: null,
+    failedAt: '2026-12-07T10:01:00.000Z',
+    code: 'PROCESSOR_UNAVAILABLE',
+    message: 'The processor could not be reached; nothing was given back',
+  });
   await publish(bus, 'subscription.completed', { ...snapshot, status: 'completed' });
   await publish(bus, 'subscription.cancelled', { ...snapshot, status: 'cancelled', reason: 'merchant' });
 
@@ -403,6 +450,24 @@ export async function publishEveryKind(bus: MessageBus, merchantId: string) {
     customerId: null,
     processorReference: '000000000004',
     authorizationCode: 'B-77',
+  });
+  await publish(bus, 'refund.succeeded', {
+    refundId: movements.cardRefund,
+    paymentId: movements.cardPayment,
+    merchantId,
+    amount: '50000.00',
+    currency: 'PYG',
+    refundedTotal: '50000.00',
+    mode: 'reversal',
+    method: 'CARD',
+    processor: 'PARAGUAY.PROCESSOR_B',
+    reference: null,
+    reason: null,
+    linkId: paid,
+    subscriptionId: null,
+    installmentId: null,
+    requestedAt: '2026-11-23T12:30:00.000Z',
+    succeededAt: '2026-11-23T12:30:00.000Z',
   });
   const byTransfer = await oneOff('Uniform');
   const linkTransfer = {

@@ -50,6 +50,8 @@ export interface PaymentLink extends PaymentLinkDraft {
   paidChargeId?: string | null;
   /** Why the last card attempt was declined (statusId 5). */
   lastDecline?: { code: string; category: string } | null;
+  /** Two-decimal string: what was given back of its payment (refunds that succeeded); the link stays paid. */
+  refundedAmount?: string;
 }
 
 /** `payWaitHours` 0 or absent: the link never expires. */

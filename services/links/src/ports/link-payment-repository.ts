@@ -101,4 +101,9 @@ export interface LinkPaymentRepository {
     eventFor: (link: PaymentLink) => EventEnvelope,
     linkId?: number,
   ): Promise<PaymentLink[]>;
+  /**
+   * Raises the merchant's link's refunded amount to `refundedTotal` (its payment's refunds that succeeded),
+   * never lowers it: refunds announced late or twice leave the greatest. False: no such link of the merchant.
+   */
+  recordRefunded(merchantId: string, linkId: number, refundedTotal: string): Promise<boolean>;
 }

@@ -103,3 +103,121 @@ export class SettlementUnavailable extends ProcessorGatewayError {
     );
   }
 }
+
+// Refunds (issue 27): each refusal leaves nothing written.
+
+/** A refund gives money back: it is made once per `Idempotency-Key`, so a request must bring one. */
+export class IdempotencyKeyRequired extends ProcessorGatewayError {
+  constructor() {
+    super('IDEMPOTENCY_KEY_REQUIRED', 'Idempotency-Key header is required: a refund is made once per key', [
+      { path: 'Idempotency-Key', message: 'is required' },
+    ]);
+  }
+}
+
+export class InvalidIdempotencyKey extends ProcessorGatewayError {
+  constructor() {
+    super('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
+      { path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' },
+    ]);
+  }
+}
+
+/** The key already made a refund of another request (another payment, amount, method, reference or reason). */
+export class IdempotencyKeyReused extends ProcessorGatewayError {
+  constructor() {
+    super('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with another request', [
+      { path: 'Idempotency-Key', message: 'was already used with another request' },
+    ]);
+  }
+}
+
+/** No movement of the merchant has this id (another merchant's is not found either). */
+export class PaymentToRefundNotFound extends ProcessorGatewayError {
+  constructor(readonly paymentId: string) {
+    super('PAYMENT_NOT_FOUND', `Payment ${paymentId} not found`);
+  }
+}
+
+export class RefundNotFound extends ProcessorGatewayError {
+  constructor(
+    readonly paymentId: string,
+    readonly refundId: string,
+  ) {
+    super('REFUND_NOT_FOUND', `Refund ${refundId} of payment ${paymentId} not found`);
+  }
+}
+
+/** The movement took no money that could be given back. */
+export class PaymentNotRefundable extends ProcessorGatewayError {
+  constructor(
+    readonly paymentId: string,
+    readonly why: 'declined' | 'undecided' | 'refund',
+  ) {
+    super(
+      'PAYMENT_NOT_REFUNDABLE',
+      why === 'declined'
+        ? `Payment ${paymentId} was declined: nothing was taken, nothing can be refunded`
+        : why === 'undecided'
+          ? `Payment ${paymentId} is not decided yet by its processor; refund it once it has succeeded`
+          : `${paymentId} is a refund: a refund cannot be refunded`,
+    );
+  }
+}
+
+export class PaymentFullyRefunded extends ProcessorGatewayError {
+  constructor(
+    readonly paymentId: string,
+    readonly paid: string,
+    readonly committed: string,
+  ) {
+    super(
+      'PAYMENT_FULLY_REFUNDED',
+      `Payment ${paymentId} has nothing left to refund (${paid} paid, ${committed} refunded or in progress)`,
+    );
+  }
+}
+
+/** The processor cannot give this payment back by API (PROCESSOR_A after the day; a bank transfer has none). */
+export class ProcessorRefundNotPossible extends ProcessorGatewayError {
+  constructor(readonly why: { processor: Processor; paidOn: string } | 'bank-transfer') {
+    super(
+      'PROCESSOR_REFUND_NOT_POSSIBLE',
+      why === 'bank-transfer'
+        ? 'A bank transfer has no processor to give it back; give the money back outside and record it with method BANK_TRANSFER or CASH'
+        : `${why.processor} rolls a card payment back only on the day it was made (${why.paidOn}, Asunción time); ` +
+            'give the money back outside and record it with method BANK_TRANSFER or CASH',
+    );
+  }
+}
+
+export class PartialCardRefundNotPossible extends ProcessorGatewayError {
+  constructor(
+    readonly paid: string,
+    readonly asked: string,
+  ) {
+    super(
+      'PARTIAL_CARD_REFUND_NOT_POSSIBLE',
+      `A card payment is given back through the processor whole (${paid}); ${asked} can only be given back outside and recorded`,
+      [{ path: 'amount', message: `a card refund is the whole payment (${paid})` }],
+    );
+  }
+}
+
+/** Zero, negative, or more decimals than the payment's currency has. */
+export class RefundAmountInvalid extends ProcessorGatewayError {
+  constructor(readonly problem: string) {
+    super('REFUND_AMOUNT_INVALID', `amount ${problem}`, [{ path: 'amount', message: problem }]);
+  }
+}
+
+export class RefundAmountExceedsRefundable extends ProcessorGatewayError {
+  constructor(
+    readonly asked: string,
+    readonly left: string,
+  ) {
+    super('REFUND_AMOUNT_EXCEEDS_REFUNDABLE', `amount ${asked} is more than the ${left} left to refund`, [
+      { path: 'amount', message: `is more than the ${left} left to refund` },
+    ]);
+  }
+}

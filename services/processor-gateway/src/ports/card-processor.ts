@@ -182,11 +182,18 @@ export type ConfirmationResult =
     };
 
 export type ReversalResult =
+  /** Given back (also: given back before, by an earlier request under the same reference). */
   | { kind: 'reversed' }
-  /** B after the payment day: the processor will reverse later (`Agendada`). */
+  /**
+   * B after the payment day: the processor will reverse later (`Agendada`; also a second request for a
+   * reversal it holds scheduled). Its status query shows `reversed` once applied.
+   */
   | { kind: 'scheduled'; at?: string }
   /** Not possible through the API (A after the day: `TransactionAlreadyConfirmed`; nothing to reverse). */
   | { kind: 'refused'; code: string; message?: string }
+  /** Nothing was done: the processor answered that it is down (503), or nothing reached it. */
+  | { kind: 'unavailable'; reason: string }
+  /** The request may have reached the processor and we do not know what it did (timeout, lost reply). */
   | { kind: 'unknown'; reason: string };
 
 /**

@@ -3,6 +3,7 @@ import type { ChargeStore } from './charge-store';
 import type { EventOutbox } from './event-outbox';
 import type { PaymentMethodStore } from './payment-method-store';
 import type { ProcessorCustomerStore } from './processor-customer-store';
+import type { RefundStore } from './refund-store';
 
 /** The service's stores, bound to the database or to one transaction. */
 export interface GatewayStores {
@@ -10,6 +11,7 @@ export interface GatewayStores {
   paymentMethods: PaymentMethodStore;
   customers: ProcessorCustomerStore;
   registrations: CardRegistrationStore;
+  refunds: RefundStore;
   outbox: EventOutbox;
 }
 

@@ -21,6 +21,7 @@ export const ROUTES: Array<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/ext-app/', service: 'links' },
   { prefix: '/api/subscriptions', service: 'subscriptions' },
   { prefix: '/api/bank-notification/', service: 'processor-gateway' },
+  { prefix: '/api/payments/', service: 'processor-gateway' },
 ];
 
 export function ownerOf(path: string): ServiceName | undefined {

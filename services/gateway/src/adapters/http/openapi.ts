@@ -102,6 +102,7 @@ export function errorCodesOf(operation: ApiOperation): ErrorCode[] {
     codes.add('PAYLOAD_TOO_LARGE');
   }
   if (operation.security !== 'none') codes.add('UNAUTHORIZED');
+  if (operation.idempotencyKey === 'required') codes.add('IDEMPOTENCY_KEY_REQUIRED');
   if (takesIdempotencyKey(operation)) {
     codes.add('IDEMPOTENCY_IN_PROGRESS');
     codes.add('IDEMPOTENCY_KEY_REUSED');
@@ -131,21 +132,39 @@ function parametersOf(operation: ApiOperation): JsonObject[] {
     };
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
       const { description, ...rest } = schema;
-      const example = operation.parameterExamples?.default?.[name];
       parameters.push({
         name,
         in: where,
         required: where === 'path' || (json.required ?? []).includes(name),
         ...(typeof description === 'string' ? { description } : {}),
         schema: rest,
-        ...(example === undefined ? {} : { example }),
+        ...parameterExamplesOf(operation, name),
       });
     }
   };
   add('path', operation.pathParams);
   add('query', operation.query);
-  if (takesIdempotencyKey(operation)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (takesIdempotencyKey(operation)) {
+    const key = operation.idempotencyKey === 'required' ? 'IdempotencyKeyRequired' : 'IdempotencyKey';
+    parameters.push({ $ref: `#/components/parameters/${key}` });
+  }
   return parameters;
+}
+
+/**
+ * A parameter's example: `example` (the `default` one), and, where request examples name their own value
+ * of it (`parameterExamples.<example name>`), `examples` by those names (OpenAPI's parameter `examples`,
+ * which the replay reads for the request example of the same name). The default is the first of them.
+ */
+function parameterExamplesOf(operation: ApiOperation, name: string): JsonObject {
+  const byExample = Object.entries(operation.parameterExamples ?? {}).filter(
+    ([example, values]) => example !== 'default' && values[name] !== undefined,
+  );
+  const fallback = operation.parameterExamples?.default?.[name];
+  if (byExample.length === 0) return fallback === undefined ? {} : { example: fallback };
+  return {
+    examples: Object.fromEntries(byExample.map(([example, values]) => [example, { value: values[name] }])),
+  };
 }
 
 /** Every POST, PUT and PATCH of the merchant API honours `Idempotency-Key` (the gateway enforces it on all). */
@@ -263,6 +282,7 @@ installment falls on the day itself, the others as many months later as your day
 response to a key is kept for 24 hours per merchant: the same request again returns that response (with
 \`Idempotent-Replayed: true\`) without running it twice; the same key with another request is 422
 \`IDEMPOTENCY_KEY_REUSED\`; a duplicate while the first is still running is 409 \`IDEMPOTENCY_IN_PROGRESS\`.
+An operation that gives money back (a refund) requires the key: 400 \`IDEMPOTENCY_KEY_REQUIRED\` without it.
 
 **Money.** Amounts are accepted as JSON numbers or decimal strings with at most two decimals and returned as
 strings with two decimals (\`ammount\` in the link creation response is spelled with two m's, as in the spec).
@@ -366,6 +386,17 @@ export function buildOpenApiDocument(
             'the same request; another request with the key is 422, a concurrent duplicate 409.',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
           example: '5d2a8a0e-3b7c-4f61-9d0a-2c4e6b8f1a3d',
+        },
+        IdempotencyKeyRequired: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description:
+            'Required here (400 `IDEMPOTENCY_KEY_REQUIRED` without it): the operation moves money, and the key ' +
+            'makes it happen once. The same key again answers what the first request did; another request with ' +
+            'the key is 422, a concurrent duplicate 409. Use a new key for each new operation.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          example: '9b1f6c2e-4d3a-4e8b-a7c5-1f2e3d4c5b6a',
         },
       },
       securitySchemes: {

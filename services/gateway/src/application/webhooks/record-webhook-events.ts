@@ -43,6 +43,8 @@ export const WEBHOOK_SOURCE_EVENTS = [
   'installment.failed',
   'payment.failed',
   'bank-transfer.registered',
+  'refund.succeeded',
+  'refund.failed',
 ] as const satisfies readonly EventType[];
 export type WebhookSourceEvent = (typeof WEBHOOK_SOURCE_EVENTS)[number];
 
@@ -172,6 +174,35 @@ export function projectedLinkOf(data: EventData<'link.created'>): ProjectedLink 
     subscriptionId: null,
     txId: null,
   };
+}
+
+/**
+ * What the projection knows of the payment a refund gives money back from: an installment's subscription
+ * (the event names the installment; its subscription when processor-gateway knew it), or a link (a link
+ * that starts a subscription is paid as its installment 1), keyed as that subscription's or link's events.
+ */
+async function refundContext(
+  writer: WebhookProjection,
+  data: EventData<'refund.succeeded'> | EventData<'refund.failed'>,
+): Promise<{ base: EnvelopeBase; orderingKey: string; installmentNumber: number | null }> {
+  if (data.installmentId !== null) {
+    const installment = await writer.findInstallment(data.installmentId);
+    const subscriptionId = data.subscriptionId ?? installment?.subscriptionId ?? null;
+    if (subscriptionId === null) {
+      return {
+        base: emptyBase(),
+        orderingKey: `installment:${data.installmentId}`,
+        installmentNumber: null,
+      };
+    }
+    const { base, orderingKey } = await subscriptionContext(writer, subscriptionId, {});
+    return { base, orderingKey, installmentNumber: installment?.number ?? null };
+  }
+  if (data.linkId !== null) {
+    const { base, link, orderingKey } = await linkContext(writer, data.linkId);
+    return { base, orderingKey, installmentNumber: link?.subscriptionId ? 1 : null };
+  }
+  return { base: emptyBase(), orderingKey: `payment:${data.paymentId}`, installmentNumber: null };
 }
 
 /** The projection changes of one bus event, and the envelopes it makes (none for most). */
@@ -472,6 +503,53 @@ async function draftsOf(writer: WebhookProjection, event: EventEnvelope): Promis
             installmentNumber: installment?.number ?? null,
             installmentId: data.target.installmentId,
             ...transfer,
+          }),
+        },
+      ];
+    }
+    case 'refund.succeeded':
+    case 'refund.failed': {
+      // The refund is a movement of its own (`txId`), of the payment `paymentTxId`; money given back is
+      // `statusId` 9, never 200 (the link and the installment stay paid). A failed refund is a notice.
+      const data = event.data as EventData<'refund.succeeded'> | EventData<'refund.failed'>;
+      const { base, orderingKey, installmentNumber } = await refundContext(writer, data);
+      const refund: EnvelopeBase = { ...base, txId: data.refundId, currency: data.currency };
+      const about: Record<string, EnvelopeValue> = {
+        installmentNumber,
+        installmentId: data.installmentId,
+        paymentTxId: data.paymentId,
+      };
+      const way: Record<string, EnvelopeValue> = {
+        mode: data.mode,
+        method: data.method,
+        processor: data.processor,
+      };
+      if ('succeededAt' in data) {
+        return [
+          {
+            kind: 'PAYMENT_REFUNDED',
+            orderingKey,
+            data: envelopeData('PAYMENT_REFUNDED', refund, new JsonDecimal(data.amount), {
+              ...about,
+              refundedAmount: new JsonDecimal(data.refundedTotal),
+              ...way,
+              reference: data.reference,
+              reason: data.reason,
+              refundedAt: data.succeededAt,
+            }),
+          },
+        ];
+      }
+      return [
+        {
+          kind: 'REFUND_FAILED',
+          orderingKey,
+          data: envelopeData('REFUND_FAILED', refund, null, {
+            ...about,
+            ...way,
+            code: data.code,
+            message: data.message,
+            failedAt: data.failedAt,
           }),
         },
       ];

@@ -1,6 +1,7 @@
 import {
   JsonDecimal,
   PAYMENT_LINK_STATUSES,
+  REFUND_STATUS_ID,
   stringifyWithDecimals,
   type WebhookEventKind,
 } from '@payrail/contracts';
@@ -55,18 +56,20 @@ export const emptyEnvelopeBase = (): EnvelopeBase => ({
 });
 
 /**
- * The payment status a payment event carries as `statusId` (the link's codes: 200 paid, 5 declined).
- * Receivers decide "paid" from `statusId` alone, so only an event that announces a money movement, or an
- * attempt at one, carries it: one `PAYMENT_SUCCESS` per movement.
+ * The payment status a payment event carries as `statusId` (the link's codes: 200 paid, 5 declined; and 9,
+ * money given back, which a link never has: it stays 200). Receivers decide "paid" from `statusId` alone, so
+ * only an event that announces a money movement, or an attempt at one, carries it: one `PAYMENT_SUCCESS` per
+ * movement, and a refund is never 200.
  */
 export const PAYMENT_STATUS_ID = {
   PAYMENT_SUCCESS: PAYMENT_LINK_STATUSES.PAID,
   PAYMENT_FAILED: PAYMENT_LINK_STATUSES.LAST_ATTEMPT_REJECTED,
+  PAYMENT_REFUNDED: REFUND_STATUS_ID,
 } as const;
 
 /**
  * What each kind carries of `amount` and `statusId` (the envelope table of the gateway README):
- * - `payment`: `amount` and `statusId` (the payment events);
+ * - `payment`: `amount` and `statusId` (the payment events; a refund's, `PAYMENT_REFUNDED`, is 9);
  * - `amount`: `amount` without `statusId` (an installment's or a link's amount: what failed, changed, was
  *   cancelled or expired; several installments: their sum);
  * - `none`: neither key (nothing in it is an amount of money that moved or is due).
@@ -74,6 +77,7 @@ export const PAYMENT_STATUS_ID = {
 export const ENVELOPE_MONEY: Record<EnvelopeKind, 'payment' | 'amount' | 'none'> = {
   PAYMENT_SUCCESS: 'payment',
   PAYMENT_FAILED: 'payment',
+  PAYMENT_REFUNDED: 'payment',
   INSTALLMENT_FAILED: 'amount',
   INSTALLMENT_UPDATED: 'amount',
   INSTALLMENT_CANCELLED: 'amount',
@@ -84,6 +88,7 @@ export const ENVELOPE_MONEY: Record<EnvelopeKind, 'payment' | 'amount' | 'none'>
   SUBSCRIPTION_CANCELLED: 'none',
   SUBSCRIPTION_COMPLETED: 'none',
   BANK_TRANSFER_REGISTERED: 'none',
+  REFUND_FAILED: 'none',
   WEBHOOK_TEST: 'none',
 };
 

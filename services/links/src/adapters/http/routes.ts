@@ -45,6 +45,7 @@ function details(link: PaymentLink, merchant: MerchantContext, baseUrl: string):
     paid: link.statusId === LinkStatus.PAID,
     currency: link.currency,
     amount: link.amount,
+    refundedAmount: link.refundedAmount ?? '0.00',
     label: link.label,
     handleValue: link.handleValue,
     handleLabel: link.handleLabel,

@@ -1,7 +1,7 @@
 import type { Processor } from '@payrail/contracts';
 import type { Executor } from '@payrail/db';
 import { enqueueEvent } from '@payrail/messaging';
-import { and, desc, eq, inArray, isNotNull, lte } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import { LinkStatus } from '../../domain/payment-link';
 import type { LinkPayment, LinkPaymentRepository } from '../../ports/link-payment-repository';
 import { toLink } from './payment-link-repository';
@@ -173,6 +173,15 @@ export function postgresLinkPaymentRepository(db: Executor): LinkPaymentReposito
         if (failedEvent) await enqueueEvent(tx, outbox, failedEvent);
         return { link: rejected, attempt: failedAttempt, changed: true };
       });
+    },
+
+    async recordRefunded(merchantId, linkId, refundedTotal) {
+      const updated = await db
+        .update(paymentLinks)
+        .set({ refundedAmount: sql`greatest(${paymentLinks.refundedAmount}, ${refundedTotal}::numeric)` })
+        .where(and(eq(paymentLinks.id, linkId), eq(paymentLinks.merchantId, merchantId)))
+        .returning({ id: paymentLinks.id });
+      return updated.length > 0;
     },
 
     async expireDue(at, limit, eventFor, linkId) {

@@ -43,6 +43,7 @@ export function toLink(row: Row): PaymentLink {
       row.lastDeclineCode && row.lastDeclineCategory
         ? { code: row.lastDeclineCode, category: row.lastDeclineCategory }
         : null,
+    refundedAmount: row.refundedAmount,
   };
 }
 

@@ -87,6 +87,11 @@ export const paymentLinks = linksSchema.table(
     lastDeclineCategory: text('last_decline_category'),
     /** When statusId 6 was written (lazily on read, or by the sweep). */
     expiredAt: timestamp('expired_at', { withTimezone: true }),
+    /**
+     * What was given back of the link's payment: the greatest `refundedTotal` of its `refund.succeeded`
+     * (processor-gateway's refunds add up under the payment's lock, so it only grows). The link stays paid.
+     */
+    refundedAmount: numeric('refunded_amount', { precision: 18, scale: 2 }).notNull().default('0'),
   },
   (table) => [
     index('payment_links_merchant_idx').on(table.merchantId, table.id),

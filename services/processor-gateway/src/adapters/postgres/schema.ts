@@ -188,3 +188,59 @@ export const bankTransfers = processorGatewaySchema.table(
     check('bank_transfers_status_check', sql`${table.status} in ('pending', 'settled')`),
   ],
 );
+
+export const REFUND_STATUSES = ['pending', 'unknown', 'scheduled', 'succeeded', 'failed'] as const;
+
+/**
+ * Refunds of a money movement (issue 27), one per merchant and `Idempotency-Key`. A refund through the
+ * processor is written `pending` and committed before the processor is called; an outside refund is written
+ * `succeeded`. The refunds of one payment are written under its row's lock (`charges` or `bank_transfers`),
+ * so that those not failed never add up to more than it took.
+ */
+export const refunds = processorGatewaySchema.table(
+  'refunds',
+  {
+    /** UUIDv7: the refund as a money movement, the `txId` of its webhooks. */
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id').notNull(),
+    /** The movement refunded: a charge's `id` or a bank transfer's `tx_id`. */
+    paymentId: uuid('payment_id').notNull(),
+    idempotencyKey: varchar('idempotency_key', { length: 255 }).notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    mode: text('mode', { enum: ['rollback', 'reversal', 'outside'] }).notNull(),
+    method: text('method', { enum: ['CARD', 'BANK_TRANSFER', 'CASH'] }).notNull(),
+    processor: text('processor'),
+    amount: numeric('amount', { precision: 18, scale: 2, mode: 'string' }).notNull(),
+    currency: text('currency').notNull(),
+    reference: varchar('reference', { length: MAX_LENGTH.bankReference }),
+    reason: varchar('reason', { length: MAX_LENGTH.refundReason }),
+    status: text('status', { enum: REFUND_STATUSES }).notNull(),
+    failureCode: text('failure_code'),
+    failureMessage: text('failure_message'),
+    /** Requests sent to the processor, each counted before it leaves. */
+    processorCalls: integer('processor_calls').notNull().default(0),
+    statusChecks: integer('status_checks').notNull().default(0),
+    lastError: text('last_error'),
+    linkId: bigint('link_id', { mode: 'number' }),
+    installmentId: bigint('installment_id', { mode: 'number' }),
+    subscriptionId: bigint('subscription_id', { mode: 'number' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    /** When the janitor may look at it next (pending, unknown and scheduled refunds). */
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull(),
+    scheduledAt: timestamp('scheduled_at', { withTimezone: true }),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (table) => [
+    unique('refunds_merchant_key_unique').on(table.merchantId, table.idempotencyKey),
+    index('refunds_payment_idx').on(table.paymentId),
+    index('refunds_unsettled_idx')
+      .on(table.nextCheckAt)
+      .where(sql`status in ('pending', 'unknown', 'scheduled')`),
+    check(
+      'refunds_status_check',
+      sql`${table.status} in ('pending', 'unknown', 'scheduled', 'succeeded', 'failed')`,
+    ),
+    check('refunds_amount_positive', sql`${table.amount} > 0`),
+  ],
+);

@@ -5,6 +5,7 @@ import { postgresChargeStore } from './charge-store';
 import { postgresEventOutbox } from './event-outbox';
 import { postgresPaymentMethodStore } from './payment-method-store';
 import { postgresProcessorCustomerStore } from './processor-customer-store';
+import { postgresRefundStore } from './refund-store';
 
 /** Every store of the service bound to one executor: a transaction, or the database. */
 export function gatewayStores(executor: Executor): GatewayStores {
@@ -13,6 +14,7 @@ export function gatewayStores(executor: Executor): GatewayStores {
     paymentMethods: postgresPaymentMethodStore(executor),
     customers: postgresProcessorCustomerStore(executor),
     registrations: postgresCardRegistrationStore(executor),
+    refunds: postgresRefundStore(executor),
     outbox: postgresEventOutbox(executor),
   };
 }

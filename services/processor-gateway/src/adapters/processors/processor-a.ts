@@ -271,10 +271,14 @@ export function createProcessorA(
         token: processorAToken.rollback(privateKey, String(spid)),
         shop_process_id: spid,
       });
+      if (reply.kind === 'not-sent') return { kind: 'unavailable', reason: reply.reason };
       if (reply.kind !== 'answered') return { kind: 'unknown', reason: reply.reason };
       if (isSuccess(reply.body)) return { kind: 'reversed' };
       const error = errorOf(reply.body);
       if (error?.key === 'AlreadyRollbackedError') return { kind: 'reversed' };
+      // Its outage answer says that nothing was done; a 503 it did not word may hide a rollback made.
+      if (reply.status === 503 && error?.key === 'PosCommunicationError')
+        return { kind: 'unavailable', reason: describeRefusal(reply) };
       if (reply.status === 503 || !error) return { kind: 'unknown', reason: describeRefusal(reply) };
       // TransactionAlreadyConfirmed (a later day), BuyNotFoundError, ...: not possible through the API.
       return { kind: 'refused', code: error.key, message: error.dsc };

@@ -391,7 +391,8 @@ export function createProcessorB(
       let hash = input.processorReference;
       if (!hash) {
         const found = await traer({ reference: input.reference });
-        if (found.kind === 'unreachable') return { kind: 'unknown', reason: found.reason };
+        // Nothing was asked to be reversed yet.
+        if (found.kind === 'unreachable') return { kind: 'unavailable', reason: found.reason };
         if (found.kind === 'none') return { kind: 'refused', code: 'NoSuchOrder', message: NO_SUCH_ORDER };
         hash = textOf(found.order['hash_pedido']);
         if (!hash) return { kind: 'unknown', reason: 'order without a hash' };
@@ -401,6 +402,7 @@ export function createProcessorB(
         token_publico: publicKey,
         hash_pedido: hash,
       });
+      if (reply.kind === 'not-sent') return { kind: 'unavailable', reason: reply.reason };
       if (reply.kind !== 'answered') return { kind: 'unknown', reason: reply.reason };
       if (isSuccessful(reply.body) && isObject(reply.body)) {
         const mode = textOf(reply.body['resultado']);
@@ -409,7 +411,11 @@ export function createProcessorB(
         return { kind: 'unknown', reason: `reversal answered ${String(mode)}` };
       }
       const message = messageOf(reply);
-      if (message === ORDER_ALREADY_REVERSED) return { kind: 'reversed' };
+      // B says the same of a reversal applied and of one it holds scheduled: its order tells which.
+      if (message === ORDER_ALREADY_REVERSED) return reversalOf(await traer({ hash }));
+      // Its outage answer says that nothing was done; a 503 it did not word may hide a reversal made.
+      if (reply.status === 503 && message !== undefined)
+        return { kind: 'unavailable', reason: describeRefusal(reply) };
       if (reply.status === 503 || message === undefined)
         return { kind: 'unknown', reason: describeRefusal(reply) };
       return { kind: 'refused', code: refusalCode(message), message };
@@ -432,6 +438,18 @@ export function createProcessorB(
       );
     },
   };
+}
+
+/**
+ * A reversal B already has, from its order: applied (`fecha_reversion` set) or still scheduled. An order
+ * that cannot be read now leaves it unknown: the status query settles it later.
+ */
+function reversalOf(
+  found: { kind: 'order'; order: JsonObject } | { kind: 'none' } | { kind: 'unreachable'; reason: string },
+): ReversalResult {
+  if (found.kind === 'unreachable') return { kind: 'unknown', reason: found.reason };
+  if (found.kind === 'none') return { kind: 'unknown', reason: 'reversed order no longer found' };
+  return statusOfOrder(found.order).status === 'reversed' ? { kind: 'reversed' } : { kind: 'scheduled' };
 }
 
 function isSuccessful(body: unknown): boolean {

@@ -1,0 +1,1 @@
+ALTER TABLE "links"."payment_links" ADD COLUMN "refunded_amount" numeric(18, 2) DEFAULT '0' NOT NULL;
