@@ -2,6 +2,7 @@ import path from 'node:path';
 import { GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
 import { answerMethodNotAllowed, createApp } from '@payrail/http';
 import { postgresUnitOfWork } from '@payrail/messaging';
+import { mailSetup } from '@payrail/mail';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { hashToken } from './application/api-tokens';
 import { loadConfig, retryDelaysMs } from './config';
@@ -53,8 +54,11 @@ export const gatewayService: ServiceDefinition = {
   defaultPort: 3000,
   database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
   loadConfig,
-  async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
+  async create({ database, bus, logger, clock, internalSecret, env, upstream, embedded }) {
     const settings = loadConfig(env);
+    // Console invitations and password resets (the same variables and mailbox rules as links' codes).
+    const mail = mailSetup(settings, { embedded: embedded === true, clock });
+    logger.info({ mail: mail.describe }, 'gateway: console invitations and resets are mailed through this');
     const merchants = cachedMerchantStore(postgresMerchantStore(database.db), database, logger, {
       ttlMs: settings.TOKEN_CACHE_TTL_MS,
     });
@@ -100,7 +104,7 @@ export const gatewayService: ServiceDefinition = {
       readiness: readinessChecks({ database, bus }),
     });
     app.route('/', docsRoutes());
-    app.route('/', devMailboxRoute(upstream('links')));
+    app.route('/', devMailboxRoute(upstream('links'), mail.mailbox));
     const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
     app.route(
       '/admin',
