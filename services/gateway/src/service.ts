@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
+import { apiOperations, GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
 import { answerMethodNotAllowed, createApp } from '@payrail/http';
 import { postgresUnitOfWork } from '@payrail/messaging';
 import { mailSetup } from '@payrail/mail';
@@ -9,7 +9,17 @@ import { loadConfig, retryDelaysMs } from './config';
 import { devMailboxRoute } from './adapters/http/dev-mailbox';
 import { docsRoutes } from './adapters/http/docs';
 import { idempotency } from './adapters/http/idempotency';
+import { merchantAccessRoutes } from './adapters/http/access-routes';
+import { auditMerchantWrites } from './adapters/http/audit-writes';
+import { authorize, operationResolver, operationsWithoutPermission } from './adapters/http/authorization';
+import type { AppFetch } from './adapters/http/in-process-caller';
 import { merchantAuth } from './adapters/http/merchant-auth';
+import { postgresAuditLogStore } from './adapters/postgres/audit-log-store';
+import { postgresConsoleSessionStore } from './adapters/postgres/console-session-store';
+import { postgresConsoleUserStore } from './adapters/postgres/console-user-store';
+import { recordTokenUse } from './application/access/api-tokens';
+import { purgeAuditLog } from './application/access/audit-log';
+import type { AccessDeps } from './application/access/deps';
 import { clientAddressOf, forwardPublicPage } from './adapters/http/forward';
 import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
 import { merchantWebhookRoutes } from './adapters/http/webhook-routes';
@@ -56,6 +66,12 @@ export const gatewayService: ServiceDefinition = {
   loadConfig,
   async create({ database, bus, logger, clock, internalSecret, env, upstream, embedded }) {
     const settings = loadConfig(env);
+    // Every merchant operation needs a row in the permission table: none may be left unguarded.
+    const unguarded = operationsWithoutPermission(apiOperations);
+    if (unguarded.length > 0)
+      throw new Error(
+        `No permission for ${unguarded.join(', ')}: add each to OPERATION_PERMISSIONS (libs/contracts/src/api/access.ts)`,
+      );
     // Console invitations and password resets (the same variables and mailbox rules as links' codes).
     const mail = mailSetup(settings, { embedded: embedded === true, clock });
     logger.info({ mail: mail.describe }, 'gateway: console invitations and resets are mailed through this');
@@ -96,6 +112,17 @@ export const gatewayService: ServiceDefinition = {
       allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       deliveriesQueued: () => worker.wake(),
     };
+    const access: AccessDeps = {
+      users: postgresConsoleUserStore(database.db),
+      sessions: postgresConsoleSessionStore(database.db),
+      merchants,
+      audit: postgresAuditLogStore(database.db),
+      mailer: mail.mailer,
+      clock,
+      sealer,
+      publicBaseUrl: settings.PUBLIC_BASE_URL.replace(/\/$/, ''),
+    };
+    const resolve = operationResolver(apiOperations);
     const { app, markNotReady } = createApp({
       service: 'gateway',
       logger,
@@ -103,6 +130,7 @@ export const gatewayService: ServiceDefinition = {
       maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
+    const audit = { audit: access.audit, clock, logger, resolve, fetch: (): AppFetch => app.fetch };
     app.route('/', docsRoutes());
     app.route('/', devMailboxRoute(upstream('links'), mail.mailbox));
     const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
@@ -115,9 +143,18 @@ export const gatewayService: ServiceDefinition = {
         upstream,
         forward,
         webhooks,
+        access,
+        audit,
       }),
     );
-    app.use('/api/*', merchantAuth(merchants));
+    // Who (a token, or a console user in process), the audit of writes around what follows, whether they
+    // may (403), then Idempotency-Key: a replay is answered before anything runs again.
+    app.use(
+      '/api/*',
+      merchantAuth(merchants, (tokenId) => recordTokenUse({ merchants, clock }, tokenId), logger),
+    );
+    app.use('/api/*', auditMerchantWrites(audit, apiOperations));
+    app.use('/api/*', authorize(resolve));
     app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
     // The hosted pay page: public (a customer's browser, no token), served by links.
     const payPages = upstream('links');
@@ -125,6 +162,7 @@ export const gatewayService: ServiceDefinition = {
       forwardPublicPage(c, payPages, clientAddressOf(c), { timeoutMs: settings.UPSTREAM_TIMEOUT_MS }),
     );
     merchantWebhookRoutes(app, webhooks);
+    merchantAccessRoutes(app, access);
     merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
 
@@ -138,6 +176,8 @@ export const gatewayService: ServiceDefinition = {
         if (purged > 0) logger.info({ purged }, 'expired idempotency records purged');
         const events = await purgeExpiredEvents(webhooks);
         if (events > 0) logger.info({ events }, 'webhook events past their 30 days purged');
+        const audited = await purgeAuditLog(access);
+        if (audited > 0) logger.info({ audited }, 'audit log entries past their year purged');
       } catch (error) {
         logger.warn({ err: error }, 'idempotency purge failed; will retry');
       }

@@ -43,7 +43,7 @@ describe("the gateway's own mail in GET /dev/mailbox", () => {
     const response = await devMailboxRoute(async () => Response.json(links), own).request('/dev/mailbox');
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect((await response.json()).map((mail: { to: string }) => mail.to)).toEqual([
+    expect(((await response.json()) as Array<{ to: string }>).map((mail) => mail.to)).toEqual([
       'a@example.com',
       'owner@example.com',
     ]);

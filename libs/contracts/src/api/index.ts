@@ -1,3 +1,4 @@
+import { accessOperations, adminAccessOperations } from './access';
 import { adminOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
@@ -12,7 +13,9 @@ export const apiOperations: ApiOperation[] = [
   ...subscriptionOperations,
   ...bankNotificationOperations,
   ...webhookOperations,
+  ...accessOperations,
   ...adminOperations,
+  ...adminAccessOperations,
   ...billingAdminOperations,
   ...adminWebhookOperations,
 ];

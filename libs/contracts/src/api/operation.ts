@@ -14,6 +14,8 @@ export const API_TAGS = {
     'Transfers made outside the service, notified by the merchant, settling a link or an installment.',
   Webhooks:
     'Endpoints that receive signed events (Standard Webhooks), their delivery log, and the event log for polling.',
+  Access:
+    "API tokens (`full` or `read-only`), the merchant's console users and their roles, and the audit log of every change.",
   Operator:
     'For the operator (`Authorization: Bearer`): merchants and tokens, billing runs, dunning, webhook endpoints.',
 } as const satisfies Record<string, string>;
