@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { apiOperations, GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
 import { answerMethodNotAllowed, createApp } from '@payrail/http';
@@ -10,6 +11,7 @@ import { devMailboxRoute } from './adapters/http/dev-mailbox';
 import { docsRoutes } from './adapters/http/docs';
 import { idempotency } from './adapters/http/idempotency';
 import { merchantAccessRoutes } from './adapters/http/access-routes';
+import { consoleAuth } from './adapters/http/console/auth';
 import { auditMerchantWrites } from './adapters/http/audit-writes';
 import { authorize, operationResolver, operationsWithoutPermission } from './adapters/http/authorization';
 import type { AppFetch } from './adapters/http/in-process-caller';
@@ -163,6 +165,17 @@ export const gatewayService: ServiceDefinition = {
     );
     merchantWebhookRoutes(app, webhooks);
     merchantAccessRoutes(app, access);
+
+    // The console (issue 28): its sign-in pages, then every other page behind `signedIn`, which sets who
+    // is signed in and the public API as that person (console/console-context.ts).
+    const consoleSignIn = consoleAuth({
+      deps: access,
+      fetch: () => app.fetch,
+      csrfKey: createHash('sha256').update(`gateway:console-csrf:v1:${internalSecret}`).digest('hex'),
+    });
+    app.route('/console', consoleSignIn.routes);
+    app.use('/console', consoleSignIn.signedIn);
+    app.use('/console/*', consoleSignIn.signedIn);
     merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
 
