@@ -69,8 +69,8 @@ const write = (area: AccessArea): Permission => ({ area, access: 'write' });
 /**
  * The permission each merchant operation (`operationId`) needs: the one table the gateway authorizes every
  * `/api/*` request by, whoever makes it (an API token or a console user). An operation of the merchant API
- * that is not here stops the gateway at start, naming it (`test/authorization.test.ts` checks the table
- * against the document).
+ * that is not here stops the gateway at start, naming it (`services/gateway/test/access/authorization.test.ts`
+ * checks the table against the document).
  */
 export const OPERATION_PERMISSIONS: Record<string, Permission> = {
   createPaymentLink: write('links'),

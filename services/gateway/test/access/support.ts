@@ -1,6 +1,8 @@
 import { type ServiceUnderTest, type StartServiceOptions, startService, testClock } from '@payrail/testing';
 import type { SimulatedClock } from '@payrail/time';
+import type { Hono } from 'hono';
 import { expect } from 'vitest';
+import type { ConsoleVariables } from '../../src/adapters/http/console/console-context';
 import { base32Decode, timeStep, totpCode } from '../../src/application/access/totp';
 import { gatewayService } from '../../src/service';
 
@@ -43,7 +45,10 @@ export interface ConsoleSystem {
 }
 
 export async function startConsoleSystem(
-  options: Pick<StartServiceOptions, 'upstreams'> = {},
+  options: Pick<StartServiceOptions, 'upstreams'> & {
+    /** Routes a test adds behind the console's sign-in (a stand-in page), before the first request. */
+    consolePages?: (app: Hono<{ Variables: ConsoleVariables }>) => void;
+  } = {},
 ): Promise<ConsoleSystem> {
   const clock = testClock(new Date('2026-11-23T12:00:00Z'));
   const gateway = await startService(gatewayService, {
@@ -57,6 +62,7 @@ export async function startConsoleSystem(
       ...options.upstreams,
     },
   });
+  options.consolePages?.(gateway.instance.app as unknown as Hono<{ Variables: ConsoleVariables }>);
   const http: ConsoleSystem['http'] = async (method, path, init = {}) =>
     answerOf(
       await gateway.instance.app.fetch(
@@ -163,6 +169,16 @@ export class ConsoleBrowser {
     );
   }
 
+  /** A page's request with this browser's cookies and CSRF token in the header (a script's way). */
+  async postJson(path: string, body: unknown): Promise<Answer> {
+    return this.keep(
+      await this.system.http('POST', path, {
+        body,
+        headers: { ...this.cookieHeader(), 'content-type': 'application/json', 'x-csrf-token': this.csrf },
+      }),
+    );
+  }
+
   get session(): string | undefined {
     return this.cookies.get('payrail_console_session');
   }
@@ -195,5 +211,7 @@ export async function aConsoleUser(
   await browser.post('/console/enrol/skip', {});
   const signedIn = await browser.signIn(email);
   expect(signedIn.status).toBe(303);
+  // A page of its own (the password page) gives the browser its CSRF token.
+  await browser.get('/console/account/password');
   return browser;
 }
