@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleSystem, startConsoleSystem } from './support';
+import { type AuditEntryJson, type ConsoleSystem, startConsoleSystem } from './support';
 
 // Scoped API tokens the merchant manages itself, through the Api-Token header they then work in.
 
@@ -118,7 +118,7 @@ describe('/api/audit-log', () => {
 
     const log = await system.api(merchant.apiToken, 'GET', `/api/audit-log?target=${endpoint.id}`);
     expect(log.status).toBe(200);
-    const entries = log.json().entries as Array<Record<string, any>>;
+    const entries = log.json().entries as AuditEntryJson[];
     expect(entries.map((entry) => [entry.operationId, entry.status, entry.actor.id])).toEqual([
       ['deleteWebhookEndpoint', 403, readOnly.id],
       ['updateWebhookEndpoint', 200, merchant.tokenId],
@@ -137,7 +137,7 @@ describe('/api/audit-log', () => {
       await system.api(merchant.apiToken, 'GET', '/api/audit-log?operationId=createApiToken&limit=1')
     ).json();
     expect(tokenCreated.entries).toHaveLength(1);
-    expect((tokenCreated.entries as Array<Record<string, any>>)[0]?.after).not.toHaveProperty('apiToken');
+    expect((tokenCreated.entries as AuditEntryJson[])[0]?.after).not.toHaveProperty('apiToken');
     expect(tokenCreated.nextCursor).toMatch(/^\d+$/);
     const older = (
       await system.api(
@@ -165,7 +165,7 @@ describe('/api/audit-log', () => {
     expect(changed.status).toBe(200);
     const entries = (
       await system.api(merchant.apiToken, 'GET', '/api/audit-log?operationId=updateMerchant')
-    ).json().entries as Array<Record<string, any>>;
+    ).json().entries as AuditEntryJson[];
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
       actor: { type: 'operator', id: null, label: null },

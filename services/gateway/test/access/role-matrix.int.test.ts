@@ -11,6 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   aConsoleUser,
+  type AuditEntryJson,
   type ConsoleBrowser,
   type ConsoleSystem,
   type Json,
@@ -185,11 +186,11 @@ describe('a viewer cannot reach a write by crafting the form', () => {
     expect(made.status).toBe(201);
     const entries = (
       await system.api(merchant.apiToken, 'GET', `/api/audit-log?target=${JSON.parse(made.text).id}`)
-    ).json().entries as Array<Record<string, any>>;
+    ).json().entries as AuditEntryJson[];
     expect(entries[0]?.actor).toMatchObject({ type: 'user', label: 'developer@gym.example.com' });
     const refusal = (
       await system.api(merchant.apiToken, 'GET', '/api/audit-log?operationId=createWebhookEndpoint')
-    ).json().entries as Array<Record<string, any>>;
+    ).json().entries as AuditEntryJson[];
     expect(
       refusal.some((entry) => entry.status === 403 && entry.actor.label === 'viewer@gym.example.com'),
     ).toBe(true);

@@ -215,3 +215,17 @@ export async function aConsoleUser(
   await browser.get('/console/account/password');
   return browser;
 }
+
+/** An entry of `GET /api/audit-log` as a test reads it. */
+export interface AuditEntryJson {
+  id: string;
+  at: string;
+  actor: { type: string; id: string | null; label: string | null };
+  operationId: string;
+  method: string;
+  path: string;
+  target: string | null;
+  status: number;
+  before: unknown;
+  after: unknown;
+}
