@@ -231,6 +231,8 @@ const SHAPE_ONLY = new Set([
   'durationMs',
   'error',
   'response',
+  // The audit log's: the address the request came from, as the gateway saw it.
+  'clientAddress',
 ]);
 
 function isObject(value: unknown): value is Json {
