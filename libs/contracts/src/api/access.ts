@@ -208,11 +208,14 @@ export const auditEntry = z.object({
       "The object acted on: the path's last parameter (`/api/webhook-endpoints/{id}`), else the `id` of what was created.",
   }),
   status: z.number().int().meta({ description: 'The answer: 2xx done, 4xx refused.' }),
-  before: z.unknown().nullable().meta({
+  before: z.record(z.string(), z.unknown()).nullable().meta({
     description:
       'The object as read just before a change or removal, where a read of it exists; secrets removed.',
   }),
-  after: z.unknown().nullable().meta({ description: 'The answer of a change, secrets removed.' }),
+  after: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({ description: 'The answer of a change (a JSON object), secrets removed.' }),
   clientAddress: z.string().nullable(),
 });
 

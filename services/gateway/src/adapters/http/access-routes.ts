@@ -63,8 +63,8 @@ function auditEntryView(entry: AuditRecord) {
     path: entry.path,
     target: entry.target,
     status: entry.status,
-    before: entry.before ?? null,
-    after: entry.after ?? null,
+    before: (entry.before ?? null) as Record<string, unknown> | null,
+    after: (entry.after ?? null) as Record<string, unknown> | null,
     clientAddress: entry.clientAddress,
   };
 }

@@ -40,7 +40,9 @@ async function jsonOf(response: Response): Promise<unknown> {
   const text = await response.clone().text();
   if (!text || text.length > MAX_RECORDED_BYTES) return null;
   try {
-    return JSON.parse(text);
+    const parsed: unknown = JSON.parse(text);
+    // An object is kept (what the log documents); a list answer or a bare value is not the object changed.
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null;
   } catch {
     return null;
   }
