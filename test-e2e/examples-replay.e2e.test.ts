@@ -104,6 +104,8 @@ beforeAll(async () => {
     INTERNAL_SECRET: 'e2e-internal-secret-0123456789',
     // The pay page's own origin, as with `npm start`: the customer comes back to it from the sandbox's form.
     PUBLIC_BASE_URL: ports.gatewayUrl,
+    // As with `npm start`: mail (the console's invitations) goes to the development mailbox.
+    DEV_MAILBOX: 'true',
     LOG_LEVEL: 'warn',
   }));
 });

@@ -377,7 +377,7 @@ export const accessApi = {
       schema: inviteUserRequest,
       example: { email: 'ana@gym.example.com', name: 'Ana Benítez', role: 'operations' },
     },
-    errors: ['USER_EMAIL_TAKEN'],
+    errors: ['USER_EMAIL_TAKEN', 'MAIL_UNAVAILABLE'],
     exampleOutcomes: { default: 'FORBIDDEN' },
     responses: {
       201: { description: 'The invited user.', schema: userView, example: invitedUser },
@@ -505,7 +505,7 @@ export const adminAccessApi = {
       schema: inviteMerchantUserRequest,
       example: { email: 'owner@gym.example.com', name: 'Marta Ayala', role: 'owner' },
     },
-    errors: ['MERCHANT_NOT_FOUND', 'USER_EMAIL_TAKEN'],
+    errors: ['MERCHANT_NOT_FOUND', 'USER_EMAIL_TAKEN', 'MAIL_UNAVAILABLE'],
     responses: {
       201: { description: 'The invited user.', schema: userView, example: invitedOwner },
     },
@@ -537,7 +537,7 @@ export const adminAccessApi = {
       schema: inviteOperatorRequest,
       example: { email: 'support@payrail.example.com', name: 'Luis Duarte' },
     },
-    errors: ['USER_EMAIL_TAKEN'],
+    errors: ['USER_EMAIL_TAKEN', 'MAIL_UNAVAILABLE'],
     responses: {
       201: { description: 'The invited account.', schema: operatorView, example: invitedOperator },
     },

@@ -101,6 +101,12 @@ export const GATEWAY_ERRORS = {
     description: 'The change would leave the merchant without an owner.',
     detail: 'The merchant must keep at least one owner',
   },
+  MAIL_UNAVAILABLE: {
+    status: 503,
+    description:
+      'The invitation could not be mailed (no mail transport configured, or the mail server refused it): nothing was stored; send it again.',
+    detail: 'The invitation could not be mailed; nothing was stored',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** The links service: payment links and the merchant-configuration rules of spec 2.1 and 5. */

@@ -88,3 +88,13 @@ export class LastOwner extends GatewayError {
     super('LAST_OWNER', 'The merchant must keep at least one owner');
   }
 }
+
+/** An invitation that could not be mailed: the invited person was not stored (503; send it again). */
+export class InvitationNotSent extends GatewayError {
+  constructor(
+    readonly email: string,
+    override readonly cause?: unknown,
+  ) {
+    super('MAIL_UNAVAILABLE', 'The invitation could not be mailed; nothing was stored');
+  }
+}

@@ -59,6 +59,8 @@ export interface ConsoleUserStore {
   changeRole(merchantId: string, userId: string, role: MerchantRole): Promise<boolean | undefined>;
   /** Removes a user (sessions, links and codes with it), unless it is the merchant's last owner. */
   remove(merchantId: string, userId: string): Promise<boolean | undefined>;
+  /** Removes a user who never accepted an invitation (one whose invitation could not be mailed). */
+  removeInvited(userId: string): Promise<void>;
   /** A new password: failed logins and lock cleared, every session of the user ended. */
   setPassword(userId: string, passwordHash: string, at: Date): Promise<void>;
   setName(userId: string, name: string): Promise<void>;

@@ -187,3 +187,24 @@ describe('/api/audit-log', () => {
     expect((await system.api(merchant.apiToken, 'GET', '/api/audit-log')).json().entries).toEqual([]);
   });
 });
+
+describe('an invitation that cannot be mailed', () => {
+  it('is 503 MAIL_UNAVAILABLE and stores nobody, so that it can be sent again once mail works', async () => {
+    const mailless = await startConsoleSystem({ env: { DEV_MAILBOX: 'false' } });
+    try {
+      const { id } = await mailless.merchant();
+      const refused = await mailless.admin('POST', `/admin/merchants/${id}/users`, {
+        email: 'owner@gym.example.com',
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.json()).toMatchObject({ code: 'MAIL_UNAVAILABLE' });
+      expect((await mailless.admin('GET', `/admin/merchants/${id}/users`)).json()).toEqual({ users: [] });
+      expect(
+        (await mailless.admin('POST', '/admin/operators', { email: 'ops@payrail.example.com' })).status,
+      ).toBe(503);
+      expect((await mailless.admin('GET', '/admin/operators')).json()).toEqual({ operators: [] });
+    } finally {
+      await mailless.stop();
+    }
+  });
+});

@@ -45,7 +45,7 @@ export interface ConsoleSystem {
 }
 
 export async function startConsoleSystem(
-  options: Pick<StartServiceOptions, 'upstreams'> & {
+  options: Pick<StartServiceOptions, 'upstreams' | 'env'> & {
     /** Routes a test adds behind the console's sign-in (a stand-in page), before the first request. */
     consolePages?: (app: Hono<{ Variables: ConsoleVariables }>) => void;
   } = {},
@@ -53,7 +53,7 @@ export async function startConsoleSystem(
   const clock = testClock(new Date('2026-11-23T12:00:00Z'));
   const gateway = await startService(gatewayService, {
     clock,
-    env: { ADMIN_TOKEN, DEV_MAILBOX: 'true', PUBLIC_BASE_URL: 'http://console.test' },
+    env: { ADMIN_TOKEN, DEV_MAILBOX: 'true', PUBLIC_BASE_URL: 'http://console.test', ...options.env },
     upstreams: {
       links: async (request) =>
         new URL(request.url).pathname === '/internal/dev/mailbox'

@@ -151,6 +151,12 @@ export function postgresConsoleUserStore(db: Database): ConsoleUserStore {
       });
     },
 
+    async removeInvited(userId) {
+      await db
+        .delete(consoleUsers)
+        .where(and(eq(consoleUsers.id, userId), isNull(consoleUsers.passwordHash)));
+    },
+
     async setPassword(userId, passwordHash, at) {
       await db.transaction(async (tx) => {
         await tx

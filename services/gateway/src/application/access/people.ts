@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsoleLanguage, MerchantRole } from '@payrail/contracts';
-import { ConsoleEmailTaken, ConsoleUserNotFound, LastOwner, MerchantNotFound } from '../../domain/errors';
+import {
+  ConsoleEmailTaken,
+  ConsoleUserNotFound,
+  InvitationNotSent,
+  LastOwner,
+  MerchantNotFound,
+} from '../../domain/errors';
 import { INVITATION_VALID_MS } from '../../domain/access/rules';
-import type { ConsoleUserRecord } from '../../ports/console-user-store';
+import type { ConsoleUserRecord, NewConsoleUser } from '../../ports/console-user-store';
 import type { AccessDeps } from './deps';
 import { hashSecret, newSecretToken } from './secrets';
 
@@ -20,7 +26,11 @@ function invitationMail(link: string, forWhom: string) {
   };
 }
 
-async function mailInvitation(deps: AccessDeps, user: { id: string; email: string }, forWhom: string) {
+/**
+ * A new invitation link (72 hours, once; only its hash kept) and the mail that carries it: a mail that
+ * cannot leave is `InvitationNotSent` (503), and a person invited anew by it is not kept.
+ */
+function invitationFor(deps: AccessDeps, user: { email: string }, forWhom: string) {
   const token = newSecretToken();
   const now = deps.clock.now();
   const link = {
@@ -29,14 +39,34 @@ async function mailInvitation(deps: AccessDeps, user: { id: string; email: strin
     createdAt: now,
     expiresAt: new Date(now.getTime() + INVITATION_VALID_MS),
   };
+  const mail = invitationMail(`${deps.publicBaseUrl}/console/invitation/${token}`, forWhom);
   return {
     link,
-    send: () =>
-      deps.mailer.send({
-        to: user.email,
-        ...invitationMail(`${deps.publicBaseUrl}/console/invitation/${token}`, forWhom),
-      }),
+    async send(): Promise<void> {
+      try {
+        await deps.mailer.send({ to: user.email, ...mail });
+      } catch (error) {
+        throw new InvitationNotSent(user.email, error);
+      }
+    },
   };
+}
+
+/** Stores a new invited person and mails the link; nothing stays if the mail cannot leave. */
+async function createInvited(
+  deps: AccessDeps,
+  user: NewConsoleUser,
+  forWhom: string,
+): Promise<ConsoleUserRecord> {
+  const invitation = invitationFor(deps, user, forWhom);
+  if (!(await deps.users.create(user, invitation.link))) throw new ConsoleEmailTaken(user.email);
+  try {
+    await invitation.send();
+  } catch (error) {
+    await deps.users.removeInvited(user.id);
+    throw error;
+  }
+  return (await deps.users.find(user.id)) as ConsoleUserRecord;
 }
 
 /**
@@ -56,26 +86,23 @@ export async function inviteMerchantUser(
   if (existing) {
     if (existing.merchantId !== merchantId || existing.passwordHash !== null)
       throw new ConsoleEmailTaken(email);
-    const again = await mailInvitation(deps, existing, merchant.name);
+    const again = invitationFor(deps, existing, merchant.name);
     await deps.users.replaceLink(existing.id, again.link);
     if (existing.role !== request.role) await deps.users.changeRole(merchantId, existing.id, request.role);
     if (request.name) await deps.users.setName(existing.id, request.name);
     await again.send();
     return (await deps.users.find(existing.id)) as ConsoleUserRecord;
   }
-  const user = {
+  const user: NewConsoleUser = {
     id: randomUUID(),
-    kind: 'merchant' as const,
+    kind: 'merchant',
     merchantId,
     email,
     name: request.name ?? null,
     role: request.role,
     createdAt: deps.clock.now(),
   };
-  const invitation = await mailInvitation(deps, user, merchant.name);
-  if (!(await deps.users.create(user, invitation.link))) throw new ConsoleEmailTaken(email);
-  await invitation.send();
-  return (await deps.users.find(user.id)) as ConsoleUserRecord;
+  return createInvited(deps, user, merchant.name);
 }
 
 /** Invites an operator's own console account (by the bearer token, or another operator account). */
@@ -88,24 +115,21 @@ export async function inviteOperator(
   if (existing && (existing.kind !== 'operator' || existing.passwordHash !== null))
     throw new ConsoleEmailTaken(email);
   if (existing) {
-    const again = await mailInvitation(deps, existing, 'payrail (operator)');
+    const again = invitationFor(deps, existing, 'payrail (operator)');
     await deps.users.replaceLink(existing.id, again.link);
     await again.send();
     return (await deps.users.find(existing.id)) as ConsoleUserRecord;
   }
-  const user = {
+  const user: NewConsoleUser = {
     id: randomUUID(),
-    kind: 'operator' as const,
+    kind: 'operator',
     merchantId: null,
     email,
     name: request.name ?? null,
     role: null,
     createdAt: deps.clock.now(),
   };
-  const invitation = await mailInvitation(deps, user, 'payrail (operator)');
-  if (!(await deps.users.create(user, invitation.link))) throw new ConsoleEmailTaken(email);
-  await invitation.send();
-  return (await deps.users.find(user.id)) as ConsoleUserRecord;
+  return createInvited(deps, user, 'payrail (operator)');
 }
 
 export async function listMerchantUsers(deps: AccessDeps, merchantId: string): Promise<ConsoleUserRecord[]> {

@@ -203,6 +203,8 @@ export async function requestPasswordReset(deps: AccessDeps, email: string): Pro
     expiresAt: new Date(now.getTime() + RESET_VALID_MS),
   });
   const link = `${deps.publicBaseUrl}/console/password-reset/${token}`;
+  // The page says the same whether or not the mail left (it must not tell who has an account): a mail
+  // that cannot leave is the caller's to log.
   await deps.mailer.send({
     to: user.email,
     ...(user.language === 'en'

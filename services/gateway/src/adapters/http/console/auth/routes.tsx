@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import { CONSOLE_LANGUAGES, type ConsoleLanguage } from '@payrail/contracts';
+import type { Logger } from '@payrail/observability';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AccessDeps } from '../../../../application/access/deps';
@@ -431,7 +432,12 @@ export function consoleAuth(settings: ConsoleAuthSettings): {
 
   signIn_.post('/password-reset', requireCsrf, async (c) => {
     const body = await c.req.parseBody();
-    await requestPasswordReset(deps, formValue(body, 'email'));
+    await requestPasswordReset(deps, formValue(body, 'email')).catch((error: unknown) =>
+      (c.get('logger' as never) as Logger | undefined)?.error(
+        { err: error },
+        'a password-reset link could not be mailed',
+      ),
+    );
     const lang = anonymousLanguage(c, secureCookies);
     return html(c, <ResetRequestPage lang={lang} path={pathAndQuery(c)} csrf={csrfTokenOf(c, csrf)} sent />);
   });
