@@ -21,6 +21,7 @@ import { postgresConsoleSessionStore } from './adapters/postgres/console-session
 import { postgresConsoleUserStore } from './adapters/postgres/console-user-store';
 import { recordTokenUse } from './application/access/api-tokens';
 import { purgeAuditLog } from './application/access/audit-log';
+import { purgeEndedSessions } from './application/access/sign-in';
 import type { AccessDeps } from './application/access/deps';
 import { clientAddressOf, forwardPublicPage } from './adapters/http/forward';
 import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
@@ -189,6 +190,8 @@ export const gatewayService: ServiceDefinition = {
         if (purged > 0) logger.info({ purged }, 'expired idempotency records purged');
         const events = await purgeExpiredEvents(webhooks);
         if (events > 0) logger.info({ events }, 'webhook events past their 30 days purged');
+        const sessions = await purgeEndedSessions(access);
+        if (sessions > 0) logger.info({ sessions }, 'ended console sessions deleted');
         const audited = await purgeAuditLog(access);
         if (audited > 0) logger.info({ audited }, 'audit log entries past their year purged');
       } catch (error) {

@@ -171,6 +171,18 @@ describe('sessions', () => {
     expect(expired.headers.get('location')).toBe('/console/login?next=%2Fconsole%2Faccount%2Fpassword');
   });
 
+  it('the hourly purge deletes idle sessions, and only those', async () => {
+    const { purgeEndedSessions } = await import('../../src/application/access/sign-in');
+    const { postgresConsoleSessionStore } = await import('../../src/adapters/postgres/console-session-store');
+    const sessions = postgresConsoleSessionStore(system.gateway.database.db);
+    const idle = await aConsoleUser(system, merchantId, 'purged@gym.example.com', 'viewer');
+    system.clock.advance(31 * 60_000);
+    const fresh = await aConsoleUser(system, merchantId, 'kept@gym.example.com', 'viewer');
+    expect(await purgeEndedSessions({ sessions, clock: system.clock })).toBeGreaterThanOrEqual(1);
+    expect((await fresh.get('/console/account/password')).status).toBe(200);
+    expect((await idle.get('/console/account/password')).status).toBe(303);
+  });
+
   it('a password change signs the user out everywhere, this browser getting a new session', async () => {
     const here = await aConsoleUser(system, merchantId, 'change@gym.example.com', 'developer');
     const elsewhere = new ConsoleBrowser(system);

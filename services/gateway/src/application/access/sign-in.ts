@@ -60,6 +60,12 @@ export async function sessionOf(
   return session;
 }
 
+/** Sessions idle for 30 minutes, and partial ones older than 10, are deleted (with the hourly purge). */
+export async function purgeEndedSessions(deps: Pick<AccessDeps, 'sessions' | 'clock'>): Promise<number> {
+  const now = deps.clock.now().getTime();
+  return deps.sessions.deleteExpired(new Date(now - SESSION_IDLE_MS), new Date(now - PARTIAL_SESSION_MS));
+}
+
 export async function endSession(deps: AccessDeps, token: string | undefined): Promise<void> {
   if (token) await deps.sessions.end(hashSecret(token));
 }
