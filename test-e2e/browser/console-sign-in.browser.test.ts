@@ -130,7 +130,7 @@ describe.skipIf(!chromium.available)("the console's sign-in in Chromium (issue 2
     await byTestId(page, 'login-submit').click();
     await page.waitForURL(`${env.gatewayUrl}/console`);
 
-    const cookies = await context.cookies(env.gatewayUrl);
+    const cookies = await context.cookies(`${env.gatewayUrl}/console/`);
     const session = cookies.find((cookie) => cookie.name === 'payrail_console_session');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
     // Signed in: the account's own pages open, and the language switch there is the user's.
