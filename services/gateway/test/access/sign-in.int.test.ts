@@ -336,3 +336,69 @@ describe('security headers', () => {
     expect(redirect.headers.get('content-security-policy')).toBe(csp);
   });
 });
+
+describe("the signed-in person's own account", () => {
+  it('the language switch stores the language for the user, and goes back to the page', async () => {
+    const browser = await aConsoleUser(system, merchantId, 'lang@gym.example.com', 'viewer');
+    expect((await browser.get('/console/account/password')).text).toContain('Cambiar la contraseña');
+    const switched = await browser.post('/console/language', {
+      lang: 'en',
+      back: '/console/account/password',
+    });
+    expect(switched.status).toBe(303);
+    expect(switched.headers.get('location')).toBe('/console/account/password');
+    expect((await browser.get('/console/account/password')).text).toContain('Change the password');
+    // Stored for the user: another sign-in finds it; a `back` outside the console goes home instead.
+    const again = new ConsoleBrowser(system);
+    await again.signIn('lang@gym.example.com');
+    expect((await again.get('/console/account/password')).text).toContain('Change the password');
+    await again.get('/console/account/password');
+    const outside = await again.post('/console/language', { lang: 'es', back: 'https://evil.example.com/' });
+    expect(outside.headers.get('location')).toBe('/console');
+  });
+
+  it('sets up the second factor when signed in, and turns it off with the password', async () => {
+    const browser = await aConsoleUser(system, merchantId, 'twofactor@gym.example.com', 'developer');
+    const page = await browser.get('/console/account/two-factor');
+    expect(page.status).toBe(200);
+    const secret = secretOn(page.text);
+    const codes = await browser.post('/console/account/two-factor', {
+      code: codeAt(secret, system.clock.now()),
+    });
+    expect(codes.status).toBe(200);
+    expect(codes.text).toContain('data-testid="recovery-codes"');
+    expect((await browser.get('/console/account/two-factor')).text).toContain('Te quedan 10 códigos');
+    expect(
+      (await browser.post('/console/account/two-factor/disable', { current: 'not my password' })).status,
+    ).toBe(400);
+    expect(
+      (await browser.post('/console/account/two-factor/disable', { current: GOOD_PASSWORD })).status,
+    ).toBe(303);
+    // Off: the password alone signs in again.
+    const next = await new ConsoleBrowser(system).signIn('twofactor@gym.example.com');
+    expect(next.headers.get('location')).toBe('/console');
+  });
+
+  it('an operator account signs in to /console/operator, never to a merchant page', async () => {
+    expect(
+      (await system.admin('POST', '/admin/operators', { email: 'luis@payrail.example.com' })).status,
+    ).toBe(201);
+    const browser = new ConsoleBrowser(system);
+    const invitation = linkIn((await system.mailTo('luis@payrail.example.com'))[0]);
+    await browser.get(invitation);
+    await browser.post(invitation, { password: GOOD_PASSWORD, confirmation: GOOD_PASSWORD });
+    await browser.get('/console/enrol');
+    await browser.post('/console/enrol/skip', {});
+    await browser.get('/console/login?next=%2Fconsole%2Foperator');
+    const signedIn = await browser.post('/console/login', {
+      email: 'luis@payrail.example.com',
+      password: GOOD_PASSWORD,
+      next: '/console/operator',
+    });
+    expect(signedIn.headers.get('location')).toBe('/console/operator');
+    const merchantPage = await browser.get('/console/links');
+    expect(merchantPage.status).toBe(303);
+    expect(merchantPage.headers.get('location')).toBe('/console/operator');
+    expect((await browser.get('/console/account/password')).status).toBe(200);
+  });
+});

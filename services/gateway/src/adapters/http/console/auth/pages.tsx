@@ -324,7 +324,7 @@ export function SecondFactorOnPage(props: PageBase & { remaining: number; error?
         <h1>{t.secondFactorTitle}</h1>
         <p>{fill(t.secondFactorOn, { count: props.remaining })}</p>
         <Notice text={props.error} error />
-        <form method="post" action="/console/account/second-factor/disable">
+        <form method="post" action="/console/account/two-factor/disable">
           <Csrf token={props.csrf} />
           <label for="current">{t.currentPassword}</label>
           <input id="current" name="current" type="password" autocomplete="current-password" required />

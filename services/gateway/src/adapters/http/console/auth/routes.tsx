@@ -60,7 +60,7 @@ export interface ConsoleAuthSettings {
 type AuthEnv = { Variables: ConsoleVariables };
 
 /** Where a signed-in person lands: a merchant's console, or the operator's. */
-export function homeOf(user: { kind: 'merchant' | 'operator' }): string {
+export function homeOf(user: { kind: 'merchant' | 'merchant-user' | 'operator' }): string {
   return user.kind === 'operator' ? '/console/operator' : '/console';
 }
 
@@ -74,7 +74,8 @@ function safeNext(next: unknown, fallback: string): string {
 const isOperatorPath = (path: string) =>
   path === '/console/operator' || path.startsWith('/console/operator/');
 /** Pages both kinds of account use (their own password, second factor, language; signing out). */
-const isAccountPath = (path: string) => path.startsWith('/console/account/') || path === '/console/logout';
+const isAccountPath = (path: string) =>
+  path.startsWith('/console/account/') || path === '/console/logout' || path === '/console/language';
 /** Files every page loads, signed in or not. */
 const isPublicFile = (path: string) =>
   path.startsWith('/console/assets/') || path.startsWith('/console/auth/');
@@ -548,6 +549,7 @@ export function consoleAuth(settings: ConsoleAuthSettings): {
   // The signed-in person's own account: password, second factor, language; signing out.
   const account = new Hono<AuthEnv>();
   account.use('/logout', signedIn);
+  account.use('/language', signedIn);
   account.use('/account/*', signedIn);
   const own = async (c: Context<AuthEnv>) => (await currentSession(c)) as ConsoleSessionRecord;
   const languageOf = (c: Context<AuthEnv>) => c.var.consoleUser.language;
@@ -559,15 +561,13 @@ export function consoleAuth(settings: ConsoleAuthSettings): {
     return c.redirect(operatorOf(c) ? '/console/login?next=%2Fconsole%2Foperator' : '/console/login', 303);
   });
 
-  account.post('/account/language', async (c) => {
+  // The layout's language switch: `lang` stored for the user, then back to the page (`back`).
+  account.post('/language', async (c) => {
     const body = await c.req.parseBody();
-    const language = formValue(body, 'language');
+    const language = formValue(body, 'lang');
     if ((CONSOLE_LANGUAGES as readonly string[]).includes(language))
       await setLanguage(deps, c.var.consoleUser.userId, language as ConsoleLanguage);
-    return c.redirect(
-      safeNext(formValue(body, 'next'), homeOf(await own(c).then((session) => session.user))),
-      303,
-    );
+    return c.redirect(safeNext(formValue(body, 'back'), homeOf(c.var.consoleUser)), 303);
   });
 
   const passwordPage = (c: Context<AuthEnv>, extra: { error?: string; done?: boolean } = {}, status = 200) =>
@@ -630,7 +630,7 @@ export function consoleAuth(settings: ConsoleAuthSettings): {
         path={pathAndQuery(c)}
         csrf={c.var.csrfToken}
         operator={operatorOf(c)}
-        action="/console/account/second-factor"
+        action="/console/account/two-factor"
         secret={secret}
         uri={uri}
         error={error}
@@ -639,8 +639,8 @@ export function consoleAuth(settings: ConsoleAuthSettings): {
     );
   };
 
-  account.get('/account/second-factor', (c) => secondFactorSettings(c));
-  account.post('/account/second-factor', async (c) => {
+  account.get('/account/two-factor', (c) => secondFactorSettings(c));
+  account.post('/account/two-factor', async (c) => {
     const body = await c.req.parseBody();
     const session = await own(c);
     const lang = languageOf(c);
@@ -658,12 +658,12 @@ export function consoleAuth(settings: ConsoleAuthSettings): {
       />,
     );
   });
-  account.post('/account/second-factor/disable', async (c) => {
+  account.post('/account/two-factor/disable', async (c) => {
     const body = await c.req.parseBody();
     const session = await own(c);
     if (!(await disableSecondFactor(deps, session.user, formValue(body, 'current'))))
       return secondFactorSettings(c, MESSAGES[languageOf(c)].wrongCurrent, 400);
-    return c.redirect('/console/account/second-factor', 303);
+    return c.redirect('/console/account/two-factor', 303);
   });
 
   routes.route('/', account);
