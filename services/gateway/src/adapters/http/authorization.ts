@@ -12,18 +12,23 @@ import type { MerchantAuthVariables } from './merchant-auth';
 export function operationResolver(
   operations: readonly ApiOperation[],
 ): (method: string, path: string) => ApiOperation | undefined {
-  // Documented paths are letters, digits, `-`, `/` and `{parameters}`: nothing to escape.
-  const compiled = operations.map((operation) => ({
-    operation,
-    method: operation.method.toUpperCase(),
-    matcher: new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    parameters: (operation.path.match(/\{/g) ?? []).length,
-  }));
+  // Documented paths are letters, digits, `-`, `/` and `{parameters}`: nothing to escape. Grouped by
+  // method, so a request tries only its method's few.
+  const byMethod = new Map<string, Array<{ operation: ApiOperation; matcher: RegExp; parameters: number }>>();
+  for (const operation of operations) {
+    const method = operation.method.toUpperCase();
+    const candidates = byMethod.get(method) ?? [];
+    candidates.push({
+      operation,
+      matcher: new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      parameters: (operation.path.match(/\{/g) ?? []).length,
+    });
+    byMethod.set(method, candidates);
+  }
   return (method, path) => {
-    const wanted = method === 'HEAD' ? 'GET' : method;
-    let best: (typeof compiled)[number] | undefined;
-    for (const candidate of compiled) {
-      if (candidate.method !== wanted || !candidate.matcher.test(path)) continue;
+    let best: { operation: ApiOperation; parameters: number } | undefined;
+    for (const candidate of byMethod.get(method === 'HEAD' ? 'GET' : method) ?? []) {
+      if (!candidate.matcher.test(path)) continue;
       if (!best || candidate.parameters < best.parameters) best = candidate;
     }
     return best?.operation;
