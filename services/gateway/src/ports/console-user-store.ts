@@ -65,8 +65,11 @@ export interface ConsoleUserStore {
   setPassword(userId: string, passwordHash: string, at: Date): Promise<void>;
   setName(userId: string, name: string): Promise<void>;
   setLanguage(userId: string, language: ConsoleLanguage): Promise<void>;
-  /** A failed login: the new count and lock, written as one update. */
-  recordFailure(userId: string, state: { failedLogins: number; lockedUntil: Date | null }): Promise<void>;
+  /**
+   * One more failed login, counted in one statement (failures at once each count): the lock's end when this
+   * one locks the account (`afterFailedLogin`), else null. A failure while locked is not counted.
+   */
+  recordFailure(userId: string, at: Date): Promise<Date | null>;
   recordLogin(userId: string, at: Date): Promise<void>;
   /** An enrolment begun (a secret not yet confirmed); a confirmed one is kept. */
   setPendingTotp(userId: string, secretSealed: string): Promise<void>;

@@ -283,6 +283,27 @@ describe('lockout', () => {
     ).toBe(303);
   });
 
+  it('failures made at the same moment are each counted: 5 at once lock the account', async () => {
+    await aConsoleUser(system, merchantId, 'burst@gym.example.com', 'viewer');
+    const browsers = await Promise.all(
+      [1, 2, 3, 4, 5].map(async () => {
+        const browser = new ConsoleBrowser(system);
+        await browser.get('/console/login');
+        return browser;
+      }),
+    );
+    await Promise.all(
+      browsers.map((browser, index) =>
+        browser.post('/console/login', { email: 'burst@gym.example.com', password: `wrong ${index}` }),
+      ),
+    );
+    const right = await browsers[0]?.post('/console/login', {
+      email: 'burst@gym.example.com',
+      password: GOOD_PASSWORD,
+    });
+    expect(right?.status).toBe(429);
+  });
+
   it('an unknown e-mail is refused as a wrong password is', async () => {
     const browser = new ConsoleBrowser(system);
     await browser.get('/console/login');

@@ -1,6 +1,6 @@
 import { accessApi, adminAccessApi } from '@payrail/contracts';
 import { route } from '@payrail/http';
-import type { Env, Hono } from 'hono';
+import type { Context, Env, Hono } from 'hono';
 import {
   createMerchantApiToken,
   listMerchantApiTokens,
@@ -69,11 +69,10 @@ function auditEntryView(entry: AuditRecord) {
   };
 }
 
-const merchantIdOf = (c: { get(key: 'merchant'): { merchantId: string } }) => c.get('merchant').merchantId;
+const merchantOf = (c: Context) => (c.get('merchant' as never) as { merchantId: string }).merchantId;
 
 /** The merchant's API tokens, console users and audit log (`/api/api-tokens`, `/api/users`, `/api/audit-log`). */
 export function merchantAccessRoutes<E extends Env>(app: Hono<E>, deps: AccessDeps): void {
-  const merchantOf = (c: unknown) => merchantIdOf(c as { get(key: 'merchant'): { merchantId: string } });
   route(app, accessApi.createApiToken, async (c, { body }) => {
     const { apiToken, ...token } = await createMerchantApiToken(deps, merchantOf(c), body);
     return c.json({ ...apiTokenView(token), apiToken }, 201);

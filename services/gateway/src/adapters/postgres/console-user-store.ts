@@ -1,5 +1,6 @@
 import type { Database } from '@payrail/db';
 import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import { afterFailedLogin, LOCKOUT } from '../../domain/access/rules';
 import type { ConsoleUserRecord, ConsoleUserStore } from '../../ports/console-user-store';
 import { consoleRecoveryCodes, consoleSessions, consoleUsers, consoleUserTokens } from './schema';
 
@@ -175,8 +176,22 @@ export function postgresConsoleUserStore(db: Database): ConsoleUserStore {
       await db.update(consoleUsers).set({ language }).where(eq(consoleUsers.id, userId));
     },
 
-    async recordFailure(userId, state) {
-      await db.update(consoleUsers).set(state).where(eq(consoleUsers.id, userId));
+    async recordFailure(userId, at) {
+      const locking = afterFailedLogin(LOCKOUT.failures - 1, at).lockedUntil;
+      const [row] = await db
+        .update(consoleUsers)
+        .set({
+          failedLogins: sql`case when ${consoleUsers.failedLogins} + 1 >= ${LOCKOUT.failures} then 0 else ${consoleUsers.failedLogins} + 1 end`,
+          lockedUntil: sql`case when ${consoleUsers.failedLogins} + 1 >= ${LOCKOUT.failures} then ${locking?.toISOString()}::timestamptz else null end`,
+        })
+        .where(
+          and(
+            eq(consoleUsers.id, userId),
+            sql`(${consoleUsers.lockedUntil} is null or ${consoleUsers.lockedUntil} <= ${at.toISOString()}::timestamptz)`,
+          ),
+        )
+        .returning({ lockedUntil: consoleUsers.lockedUntil });
+      return row?.lockedUntil ?? null;
     },
 
     async recordLogin(userId, at) {

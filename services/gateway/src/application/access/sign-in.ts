@@ -1,5 +1,4 @@
 import {
-  afterFailedLogin,
   isLocked,
   PARTIAL_SESSION_MS,
   type PasswordProblem,
@@ -92,9 +91,8 @@ export async function signIn(
   const matches = await verifyPassword(request.password, user?.passwordHash ?? UNMATCHABLE_HASH);
   if (!user?.passwordHash) return { outcome: 'invalid' };
   if (!matches) {
-    const state = afterFailedLogin(user.failedLogins, now);
-    await deps.users.recordFailure(user.id, state);
-    return state.lockedUntil ? { outcome: 'locked', until: state.lockedUntil } : { outcome: 'invalid' };
+    const lockedUntil = await deps.users.recordFailure(user.id, now);
+    return lockedUntil ? { outcome: 'locked', until: lockedUntil } : { outcome: 'invalid' };
   }
   await endSession(deps, request.previousSession);
   if (user.totpEnabledAt) {
@@ -128,11 +126,10 @@ export async function completeSignIn(
     return { outcome: 'locked', until: user.lockedUntil as Date };
   }
   if (!(await secondFactorAccepted(deps, user, code))) {
-    const state = afterFailedLogin(user.failedLogins, now);
-    await deps.users.recordFailure(user.id, state);
-    if (state.lockedUntil) {
+    const lockedUntil = await deps.users.recordFailure(user.id, now);
+    if (lockedUntil) {
       await deps.sessions.end(session.tokenHash);
-      return { outcome: 'locked', until: state.lockedUntil };
+      return { outcome: 'locked', until: lockedUntil };
     }
     return { outcome: 'invalid' };
   }

@@ -39,7 +39,10 @@ export function passwordProblem(
   return undefined;
 }
 
-/** The account's state after one more failed login: 5 in a row lock it for 15 minutes. */
+/**
+ * The account's state after one more failed login: 5 in a row lock it for 15 minutes (and the count starts
+ * again). The store applies it in one statement, so that failures at once are each counted.
+ */
 export function afterFailedLogin(
   failedLogins: number,
   now: Date,

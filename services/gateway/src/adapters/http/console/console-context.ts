@@ -5,12 +5,12 @@
  * as the signed-in user, with that user's rights, recorded in the audit log as that user.
  */
 
+import type { ConsoleLanguage, MerchantRole } from '@payrail/contracts';
+
 /**
  * The roles of a merchant's users (issue 28) and the console's languages: defined once in libs/contracts
  * (`access.ts`, beside the permission table), the same names and values as this seam first fixed.
  */
-import type { ConsoleLanguage, MerchantRole } from '@payrail/contracts';
-
 export { type ConsoleLanguage, MERCHANT_ROLES, type MerchantRole } from '@payrail/contracts';
 
 /** Who is signed in. */
