@@ -175,7 +175,7 @@ export const gatewayService: ServiceDefinition = {
       csrfKey: createHash('sha256').update(`gateway:console-csrf:v1:${internalSecret}`).digest('hex'),
     });
     app.route('/console', consoleSignIn.routes);
-    app.use('/console', consoleSignIn.signedIn);
+    // (Hono's `/console/*` is `/console` itself too.)
     app.use('/console/*', consoleSignIn.signedIn);
     merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
