@@ -41,6 +41,7 @@ function banner({ mode, gatewayUrl, loginCodes, sandboxUrl, demoToken, adminToke
     `  ADMIN_TOKEN:     ${adminToken ?? 'yours, from the environment'}  (Authorization: Bearer, for /admin/*)`,
     ...(sandboxUrl ? [`  processor sandbox: ${sandboxUrl} (test cards, state in memory)`] : []),
     `  login codes:     ${loginCodes}`,
+    `  console:         ${gatewayUrl}/console  (its people are invited by mail: POST /admin/merchants/{id}/users, POST /admin/operators)`,
     '',
     '  try:',
     `  curl -s -X POST ${gatewayUrl}/api/saleitems/add -H 'Api-Token: ${demoToken}' -H 'Content-Type: application/json' \\`,
@@ -138,8 +139,8 @@ function reachable(url: string, defaultPort: number): Promise<boolean> {
 
 /** Which of the two URLs the infrastructure mode needs is missing; undefined when both or none are set. */
 /**
- * The development mailbox, as links decides it (`services/links` mail settings): on when `DEV_MAILBOX` says
- * so, or when neither it nor `SMTP_URL` is set; never with `NODE_ENV=production`.
+ * The development mailbox, as links and the gateway decide it (`mailSetup` of libs/mail): on when
+ * `DEV_MAILBOX` says so, or when neither it nor `SMTP_URL` is set; never with `NODE_ENV=production`.
  */
 function devMailboxOn(env: Record<string, string | undefined>): boolean {
   if (env.NODE_ENV === 'production') return false;

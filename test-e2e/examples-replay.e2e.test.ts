@@ -111,6 +111,8 @@ beforeAll(async () => {
     INTERNAL_SECRET: 'e2e-internal-secret-0123456789',
     // The pay page's own origin, as with `npm start`: the customer comes back to it from the sandbox's form.
     PUBLIC_BASE_URL: ports.gatewayUrl,
+    // As with `npm start`: mail (the console's invitations) goes to the development mailbox.
+    DEV_MAILBOX: 'true',
     LOG_LEVEL: 'warn',
   }));
 });
@@ -248,6 +250,8 @@ const SHAPE_ONLY = new Set([
   'durationMs',
   'error',
   'response',
+  // The audit log's: the address the request came from, as the gateway saw it.
+  'clientAddress',
 ]);
 
 function isObject(value: unknown): value is Json {

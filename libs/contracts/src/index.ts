@@ -84,6 +84,30 @@ export {
 } from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
+export {
+  ACCESS_AREAS,
+  type AccessArea,
+  type AccessKind,
+  accessApi,
+  accessOperations,
+  adminAccessApi,
+  adminAccessOperations,
+  API_TOKEN_SCOPES,
+  type ApiTokenScope,
+  AUDIT_ACTOR_TYPES,
+  AUDIT_LOG_PAGE,
+  AUDIT_LOG_RETENTION_DAYS,
+  CONSOLE_LANGUAGES,
+  type ConsoleLanguage,
+  GRANTS,
+  grants,
+  holdersOf,
+  MERCHANT_ROLES,
+  type MerchantRole,
+  OPERATION_PERMISSIONS,
+  type Permission,
+  USER_STATUSES,
+} from './api/access';
 export { adminApi } from './api/admin';
 export {
   BILLING_RUN_STATUSES,

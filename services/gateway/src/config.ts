@@ -1,5 +1,6 @@
 import { env, parseConfig } from '@payrail/config';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '@payrail/http';
+import { mailEnvFields, mailEnvRules } from '@payrail/mail';
 import { serviceEnvSchema } from '@payrail/runtime';
 import { z } from 'zod';
 import { looksLikeToken } from './application/api-tokens';
@@ -38,8 +39,16 @@ export const configSchema = serviceEnvSchema
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).default(32),
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(4),
     WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+    /**
+     * Where people reach the console (`/console`), the origin its invitation and reset links are written
+     * with; https makes its session cookie `Secure`. The same variable as links' pay page.
+     */
+    PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
+    /** The console's invitations and password resets leave by SMTP, or stay in the development mailbox. */
+    ...mailEnvFields,
   })
   .superRefine((config, ctx) => {
+    mailEnvRules(config, ctx);
     // The schedule on its own first, then with its window (read only by a schedule ending in `...`).
     const checks = [
       ['WEBHOOK_RETRY_SCHEDULE', DEFAULT_RETRY_WINDOW],

@@ -1,14 +1,28 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
+import { apiOperations, GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
 import { answerMethodNotAllowed, createApp } from '@payrail/http';
 import { postgresUnitOfWork } from '@payrail/messaging';
+import { mailSetup } from '@payrail/mail';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { hashToken } from './application/api-tokens';
 import { loadConfig, retryDelaysMs } from './config';
 import { devMailboxRoute } from './adapters/http/dev-mailbox';
 import { docsRoutes } from './adapters/http/docs';
 import { idempotency } from './adapters/http/idempotency';
+import { merchantAccessRoutes } from './adapters/http/access-routes';
+import { consoleAuth } from './adapters/http/console/auth';
+import { auditMerchantWrites } from './adapters/http/audit-writes';
+import { authorize, operationResolver, operationsWithoutPermission } from './adapters/http/authorization';
+import type { AppFetch } from './adapters/http/in-process-caller';
 import { merchantAuth } from './adapters/http/merchant-auth';
+import { postgresAuditLogStore } from './adapters/postgres/audit-log-store';
+import { postgresConsoleSessionStore } from './adapters/postgres/console-session-store';
+import { postgresConsoleUserStore } from './adapters/postgres/console-user-store';
+import { recordTokenUse } from './application/access/api-tokens';
+import { purgeAuditLog } from './application/access/audit-log';
+import { purgeEndedSessions } from './application/access/sign-in';
+import type { AccessDeps } from './application/access/deps';
 import { clientAddressOf, forwardPublicPage } from './adapters/http/forward';
 import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
 import { merchantWebhookRoutes } from './adapters/http/webhook-routes';
@@ -53,8 +67,17 @@ export const gatewayService: ServiceDefinition = {
   defaultPort: 3000,
   database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
   loadConfig,
-  async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
+  async create({ database, bus, logger, clock, internalSecret, env, upstream, embedded }) {
     const settings = loadConfig(env);
+    // Every merchant operation needs a row in the permission table: none may be left unguarded.
+    const unguarded = operationsWithoutPermission(apiOperations);
+    if (unguarded.length > 0)
+      throw new Error(
+        `No permission for ${unguarded.join(', ')}: add each to OPERATION_PERMISSIONS (libs/contracts/src/api/access.ts)`,
+      );
+    // Console invitations and password resets (the same variables and mailbox rules as links' codes).
+    const mail = mailSetup(settings, { embedded: embedded === true, clock });
+    logger.info({ mail: mail.describe }, 'gateway: console invitations and resets are mailed through this');
     const merchants = cachedMerchantStore(postgresMerchantStore(database.db), database, logger, {
       ttlMs: settings.TOKEN_CACHE_TTL_MS,
     });
@@ -92,6 +115,17 @@ export const gatewayService: ServiceDefinition = {
       allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       deliveriesQueued: () => worker.wake(),
     };
+    const access: AccessDeps = {
+      users: postgresConsoleUserStore(database.db),
+      sessions: postgresConsoleSessionStore(database.db),
+      merchants,
+      audit: postgresAuditLogStore(database.db),
+      mailer: mail.mailer,
+      clock,
+      sealer,
+      publicBaseUrl: settings.PUBLIC_BASE_URL.replace(/\/$/, ''),
+    };
+    const resolve = operationResolver(apiOperations);
     const { app, markNotReady } = createApp({
       service: 'gateway',
       logger,
@@ -99,8 +133,9 @@ export const gatewayService: ServiceDefinition = {
       maxBodyBytes: settings.MAX_BODY_BYTES,
       readiness: readinessChecks({ database, bus }),
     });
+    const audit = { audit: access.audit, clock, logger, resolve, fetch: (): AppFetch => app.fetch };
     app.route('/', docsRoutes());
-    app.route('/', devMailboxRoute(upstream('links')));
+    app.route('/', devMailboxRoute(upstream('links'), mail.mailbox));
     const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
     app.route(
       '/admin',
@@ -111,9 +146,18 @@ export const gatewayService: ServiceDefinition = {
         upstream,
         forward,
         webhooks,
+        access,
+        audit,
       }),
     );
-    app.use('/api/*', merchantAuth(merchants));
+    // Who (a token, or a console user in process), the audit of writes around what follows, whether they
+    // may (403), then Idempotency-Key: a replay is answered before anything runs again.
+    app.use(
+      '/api/*',
+      merchantAuth(merchants, (tokenId) => recordTokenUse({ merchants, clock }, tokenId), logger),
+    );
+    app.use('/api/*', auditMerchantWrites(audit, apiOperations));
+    app.use('/api/*', authorize(resolve));
     app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
     // The hosted pay page: public (a customer's browser, no token), served by links.
     const payPages = upstream('links');
@@ -121,6 +165,18 @@ export const gatewayService: ServiceDefinition = {
       forwardPublicPage(c, payPages, clientAddressOf(c), { timeoutMs: settings.UPSTREAM_TIMEOUT_MS }),
     );
     merchantWebhookRoutes(app, webhooks);
+    merchantAccessRoutes(app, access);
+
+    // The console (issue 28): its sign-in pages, then every other page behind `signedIn`, which sets who
+    // is signed in and the public API as that person (console/console-context.ts).
+    const consoleSignIn = consoleAuth({
+      deps: access,
+      fetch: () => app.fetch,
+      csrfKey: createHash('sha256').update(`gateway:console-csrf:v1:${internalSecret}`).digest('hex'),
+    });
+    app.route('/console', consoleSignIn.routes);
+    // (Hono's `/console/*` is `/console` itself too.)
+    app.use('/console/*', consoleSignIn.signedIn);
     merchantApiRoutes(app, { upstream, forward });
     answerMethodNotAllowed(app);
 
@@ -134,6 +190,10 @@ export const gatewayService: ServiceDefinition = {
         if (purged > 0) logger.info({ purged }, 'expired idempotency records purged');
         const events = await purgeExpiredEvents(webhooks);
         if (events > 0) logger.info({ events }, 'webhook events past their 30 days purged');
+        const sessions = await purgeEndedSessions(access);
+        if (sessions > 0) logger.info({ sessions }, 'ended console sessions deleted');
+        const audited = await purgeAuditLog(access);
+        if (audited > 0) logger.info({ audited }, 'audit log entries past their year purged');
       } catch (error) {
         logger.warn({ err: error }, 'idempotency purge failed; will retry');
       }

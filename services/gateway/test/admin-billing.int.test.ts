@@ -78,7 +78,9 @@ describe('/admin/billing/* and dunning policies: through the gateway to billing-
       headers: asAdmin,
     });
     expect(put.status).toBe(200);
+    // The policy as it was is read first, for the audit log's `before`, then the change is forwarded.
     expect(seen).toEqual([
+      { method: 'GET', path: `/admin/merchants/${id}/dunning-policy`, signed: true, body: '' },
       {
         method: 'PUT',
         path: `/admin/merchants/${id}/dunning-policy`,

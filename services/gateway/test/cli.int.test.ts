@@ -31,7 +31,7 @@ async function cli(...argv: string[]) {
 async function merchantForToken(token: string) {
   const handle = openDatabase({ url: database.url, max: 1 });
   try {
-    return await postgresMerchantStore(handle.db).findByTokenHash(hashToken(token));
+    return (await postgresMerchantStore(handle.db).findByTokenHash(hashToken(token)))?.merchant;
   } finally {
     await handle.close();
   }

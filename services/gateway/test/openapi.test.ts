@@ -1,4 +1,5 @@
 import {
+  accessOperations,
   type ApiOperation,
   apiOperations,
   WEBHOOK_EVENT_KINDS,
@@ -44,12 +45,12 @@ describe('/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("routes every merchant endpoint to a service behind the gateway, or is the gateway's webhook API", () => {
-    const own = new Set(webhookOperations);
+  it("routes every merchant endpoint to a service behind the gateway, or is the gateway's webhook or access API", () => {
+    const own = new Set([...webhookOperations, ...accessOperations]);
     for (const operation of apiOperations.filter((o) => o.path.startsWith('/api/') && !own.has(o))) {
       expect(ownerOf(operation.path.replace(/\{[^}]+\}/g, '1')), operation.path).toBeDefined();
     }
-    for (const operation of webhookOperations)
+    for (const operation of [...webhookOperations, ...accessOperations])
       expect(ownerOf(operation.path), operation.path).toBeUndefined();
   });
 

@@ -1,4 +1,5 @@
 import { parseConfig } from '@payrail/config';
+import { mailEnvFields, mailEnvRules } from '@payrail/mail';
 import { serviceEnvSchema } from '@payrail/runtime';
 import { z } from 'zod';
 
@@ -17,18 +18,8 @@ export const configSchema = serviceEnvSchema
     SUBSCRIPTIONS_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
     /** How often links past their `payWaitHours` are written expired (statusId 6, `link.expired`); 0: never. */
     LINK_EXPIRY_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
-    /** Login codes leave by SMTP when set. */
-    SMTP_URL: z
-      .string()
-      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
-      .optional(),
-    /** The sender of the login codes' mail. */
-    MAIL_FROM: z.string().default('payrail <no-reply@payrail.invalid>'),
-    /** The development mailbox; unset: on in the embedded system without SMTP, off in a process of its own. */
-    DEV_MAILBOX: z
-      .enum(['true', 'false', '1', '0'])
-      .optional()
-      .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1')),
+    /** Login codes leave by SMTP, or stay in the development mailbox (`libs/mail`). */
+    ...mailEnvFields,
     /**
      * The processors' form origins, the only ones the pay page may frame (CSP `frame-src`, `form-action`):
      * the same settings processor-gateway builds the form URLs from. A value that is no URL is left out.
@@ -38,16 +29,7 @@ export const configSchema = serviceEnvSchema
     PROCESSOR_SANDBOX_PUBLIC_URL: z.string().optional(),
     PROCESSOR_SANDBOX_URL: z.string().optional(),
   })
-  .superRefine((config, ctx) => {
-    if (config.DEV_MAILBOX === true && config.NODE_ENV === 'production') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['DEV_MAILBOX'],
-        message:
-          'the development mailbox shows every login code and is refused when NODE_ENV=production; set SMTP_URL instead',
-      });
-    }
-  });
+  .superRefine(mailEnvRules);
 
 export type LinksConfig = z.infer<typeof configSchema>;
 

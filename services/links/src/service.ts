@@ -13,7 +13,6 @@ import type { CustomerVariables } from './adapters/http/pay/session';
 import { processorOrigins } from './adapters/http/pay/security-headers';
 import { customerSession } from './adapters/http/pay/session';
 import { linksRoutes } from './adapters/http/routes';
-import { mailSetup } from './adapters/mail/mail-settings';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { recordRefundOnRefundSucceeded } from './adapters/messaging/record-refund-on-refund-succeeded.consumer';
 import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
@@ -30,6 +29,7 @@ import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-clien
 import { inbox, outbox } from './adapters/postgres/schema';
 import { linksStores } from './adapters/postgres/stores';
 import { loadConfig } from './config';
+import { mailSetup } from '@payrail/mail';
 
 const slugBytes = randomPool();
 /** 128 random bits, URL-safe: a slug cannot be guessed from another. */

@@ -7,7 +7,7 @@ import {
 } from '@payrail/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDevMailbox, type DevMailbox } from '../src/adapters/mail/dev-mailbox';
+import { createDevMailbox, type DevMailbox } from '@payrail/mail';
 import { emailCodeRows, postgresEmailLoginRepository } from '../src/adapters/postgres/email-login-repository';
 import { customers } from '../src/adapters/postgres/schema';
 import { checkEmailCode, type EmailLoginDeps, requestEmailCode } from '../src/application/email-login';

@@ -4,7 +4,7 @@
  * the codes of each operation from the same tables, so a code or its status is never typed twice.
  */
 export interface ErrorCodeInfo {
-  status: 400 | 401 | 404 | 405 | 409 | 413 | 415 | 422 | 500 | 502 | 503;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 500 | 502 | 503;
   /** For the reference: when the code is answered, in a merchant's terms. */
   description: string;
   /** An example `detail`. */
@@ -27,6 +27,12 @@ export const COMMON_ERRORS = {
     status: 401,
     description: 'Credentials missing or invalid.',
     detail: 'Api-Token header missing or invalid',
+  },
+  FORBIDDEN: {
+    status: 403,
+    description:
+      "The credentials are valid but lack the operation's permission: a `read-only` token's write, a console user's role (the operation's description names who may).",
+    detail: 'A read-only API token cannot create payment links (links: write)',
   },
   NOT_FOUND: { status: 404, description: 'No such path.', detail: 'No route for GET /api/nothing' },
   METHOD_NOT_ALLOWED: {
@@ -78,6 +84,28 @@ export const GATEWAY_ERRORS = {
     status: 404,
     description: 'No such webhook delivery for this merchant.',
     detail: 'Webhook delivery not found',
+  },
+  FORBIDDEN: COMMON_ERRORS.FORBIDDEN,
+  USER_NOT_FOUND: {
+    status: 404,
+    description: "No such console user of the merchant (another merchant's is not found either).",
+    detail: 'User not found',
+  },
+  USER_EMAIL_TAKEN: {
+    status: 409,
+    description: 'The e-mail already belongs to a console account (one account per e-mail address).',
+    detail: 'ana@gym.example.com already has a console account',
+  },
+  LAST_OWNER: {
+    status: 409,
+    description: 'The change would leave the merchant without an owner.',
+    detail: 'The merchant must keep at least one owner',
+  },
+  MAIL_UNAVAILABLE: {
+    status: 503,
+    description:
+      'The invitation could not be mailed (no mail transport configured, or the mail server refused it): nothing was stored; send it again.',
+    detail: 'The invitation could not be mailed; nothing was stored',
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -1,3 +1,4 @@
+import { accessOperations, adminAccessOperations } from './access';
 import { adminOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
@@ -14,7 +15,9 @@ export const apiOperations: ApiOperation[] = [
   ...bankNotificationOperations,
   ...refundOperations,
   ...webhookOperations,
+  ...accessOperations,
   ...adminOperations,
+  ...adminAccessOperations,
   ...billingAdminOperations,
   ...adminWebhookOperations,
 ];

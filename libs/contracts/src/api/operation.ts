@@ -16,6 +16,8 @@ export const API_TAGS = {
     'Money given back from a payment: through its processor (whole, as each processor allows) or outside the service, recorded.',
   Webhooks:
     'Endpoints that receive signed events (Standard Webhooks), their delivery log, and the event log for polling.',
+  Access:
+    "API tokens (`full` or `read-only`), the merchant's console users and their roles, and the audit log of every change.",
   Operator:
     'For the operator (`Authorization: Bearer`): merchants and tokens, billing runs, dunning, webhook endpoints.',
 } as const satisfies Record<string, string>;

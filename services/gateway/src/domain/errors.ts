@@ -49,3 +49,52 @@ export class InvalidWebhookEndpoint extends GatewayError {
     super('VALIDATION_ERROR', `${field} ${reason}`, [{ path: field, message: reason }]);
   }
 }
+
+/**
+ * The credentials are valid but lack the operation's permission (a read-only token's write, a viewer's):
+ * 403 on every merchant operation the table of libs/contracts does not grant them.
+ */
+export class PermissionDenied extends GatewayError {
+  constructor(
+    readonly who: string,
+    readonly operationId: string,
+    readonly permission: { area: string; access: string },
+  ) {
+    super(
+      'FORBIDDEN',
+      `${who} may not call ${operationId} (it needs ${permission.area}: ${permission.access})`,
+    );
+  }
+}
+
+export class ConsoleUserNotFound extends GatewayError {
+  constructor(readonly userId: string) {
+    super('USER_NOT_FOUND', 'User not found');
+  }
+}
+
+/** One console account per e-mail address, whoever's it is. */
+export class ConsoleEmailTaken extends GatewayError {
+  constructor(readonly email: string) {
+    super('USER_EMAIL_TAKEN', `${email} already has a console account`, [
+      { path: 'email', message: 'already has a console account' },
+    ]);
+  }
+}
+
+/** A change that would leave a merchant without an owner. */
+export class LastOwner extends GatewayError {
+  constructor(readonly merchantId: string) {
+    super('LAST_OWNER', 'The merchant must keep at least one owner');
+  }
+}
+
+/** An invitation that could not be mailed: the invited person was not stored (503; send it again). */
+export class InvitationNotSent extends GatewayError {
+  constructor(
+    readonly email: string,
+    override readonly cause?: unknown,
+  ) {
+    super('MAIL_UNAVAILABLE', 'The invitation could not be mailed; nothing was stored');
+  }
+}

@@ -1,12 +1,14 @@
 import { HttpProblem, type Upstream } from '@payrail/http';
+import type { DevMailbox, MailboxEntry } from '@payrail/mail';
 import { Hono } from 'hono';
 
 /**
- * `GET /dev/mailbox`: the login codes and other mail links would have sent, kept by its development
- * mailbox (JSON, newest first). The gateway only shows what links answers: 404 when links has no mailbox
- * (production, SMTP, or a process start without `DEV_MAILBOX=true`). No token: it is a developer's tool.
+ * `GET /dev/mailbox`: the mail the system would have sent, newest first (JSON): links' login codes (its
+ * development mailbox, asked over `/internal/dev/mailbox`) and the gateway's own console invitations and
+ * password resets. 404 when neither keeps a mailbox (production, SMTP, or a process start without
+ * `DEV_MAILBOX=true`). No token: it is a developer's tool.
  */
-export function devMailboxRoute(links: Upstream) {
+export function devMailboxRoute(links: Upstream, own?: DevMailbox) {
   const routes = new Hono();
   routes.get('/dev/mailbox', async () => {
     let response: Response;
@@ -16,6 +18,15 @@ export function devMailboxRoute(links: Upstream) {
       throw new HttpProblem(502, 'UPSTREAM_UNAVAILABLE', `links did not answer: ${(error as Error).message}`);
     }
     const headers = new Headers({ 'cache-control': 'no-store' });
+    if (own && (response.ok || response.status === 404)) {
+      const theirs = response.ok ? ((await response.json()) as MailboxEntry[]) : [];
+      // ISO 8601 instants in UTC sort as text; a stable sort keeps each mailbox's own order on a tie.
+      const all = [...own.messages(), ...theirs].sort((a, b) =>
+        a.sentAt < b.sentAt ? 1 : a.sentAt > b.sentAt ? -1 : 0,
+      );
+      headers.set('content-type', 'application/json');
+      return new Response(JSON.stringify(all), { status: 200, headers });
+    }
     const contentType = response.headers.get('content-type');
     if (contentType) headers.set('content-type', contentType);
     return new Response(response.body, { status: response.status, headers });

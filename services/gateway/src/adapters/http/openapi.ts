@@ -1,8 +1,12 @@
 import {
+  API_TOKEN_SCOPES,
   API_TAGS,
   type ApiOperation,
   ERROR_CODES,
   type ErrorCode,
+  holdersOf,
+  MERCHANT_ROLES,
+  OPERATION_PERMISSIONS,
   PAYMENT_LINK_STATUS_TABLE,
   WEBHOOK_EVENT_KINDS,
   WEBHOOK_EXAMPLES,
@@ -46,6 +50,7 @@ const problemSchema: JsonObject = {
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
@@ -108,8 +113,27 @@ export function errorCodesOf(operation: ApiOperation): ErrorCode[] {
     codes.add('IDEMPOTENCY_KEY_REUSED');
     codes.add('IDEMPOTENCY_RESPONSE_UNAVAILABLE');
   }
+  // Refused with 403 where some role or token scope lacks the operation's permission.
+  const permission = OPERATION_PERMISSIONS[operation.operationId];
+  if (permission && holdersOf(permission).length < MERCHANT_ROLES.length + API_TOKEN_SCOPES.length)
+    codes.add('FORBIDDEN');
   for (const code of operation.errors ?? []) codes.add(code);
   return [...codes];
+}
+
+/** Who may call a merchant operation, for its description: its permission and the roles and scopes that have it. */
+function permissionNote(operation: ApiOperation): string | undefined {
+  const permission = OPERATION_PERMISSIONS[operation.operationId];
+  if (!permission) return undefined;
+  const holders = holdersOf(permission);
+  const roles = holders.filter((holder) => (MERCHANT_ROLES as readonly string[]).includes(holder));
+  const scopes = holders.filter((holder) => (API_TOKEN_SCOPES as readonly string[]).includes(holder));
+  const list = (names: string[]) =>
+    names.length > 0 ? names.map((name) => `\`${name}\``).join(', ') : 'none';
+  return (
+    `**Permission:** ${permission.area} (${permission.access}). Console roles: ${list(roles)}; API token ` +
+    `scopes: ${list(scopes)}. Others get 403 \`FORBIDDEN\`.`
+  );
 }
 
 /** A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema object, for requests or responses. */
@@ -239,7 +263,9 @@ function operationObject(operation: ApiOperation): JsonObject {
     summary: operation.summary,
     tags: operation.tags,
   };
-  const description = [operation.description, storyPaymentNote(operation)].filter(Boolean).join('\n\n');
+  const description = [operation.description, permissionNote(operation), storyPaymentNote(operation)]
+    .filter(Boolean)
+    .join('\n\n');
   if (description) result.description = description;
   if (operation.storyPaysFirst?.length) result['x-story-pays-first'] = [...operation.storyPaysFirst];
   result.security = operation.security === 'none' ? [] : [{ [operation.security]: [] }];
@@ -257,11 +283,17 @@ function operationObject(operation: ApiOperation): JsonObject {
 
 const DESCRIPTION = `Payment links (single payments and subscriptions), installment management and payment methods.
 
-**Authentication.** Merchant endpoints (\`/api/*\`) take the \`Api-Token\` header (a UUID issued by the operator);
-operator endpoints (\`/admin/*\`) take \`Authorization: Bearer <admin token>\`. Missing or invalid: 401.
+**Authentication.** Merchant endpoints (\`/api/*\`) take the \`Api-Token\` header (a UUID issued by the operator,
+or made by the merchant with \`POST /api/api-tokens\`); operator endpoints (\`/admin/*\`) take
+\`Authorization: Bearer <admin token>\`. Missing or invalid: 401.
+
+**Permissions.** A token is \`full\` (every operation but the users of the console) or \`read-only\` (reads only);
+the merchant console's users act through this same API with the rights of their role (\`owner\`, \`operations\`,
+\`developer\`, \`viewer\`). Each merchant operation names the permission it needs and who has it; anyone else
+gets 403 \`FORBIDDEN\`. Another merchant's object is 404, whatever the rights.
 
 **Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\` and \`errors[{path, message}]\`:
-400 shape or format (also a path parameter: \`errors[].path\` is \`id\`), 401 credentials, 404 not found (also
+400 shape or format (also a path parameter: \`errors[].path\` is \`id\`), 401 credentials, 403 permission, 404 not found (also
 another merchant's resource), 405 a method the path does not have (with \`Allow\`), 409 state conflict, 413 bulk
 limits or a body over the size limit (1 MiB by default), 422 rules of your account's configuration. Each
 operation lists its codes. Every text field has a maximum length (\`maxLength\`); NUL characters and unpaired

@@ -1,4 +1,5 @@
 import {
+  accessOperations,
   adminApi,
   apiOperations,
   billingAdminApi,
@@ -16,7 +17,10 @@ import { issueApiToken } from '../../application/issue-api-token';
 import { revokeApiToken } from '../../application/revoke-api-token';
 import { updateMerchant } from '../../application/update-merchant';
 import type { MerchantRecord } from '../../ports/merchant-store';
-import { adminAuth } from './admin-auth';
+import type { AccessDeps } from '../../application/access/deps';
+import { adminAccessRoutes } from './access-routes';
+import { adminAuth, type OperatorAuthVariables } from './admin-auth';
+import { type AuditDeps, auditOperatorWrites } from './audit-writes';
 import { type ForwardSettings, forwardOperatorRequest, forwardToService, ownerOf } from './forward';
 import { adminWebhookRoutes } from './webhook-routes';
 
@@ -48,10 +52,13 @@ export function adminRoutes(
     upstream: (service: ServiceName) => Upstream;
     forward: ForwardSettings;
     webhooks: WebhookDeps;
+    access: AccessDeps;
+    audit: AuditDeps;
   },
 ) {
-  const admin = new Hono();
+  const admin = new Hono<{ Variables: OperatorAuthVariables }>();
   admin.use('*', adminAuth(deps.adminToken));
+  admin.use('*', auditOperatorWrites(deps.audit, apiOperations));
   const mountedAt = { mountedAt: '/admin' };
 
   route(
@@ -127,7 +134,8 @@ export function adminRoutes(
     );
   }
 
-  adminWebhookRoutes(admin, { ...deps.webhooks, merchants: deps.merchants });
+  adminWebhookRoutes(admin as unknown as Hono, { ...deps.webhooks, merchants: deps.merchants });
+  adminAccessRoutes(admin as unknown as Hono, deps.access);
 
   answerMethodNotAllowed(admin);
   return admin;
@@ -141,8 +149,8 @@ export function merchantApiRoutes<E extends Env>(
   app: Hono<E>,
   deps: { upstream: (service: ServiceName) => Upstream; forward: ForwardSettings },
 ): void {
-  // The webhook API is the gateway's own (`webhook-routes.ts`), not forwarded.
-  const own = new Set(webhookOperations);
+  // The webhook and access APIs are the gateway's own (`webhook-routes.ts`, `access-routes.ts`), not forwarded.
+  const own = new Set([...webhookOperations, ...accessOperations]);
   for (const operation of apiOperations.filter(
     (candidate) => candidate.security === 'apiToken' && !own.has(candidate),
   )) {

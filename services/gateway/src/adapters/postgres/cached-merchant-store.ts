@@ -1,7 +1,6 @@
-import type { MerchantContext } from '@payrail/contracts';
 import type { DatabaseHandle } from '@payrail/db';
 import type { Logger } from '@payrail/observability';
-import type { MerchantStore } from '../../ports/merchant-store';
+import type { MerchantStore, TokenHolder } from '../../ports/merchant-store';
 import { CREDENTIALS_CHANNEL } from './merchant-store';
 
 export interface TokenCacheOptions {
@@ -33,7 +32,7 @@ export function cachedMerchantStore(
 ): CachedMerchantStore {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, { merchant: MerchantContext; expiresAt: number }>();
+  const entries = new Map<string, { holder: TokenHolder; expiresAt: number }>();
   /** Bumped on every invalidation: a lookup that started before one must not store what it read. */
   let generation = 0;
   let listening = false;
@@ -58,15 +57,15 @@ export function cachedMerchantStore(
     ...store,
     async findByTokenHash(tokenHash) {
       const cached = entries.get(tokenHash);
-      if (cached && listening && cached.expiresAt > now()) return cached.merchant;
+      if (cached && listening && cached.expiresAt > now()) return cached.holder;
       if (cached) entries.delete(tokenHash);
       const startedAt = generation;
-      const merchant = await store.findByTokenHash(tokenHash);
-      if (merchant && listening && options.ttlMs > 0 && generation === startedAt) {
+      const holder = await store.findByTokenHash(tokenHash);
+      if (holder && listening && options.ttlMs > 0 && generation === startedAt) {
         if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-        entries.set(tokenHash, { merchant, expiresAt: now() + options.ttlMs });
+        entries.set(tokenHash, { holder, expiresAt: now() + options.ttlMs });
       }
-      return merchant;
+      return holder;
     },
     ensureMerchantWithOnlyToken: afterWrite(store.ensureMerchantWithOnlyToken),
     update: afterWrite(store.update),

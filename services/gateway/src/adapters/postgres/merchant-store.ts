@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { Database, Executor } from '@payrail/db';
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { MerchantSettings } from '../../domain/merchant';
 import type { MerchantRecord, MerchantStore } from '../../ports/merchant-store';
 import { apiTokens, merchants } from './schema';
@@ -45,12 +45,21 @@ function settingsColumns(settings: MerchantSettings) {
   };
 }
 
+const tokenColumns = {
+  tokenId: apiTokens.id,
+  name: apiTokens.name,
+  scope: apiTokens.scope,
+  createdAt: apiTokens.createdAt,
+  lastUsedAt: apiTokens.lastUsedAt,
+  revokedAt: apiTokens.revokedAt,
+};
+
 export function postgresMerchantStore(db: Database): MerchantStore {
   async function find(merchantId: string): Promise<MerchantRecord | undefined> {
     const [row] = await db.select().from(merchants).where(eq(merchants.id, merchantId));
     if (!row) return undefined;
     const tokens = await db
-      .select({ tokenId: apiTokens.id, createdAt: apiTokens.createdAt, revokedAt: apiTokens.revokedAt })
+      .select(tokenColumns)
       .from(apiTokens)
       .where(eq(apiTokens.merchantId, merchantId))
       .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id));
@@ -74,11 +83,38 @@ export function postgresMerchantStore(db: Database): MerchantStore {
   return {
     async findByTokenHash(tokenHash) {
       const [row] = await db
-        .select({ merchant: merchants })
+        .select({ merchant: merchants, tokenId: apiTokens.id, name: apiTokens.name, scope: apiTokens.scope })
         .from(apiTokens)
         .innerJoin(merchants, eq(merchants.id, apiTokens.merchantId))
         .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)));
-      return row ? toMerchantContext(row.merchant) : undefined;
+      return row
+        ? {
+            merchant: toMerchantContext(row.merchant),
+            token: { tokenId: row.tokenId, name: row.name, scope: row.scope },
+          }
+        : undefined;
+    },
+
+    async findContext(merchantId) {
+      const [row] = await db.select().from(merchants).where(eq(merchants.id, merchantId));
+      return row ? toMerchantContext(row) : undefined;
+    },
+
+    async listTokens(merchantId) {
+      return db
+        .select(tokenColumns)
+        .from(apiTokens)
+        .where(eq(apiTokens.merchantId, merchantId))
+        .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id));
+    },
+
+    async touchToken(tokenId, at, since) {
+      await db
+        .update(apiTokens)
+        .set({ lastUsedAt: at })
+        .where(
+          and(eq(apiTokens.id, tokenId), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, since))),
+        );
     },
 
     async ensureMerchantWithOnlyToken(merchant, tokenHash, at) {
@@ -126,6 +162,8 @@ export function postgresMerchantStore(db: Database): MerchantStore {
           merchantId: merchant.id,
           tokenHash: token.tokenHash,
           createdAt: token.createdAt,
+          name: token.name ?? null,
+          scope: token.scope ?? 'full',
         });
       });
       const created = await find(merchant.id);
@@ -159,6 +197,8 @@ export function postgresMerchantStore(db: Database): MerchantStore {
         merchantId,
         tokenHash: token.tokenHash,
         createdAt: token.createdAt,
+        name: token.name ?? null,
+        scope: token.scope ?? 'full',
       });
       return true;
     },

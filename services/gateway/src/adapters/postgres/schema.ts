@@ -1,8 +1,9 @@
-import { MAX_LENGTH } from '@payrail/contracts';
+import { API_TOKEN_SCOPES, CONSOLE_LANGUAGES, MAX_LENGTH, MERCHANT_ROLES } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  check,
   bigserial,
   boolean,
   index,
@@ -43,7 +44,13 @@ export const apiTokens = gatewaySchema.table(
       .references(() => merchants.id),
     /** SHA-256 of the token: the token itself is shown once, when issued, and never stored. */
     tokenHash: text('token_hash').notNull().unique(),
+    /** The merchant's name for it; null for the tokens the operator issues. */
+    name: text('name'),
+    /** `full` (everything but users) or `read-only` (reads): libs/contracts `GRANTS`. */
+    scope: text('scope', { enum: API_TOKEN_SCOPES }).notNull().default('full'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Written at most once a minute per token (`LAST_USED_RESOLUTION_MS`), not on every request. */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
   (table) => [index('api_tokens_merchant_idx').on(table.merchantId)],
@@ -229,3 +236,121 @@ export const webhookPaidCounts = gatewaySchema.table('webhook_paid_counts', {
   subscriptionId: integer('subscription_id').primaryKey(),
   paidCount: integer('paid_count').notNull(),
 });
+
+// ---------------------------------------------------------------------------------------------------
+// The console's people (issue 28): a merchant's users and the operator's own accounts, their sessions,
+// invitations and resets, second factors, and the audit log of every write through the API.
+
+export const consoleUsers = gatewaySchema.table(
+  'console_users',
+  {
+    id: uuid('id').primaryKey(),
+    /** `merchant`: one merchant's user, with a role; `operator`: the operator's own console account. */
+    kind: text('kind', { enum: ['merchant', 'operator'] }).notNull(),
+    merchantId: uuid('merchant_id').references(() => merchants.id),
+    /** Lower case; one account per address across the console (the login form asks nothing else). */
+    email: varchar('email', { length: MAX_LENGTH.email }).notNull(),
+    name: varchar('name', { length: MAX_LENGTH.personName }),
+    role: text('role', { enum: MERCHANT_ROLES }),
+    language: text('language', { enum: CONSOLE_LANGUAGES }).notNull().default('es'),
+    /** scrypt (`application/console/passwords.ts`); null until the invitation is accepted. */
+    passwordHash: text('password_hash'),
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }),
+    /** The TOTP secret, sealed (AES-256-GCM); without `totp_enabled_at` an enrolment not yet confirmed. */
+    totpSecretSealed: text('totp_secret_sealed'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    /** The time step of the last code accepted: a code of that step or an earlier one is refused. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    failedLogins: integer('failed_logins').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    uniqueIndex('console_users_email_idx').on(table.email),
+    index('console_users_merchant_idx').on(table.merchantId),
+    check(
+      'console_users_kind_check',
+      sql`(kind = 'merchant' and merchant_id is not null and role is not null) or (kind = 'operator' and merchant_id is null and role is null)`,
+    ),
+  ],
+);
+
+/** Invitation and password-reset links: only the SHA-256 of each is kept; each works once, until it expires. */
+export const consoleUserTokens = gatewaySchema.table(
+  'console_user_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => consoleUsers.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['invitation', 'reset'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [index('console_user_tokens_user_idx').on(table.userId)],
+);
+
+/** Sessions: the SHA-256 of the cookie's value; a session ends by its row being deleted. */
+export const consoleSessions = gatewaySchema.table(
+  'console_sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => consoleUsers.id, { onDelete: 'cascade' }),
+    /** `enrol`: just accepted an invitation, may only set up TOTP; `totp`: password right, code awaited. */
+    stage: text('stage', { enum: ['enrol', 'totp', 'full'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    /** Idle expiry counts from here; written at most once a minute. */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
+    clientAddress: text('client_address'),
+  },
+  (table) => [
+    index('console_sessions_user_idx').on(table.userId),
+    index('console_sessions_seen_idx').on(table.lastSeenAt),
+  ],
+);
+
+/** Recovery codes of a second factor, hashed; each works once. */
+export const consoleRecoveryCodes = gatewaySchema.table(
+  'console_recovery_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => consoleUsers.id, { onDelete: 'cascade' }),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [index('console_recovery_codes_user_idx').on(table.userId)],
+);
+
+/**
+ * Every write through the API (an API token, a console user, the operator): who, what, on what, the object
+ * before and after where it fits, the answer's status, when, from where. Kept one year.
+ */
+export const auditLog = gatewaySchema.table(
+  'audit_log',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: uuid('id').notNull().unique(),
+    /** The merchant concerned; null for the operator's own (a billing run, an operator account). */
+    merchantId: uuid('merchant_id'),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    actorType: text('actor_type', { enum: ['user', 'token', 'operator'] }).notNull(),
+    actorId: text('actor_id'),
+    actorLabel: text('actor_label'),
+    operationId: text('operation_id').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    target: text('target'),
+    status: integer('status').notNull(),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    clientAddress: text('client_address'),
+  },
+  (table) => [
+    index('audit_log_merchant_seq_idx').on(table.merchantId, table.seq),
+    index('audit_log_at_idx').on(table.at),
+  ],
+);

@@ -1,6 +1,6 @@
 import { problems } from '@payrail/http';
 import { Hono } from 'hono';
-import type { DevMailbox } from '../mail/dev-mailbox';
+import type { DevMailbox } from '@payrail/mail';
 
 /**
  * `GET /internal/dev/mailbox`: what the development mailbox holds, newest first (the gateway shows it at

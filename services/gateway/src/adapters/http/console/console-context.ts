@@ -5,10 +5,13 @@
  * as the signed-in user, with that user's rights, recorded in the audit log as that user.
  */
 
-/** The roles of a merchant's users (issue 28), and the operator's own console accounts. */
-export const MERCHANT_ROLES = ['owner', 'operations', 'developer', 'viewer'] as const;
-export type MerchantRole = (typeof MERCHANT_ROLES)[number];
-export type ConsoleLanguage = 'es' | 'en';
+import type { ConsoleLanguage, MerchantRole } from '@payrail/contracts';
+
+/**
+ * The roles of a merchant's users (issue 28) and the console's languages: defined once in libs/contracts
+ * (`access.ts`, beside the permission table), the same names and values as this seam first fixed.
+ */
+export { type ConsoleLanguage, MERCHANT_ROLES, type MerchantRole } from '@payrail/contracts';
 
 /** Who is signed in. */
 export type ConsoleUser =

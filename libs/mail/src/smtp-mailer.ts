@@ -1,4 +1,4 @@
-import type { Mailer } from '../../ports/mailer';
+import type { Mailer } from './mailer';
 
 /**
  * Sends through the SMTP server of `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://...` for TLS).

@@ -1,8 +1,12 @@
 import net from 'node:net';
 import { simulatedClock } from '@payrail/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailSetup } from '../src/adapters/mail/mail-settings';
-import { loadConfig } from '../src/config';
+import { parseConfig } from '@payrail/config';
+import { z } from 'zod';
+import { mailEnvFields, mailSetup } from '../src';
+
+const loadConfig = (env: Record<string, string>) =>
+  parseConfig(z.object({ NODE_ENV: z.literal('test').default('test'), ...mailEnvFields }), env);
 
 // A bare SMTP server on a free local port, enough of RFC 5321 for one client: it records what it was given.
 interface Received {
@@ -55,7 +59,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-describe('SMTP_URL: the login code leaves by SMTP', () => {
+describe('SMTP_URL: mail leaves by SMTP', () => {
   it('delivers the message to the server of SMTP_URL, from MAIL_FROM, and keeps no copy', async () => {
     const setup = mailSetup(
       loadConfig({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Pagos <pagos@shop.test>' }),

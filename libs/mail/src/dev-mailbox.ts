@@ -1,5 +1,5 @@
 import type { Clock } from '@payrail/time';
-import type { Mailer, MailMessage } from '../../ports/mailer';
+import type { Mailer, MailMessage } from './mailer';
 
 /** What `GET /dev/mailbox` shows of one message. */
 export interface MailboxEntry extends MailMessage {
@@ -17,7 +17,7 @@ export const DEV_MAILBOX_CAPACITY = 200;
 
 /**
  * The development mailbox: messages are kept in this process's memory (gone on restart) instead of
- * being delivered, so that a developer or a test reads the login code at `GET /dev/mailbox`.
+ * being delivered, so that a developer or a test reads a login code or an invitation at `GET /dev/mailbox`.
  */
 export function createDevMailbox(clock: Clock, capacity = DEV_MAILBOX_CAPACITY): DevMailbox {
   const kept: MailboxEntry[] = [];

@@ -1,10 +1,9 @@
 import type { Clock } from '@payrail/time';
-import type { LinksConfig } from '../../config';
-import type { Mailer } from '../../ports/mailer';
 import { createDevMailbox, type DevMailbox } from './dev-mailbox';
+import type { Mailer } from './mailer';
 import { smtpMailer } from './smtp-mailer';
 
-/** Thrown by `send` when no way of sending mail is configured: the page says it cannot send codes. */
+/** Thrown by `send` when no way of sending mail is configured: the page says it cannot send. */
 export class MailUnavailable extends Error {
   constructor() {
     super('no mail transport configured (set SMTP_URL)');
@@ -20,14 +19,19 @@ export interface MailSetup {
   describe: string;
 }
 
-/** What the mail setup reads of links' configuration (`src/config.ts`). */
-export type MailSettings = Pick<LinksConfig, 'NODE_ENV' | 'SMTP_URL' | 'MAIL_FROM' | 'DEV_MAILBOX'>;
+/** What the mail setup reads of a service's configuration (`mailEnvFields`, parsed by its `config.ts`). */
+export interface MailSettings {
+  NODE_ENV: 'development' | 'test' | 'production';
+  SMTP_URL?: string | undefined;
+  MAIL_FROM: string;
+  DEV_MAILBOX?: boolean | undefined;
+}
 
 /**
  * Which way mail leaves: SMTP when `SMTP_URL` is set; the development mailbox when `DEV_MAILBOX=true`, or
- * when unset in the embedded system. `NODE_ENV=production` never has the mailbox (its configuration refuses
- * `DEV_MAILBOX=true` there: it would publish every login code). With both, SMTP delivers and the mailbox
- * keeps a copy.
+ * when unset in the embedded system. `NODE_ENV=production` never has the mailbox (`mailEnvRules` refuses
+ * `DEV_MAILBOX=true` there: it would publish every code and invitation). With both, SMTP delivers and the
+ * mailbox keeps a copy.
  */
 export function mailSetup(config: MailSettings, options: { embedded: boolean; clock: Clock }): MailSetup {
   const production = config.NODE_ENV === 'production';

@@ -1,12 +1,19 @@
-import { ConfigError } from '@payrail/config';
+import { ConfigError, parseConfig } from '@payrail/config';
 import { simulatedClock } from '@payrail/time';
 import { describe, expect, it } from 'vitest';
-import { createDevMailbox } from '../src/adapters/mail/dev-mailbox';
-import { MailUnavailable, mailSetup } from '../src/adapters/mail/mail-settings';
-import { loadConfig } from '../src/config';
+import { z } from 'zod';
+import { createDevMailbox, MailUnavailable, mailEnvFields, mailEnvRules, mailSetup } from '../src';
 
 const clock = simulatedClock(new Date('2026-11-22T12:00:00Z'));
-// As `service.ts` does: the environment through links' config, then the mail setup from its values.
+// A service's config.ts in small: its NODE_ENV, the mail fields and their rule.
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    ...mailEnvFields,
+  })
+  .superRefine(mailEnvRules);
+const loadConfig = (env: Record<string, string>) => parseConfig(schema, env);
+// As a service's `service.ts` does: the environment through its config, then the mail setup from its values.
 const setup = (env: Record<string, string>, embedded: boolean) =>
   mailSetup(loadConfig(env), { embedded, clock });
 
