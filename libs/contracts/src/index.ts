@@ -82,7 +82,7 @@ export {
 } from './rules';
 export { calendarDate, MAX_LENGTH, MIN_CALENDAR_YEAR, text, textRules } from './text';
 export { apiOperations } from './api/index';
-export { adminApi } from './api/admin';
+export { adminApi, merchantProfileApi, merchantProfileOperations } from './api/admin';
 export {
   BILLING_RUN_STATUSES,
   billingAdminApi,
@@ -98,7 +98,7 @@ export {
   dunningPolicyResponse,
 } from './api/billing';
 export { paymentLinkApi } from './api/payment-links';
-export { subscriptionApi } from './api/subscriptions';
+export { subscriptionApi, UPCOMING_DAYS } from './api/subscriptions';
 export {
   MAX_PAY_WAIT_HOURS,
   PAYMENT_LINK_STATUSES,
@@ -116,8 +116,12 @@ export {
   DEFAULT_TIMEZONE,
   INSTANCE_CURRENCIES,
   issueTokenResponse,
+  MERCHANT_PAGE,
   merchantIdParams,
+  merchantListResponse,
+  merchantProfileResponse,
   merchantResponse,
+  merchantSummary,
   merchantTokenParams,
   type UpdateMerchantRequest,
   updateMerchantRequest,

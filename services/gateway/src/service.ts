@@ -3,14 +3,17 @@ import { GATEWAY_ERRORS, type MerchantContext } from '@payrail/contracts';
 import { answerMethodNotAllowed, createApp } from '@payrail/http';
 import { postgresUnitOfWork } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
+import type { MiddlewareHandler } from 'hono';
 import { hashToken } from './application/api-tokens';
 import { loadConfig, retryDelaysMs } from './config';
+import { consoleAssets } from './adapters/http/console/pages/assets';
+import { consolePages } from './adapters/http/console/pages/routes';
 import { devMailboxRoute } from './adapters/http/dev-mailbox';
 import { docsRoutes } from './adapters/http/docs';
 import { idempotency } from './adapters/http/idempotency';
 import { merchantAuth } from './adapters/http/merchant-auth';
 import { clientAddressOf, forwardPublicPage } from './adapters/http/forward';
-import { adminRoutes, merchantApiRoutes } from './adapters/http/routes';
+import { adminRoutes, merchantApiRoutes, merchantProfileRoutes } from './adapters/http/routes';
 import { merchantWebhookRoutes } from './adapters/http/webhook-routes';
 import { recordWebhookEventsOnEvents } from './adapters/messaging/record-webhook-events-on-events.consumer';
 import { inbox } from './adapters/postgres/schema';
@@ -47,118 +50,144 @@ export const DEMO_MERCHANT: MerchantContext = {
 /** Expired idempotency records (and events past their 30 days) are purged this often. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
 
+/** The gateway's own app, called in process (the console's API calls go through it as any request does). */
+export type InProcessGateway = (request: Request) => Promise<Response>;
+
+export interface GatewayOptions {
+  /**
+   * The console's sign-in (issue 28): the middleware that, on a signed-in `/console/*` request, sets the
+   * seam's variables (`adapters/http/console/console-context.ts`), given the gateway itself to call the
+   * public API as that user. Without it nobody is signed in: every page sends the browser to the login.
+   */
+  consoleSignIn?: (gateway: InProcessGateway) => MiddlewareHandler;
+}
+
 /** The only public edge: authenticates merchants and operators, and forwards to the owning service. */
-export const gatewayService: ServiceDefinition = {
-  name: 'gateway',
-  defaultPort: 3000,
-  database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
-  loadConfig,
-  async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
-    const settings = loadConfig(env);
-    const merchants = cachedMerchantStore(postgresMerchantStore(database.db), database, logger, {
-      ttlMs: settings.TOKEN_CACHE_TTL_MS,
-    });
-    const idempotencyStore = postgresIdempotencyStore(database.db, { secret: internalSecret });
-    const demoToken = settings.DEMO_API_TOKEN;
-    if (demoToken) {
-      if (!(await merchants.ensureMerchantWithOnlyToken(DEMO_MERCHANT, hashToken(demoToken), clock.now())))
-        throw new Error('DEMO_API_TOKEN is already the token of another merchant: choose another UUID');
-    }
-    const sealer = secretSealer(settings.WEBHOOK_ENCRYPTION_KEY ?? internalSecret);
-    const deliveries = postgresWebhookDeliveryStore(database.db, sealer);
-    const worker = createDeliveryWorker(
-      {
-        deliveries,
-        send: httpWebhookSender({
-          timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
-          allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-        }),
-        clock,
-        logger,
-      },
-      {
-        retryDelaysMs: retryDelaysMs(settings),
-        concurrency: settings.WEBHOOK_CONCURRENCY,
-        perEndpointConcurrency: settings.WEBHOOK_ENDPOINT_CONCURRENCY,
-        pollIntervalMs: settings.WEBHOOK_POLL_INTERVAL_MS,
-        leaseMs: settings.WEBHOOK_TIMEOUT_MS + 30_000,
-      },
-    );
-    const webhooks: WebhookDeps = {
-      endpoints: postgresWebhookEndpointStore(database.db, sealer),
-      deliveries,
-      eventLog: postgresWebhookEventLog(database.db),
-      clock,
-      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      deliveriesQueued: () => worker.wake(),
-    };
-    const { app, markNotReady } = createApp({
-      service: 'gateway',
-      logger,
-      errors: GATEWAY_ERRORS,
-      maxBodyBytes: settings.MAX_BODY_BYTES,
-      readiness: readinessChecks({ database, bus }),
-    });
-    app.route('/', docsRoutes());
-    app.route('/', devMailboxRoute(upstream('links')));
-    const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
-    app.route(
-      '/admin',
-      adminRoutes({
-        merchants,
-        clock,
-        adminToken: settings.ADMIN_TOKEN,
-        upstream,
-        forward,
-        webhooks,
-      }),
-    );
-    app.use('/api/*', merchantAuth(merchants));
-    app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
-    // The hosted pay page: public (a customer's browser, no token), served by links.
-    const payPages = upstream('links');
-    app.all('/pay/*', (c) =>
-      forwardPublicPage(c, payPages, clientAddressOf(c), { timeoutMs: settings.UPSTREAM_TIMEOUT_MS }),
-    );
-    merchantWebhookRoutes(app, webhooks);
-    merchantApiRoutes(app, { upstream, forward });
-    answerMethodNotAllowed(app);
+export const gatewayService: ServiceDefinition = createGatewayService();
 
-    const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: webhookStores });
-    const createdLinks = postgresCreatedLinkRecorder(database.db, inbox);
-
-    let purgeTimer: NodeJS.Timeout | undefined;
-    const purge = async () => {
-      try {
-        const purged = await idempotencyStore.deleteExpired(clock.now());
-        if (purged > 0) logger.info({ purged }, 'expired idempotency records purged');
-        const events = await purgeExpiredEvents(webhooks);
-        if (events > 0) logger.info({ events }, 'webhook events past their 30 days purged');
-      } catch (error) {
-        logger.warn({ err: error }, 'idempotency purge failed; will retry');
+/** The gateway with its console's sign-in (tests give one of their own until the real one lands). */
+export function createGatewayService(options: GatewayOptions = {}): ServiceDefinition {
+  return {
+    name: 'gateway',
+    defaultPort: 3000,
+    database: { schema: 'gateway', migrationsFolder: path.join(__dirname, '..', 'drizzle') },
+    loadConfig,
+    async create({ database, bus, logger, clock, internalSecret, env, upstream }) {
+      const settings = loadConfig(env);
+      const merchants = cachedMerchantStore(postgresMerchantStore(database.db), database, logger, {
+        ttlMs: settings.TOKEN_CACHE_TTL_MS,
+      });
+      const idempotencyStore = postgresIdempotencyStore(database.db, { secret: internalSecret });
+      const demoToken = settings.DEMO_API_TOKEN;
+      if (demoToken) {
+        if (!(await merchants.ensureMerchantWithOnlyToken(DEMO_MERCHANT, hashToken(demoToken), clock.now())))
+          throw new Error('DEMO_API_TOKEN is already the token of another merchant: choose another UUID');
       }
-    };
-    return {
-      app,
-      markNotReady,
-      async start() {
-        // The merchant cache (PostgreSQL) and the consumer (RabbitMQ) at the same time.
-        await Promise.all([
-          merchants.start(),
-          bus.subscribe(recordWebhookEventsOnEvents(unitOfWork, createdLinks, () => worker.wake())),
-        ]);
-        if (settings.WEBHOOK_DELIVERY_WORKER) worker.start();
-        purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);
-        purgeTimer.unref();
-      },
-      async stop() {
-        if (purgeTimer) clearInterval(purgeTimer);
-        await merchants.stop();
-        await worker.stop();
-      },
-    };
-  },
-};
+      const sealer = secretSealer(settings.WEBHOOK_ENCRYPTION_KEY ?? internalSecret);
+      const deliveries = postgresWebhookDeliveryStore(database.db, sealer);
+      const worker = createDeliveryWorker(
+        {
+          deliveries,
+          send: httpWebhookSender({
+            timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+            allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+          }),
+          clock,
+          logger,
+        },
+        {
+          retryDelaysMs: retryDelaysMs(settings),
+          concurrency: settings.WEBHOOK_CONCURRENCY,
+          perEndpointConcurrency: settings.WEBHOOK_ENDPOINT_CONCURRENCY,
+          pollIntervalMs: settings.WEBHOOK_POLL_INTERVAL_MS,
+          leaseMs: settings.WEBHOOK_TIMEOUT_MS + 30_000,
+        },
+      );
+      const webhooks: WebhookDeps = {
+        endpoints: postgresWebhookEndpointStore(database.db, sealer),
+        deliveries,
+        eventLog: postgresWebhookEventLog(database.db),
+        clock,
+        allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        deliveriesQueued: () => worker.wake(),
+      };
+      const { app, markNotReady } = createApp({
+        service: 'gateway',
+        logger,
+        errors: GATEWAY_ERRORS,
+        maxBodyBytes: settings.MAX_BODY_BYTES,
+        readiness: readinessChecks({ database, bus }),
+      });
+      app.route('/', docsRoutes());
+      app.route('/', devMailboxRoute(upstream('links')));
+      const forward = { internalSecret, timeoutMs: settings.UPSTREAM_TIMEOUT_MS };
+      app.route(
+        '/admin',
+        adminRoutes({
+          merchants,
+          clock,
+          adminToken: settings.ADMIN_TOKEN,
+          upstream,
+          forward,
+          webhooks,
+        }),
+      );
+      app.use('/api/*', merchantAuth(merchants));
+      app.use('/api/*', idempotency({ idempotency: idempotencyStore, clock }));
+      // The hosted pay page: public (a customer's browser, no token), served by links.
+      const payPages = upstream('links');
+      app.all('/pay/*', (c) =>
+        forwardPublicPage(c, payPages, clientAddressOf(c), { timeoutMs: settings.UPSTREAM_TIMEOUT_MS }),
+      );
+      merchantWebhookRoutes(app, webhooks);
+      merchantProfileRoutes(app);
+      merchantApiRoutes(app, { upstream, forward });
+      // The console (issue 28): its files, then the signed-in user (the sign-in's middleware), then the pages.
+      app.route('/', consoleAssets());
+      const signIn = options.consoleSignIn?.((request) => Promise.resolve(app.fetch(request)));
+      if (signIn) {
+        app.use('/console', signIn);
+        app.use('/console/*', signIn);
+      }
+      app.route('/console', consolePages());
+      answerMethodNotAllowed(app);
+
+      const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: webhookStores });
+      const createdLinks = postgresCreatedLinkRecorder(database.db, inbox);
+
+      let purgeTimer: NodeJS.Timeout | undefined;
+      const purge = async () => {
+        try {
+          const purged = await idempotencyStore.deleteExpired(clock.now());
+          if (purged > 0) logger.info({ purged }, 'expired idempotency records purged');
+          const events = await purgeExpiredEvents(webhooks);
+          if (events > 0) logger.info({ events }, 'webhook events past their 30 days purged');
+        } catch (error) {
+          logger.warn({ err: error }, 'idempotency purge failed; will retry');
+        }
+      };
+      return {
+        app,
+        markNotReady,
+        async start() {
+          // The merchant cache (PostgreSQL) and the consumer (RabbitMQ) at the same time.
+          await Promise.all([
+            merchants.start(),
+            bus.subscribe(recordWebhookEventsOnEvents(unitOfWork, createdLinks, () => worker.wake())),
+          ]);
+          if (settings.WEBHOOK_DELIVERY_WORKER) worker.start();
+          purgeTimer = setInterval(purge, IDEMPOTENCY_PURGE_INTERVAL_MS);
+          purgeTimer.unref();
+        },
+        async stop() {
+          if (purgeTimer) clearInterval(purgeTimer);
+          await merchants.stop();
+          await worker.stop();
+        },
+      };
+    },
+  };
+}
 
 export { openApiDocument } from './adapters/http/docs';
 export { WEBHOOK_EVENTS_CONSUMER } from './adapters/messaging/record-webhook-events-on-events.consumer';

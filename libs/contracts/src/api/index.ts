@@ -1,4 +1,4 @@
-import { adminOperations } from './admin';
+import { adminOperations, merchantProfileOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
 import type { ApiOperation } from './operation';
@@ -8,6 +8,7 @@ import { adminWebhookOperations, webhookOperations } from './webhooks';
 
 /** Every public endpoint, for the gateway's OpenAPI document. */
 export const apiOperations: ApiOperation[] = [
+  ...merchantProfileOperations,
   ...paymentLinkOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,

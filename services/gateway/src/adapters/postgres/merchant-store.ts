@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { Database, Executor } from '@payrail/db';
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { MerchantSettings } from '../../domain/merchant';
 import type { MerchantRecord, MerchantStore } from '../../ports/merchant-store';
 import { apiTokens, merchants } from './schema';
@@ -72,6 +72,37 @@ export function postgresMerchantStore(db: Database): MerchantStore {
   }
 
   return {
+    async list({ after, limit }) {
+      const rows = await db
+        .select()
+        .from(merchants)
+        .where(
+          after === null
+            ? undefined
+            : or(
+                lt(merchants.createdAt, after.createdAt),
+                and(eq(merchants.createdAt, after.createdAt), lt(merchants.id, after.id)),
+              ),
+        )
+        .orderBy(desc(merchants.createdAt), desc(merchants.id))
+        .limit(limit);
+      return rows.map((row) => {
+        const context = toMerchantContext(row);
+        return {
+          id: row.id,
+          name: context.name,
+          instance: context.instance,
+          currency: context.currency,
+          saasContract: context.saasContract,
+          noLoginEnabled: context.noLoginEnabled,
+          callbackUrl: context.callbackUrl,
+          timezone: context.timezone,
+          processors: context.processors,
+          createdAt: row.createdAt,
+          updatedAt: row.updatedAt,
+        };
+      });
+    },
     async findByTokenHash(tokenHash) {
       const [row] = await db
         .select({ merchant: merchants })

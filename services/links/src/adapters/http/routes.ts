@@ -14,7 +14,7 @@ import {
 } from '../../application/create-signed-in-user-link';
 import { type CancelPaymentLinkDeps, cancelPaymentLink } from '../../application/cancel-payment-link';
 import { getPaymentLink } from '../../application/get-payment-link';
-import { listPaymentLinks } from '../../application/list-payment-links';
+import { listPaymentLinks, summarizePaymentLinks } from '../../application/list-payment-links';
 import { endOfLocalDay, localDateTime, localDateTimeWithOffset, startOfLocalDay } from '@payrail/time';
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
@@ -140,6 +140,17 @@ export function linksRoutes(deps: LinksRoutesDeps) {
     mountedAt,
   );
 
+  // Before `/payrequests/{id}`: the literal path is not an id.
+  route(
+    api,
+    paymentLinkApi.getPaymentLinkSummary,
+    async (c) => {
+      const counts = await summarizePaymentLinks(deps, c.var.merchant);
+      return c.json({ counts });
+    },
+    mountedAt,
+  );
+
   route(
     api,
     paymentLinkApi.getPaymentLink,
@@ -167,6 +178,7 @@ export function linksRoutes(deps: LinksRoutesDeps) {
         {
           status: query.status,
           customIdentifier: query.customIdentifier,
+          search: query.q,
           createdFrom: query.createdFrom ? startOfLocalDay(query.createdFrom, merchant.timezone) : undefined,
           createdBefore: query.createdTo ? endOfLocalDay(query.createdTo, merchant.timezone) : undefined,
         },
