@@ -99,6 +99,7 @@ export {
 } from './api/billing';
 export { paymentLinkApi } from './api/payment-links';
 export { subscriptionApi, UPCOMING_DAYS } from './api/subscriptions';
+export { CUSTOMER_PAGE, customerApi, customerOperations } from './api/customers';
 export {
   MAX_PAY_WAIT_HOURS,
   PAYMENT_LINK_STATUSES,

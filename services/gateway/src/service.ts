@@ -192,3 +192,11 @@ export function createGatewayService(options: GatewayOptions = {}): ServiceDefin
 export { openApiDocument } from './adapters/http/docs';
 export { WEBHOOK_EVENTS_CONSUMER } from './adapters/messaging/record-webhook-events-on-events.consumer';
 export { WEBHOOK_SOURCE_EVENTS } from './application/webhooks/record-webhook-events';
+export type {
+  ConsoleAccount,
+  ConsoleApi,
+  ConsoleApiRequest,
+  ConsoleUser,
+  ConsoleVariables,
+} from './adapters/http/console/console-context';
+export { CONSOLE_CSP } from './adapters/http/console/pages/routes';

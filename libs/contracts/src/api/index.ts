@@ -1,6 +1,7 @@
 import { adminOperations, merchantProfileOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
+import { customerOperations } from './customers';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
 import { subscriptionOperations } from './subscriptions';
@@ -10,6 +11,7 @@ import { adminWebhookOperations, webhookOperations } from './webhooks';
 export const apiOperations: ApiOperation[] = [
   ...merchantProfileOperations,
   ...paymentLinkOperations,
+  ...customerOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
   ...webhookOperations,

@@ -20,6 +20,18 @@ import {
 } from './kit';
 import { LinkStatusBadge } from './links';
 
+/** Who the customer is, in words: their name, else their e-mail, else their document number. */
+export function customerName(customer: {
+  firstName: string;
+  lastName: string;
+  email: string | null;
+  documentNumber: string | null;
+}): string {
+  return (
+    `${customer.firstName} ${customer.lastName}`.trim() || customer.email || customer.documentNumber || '—'
+  );
+}
+
 /** `GET /api/customers` (links' customers: who signed in on the pay page, or was a signed-in user). */
 interface CustomerView {
   id: number;
@@ -28,7 +40,7 @@ interface CustomerView {
   firstName: string;
   lastName: string;
   status: 'active' | 'inactive';
-  createdAt: string;
+  createTime: string;
 }
 interface SavedCard {
   paymentMethodId: string;
@@ -87,14 +99,12 @@ export function customersPages(console: Hono<ConsoleEnv>) {
               {answer.body.customers.map((customer) => (
                 <tr data-testid="customer-row" data-id={String(customer.id)}>
                   <Cell label={text.customers.name}>
-                    <a href={`/console/customers/${customer.id}`}>
-                      {customer.firstName} {customer.lastName}
-                    </a>
+                    <a href={`/console/customers/${customer.id}`}>{customerName(customer)}</a>
                   </Cell>
                   <Cell label={text.customers.identity}>
                     {customer.email ?? `${text.fields.documentNumber}: ${customer.documentNumber ?? '—'}`}
                   </Cell>
-                  <Cell label={text.links.created}>{when(customer.createdAt, tz)}</Cell>
+                  <Cell label={text.links.created}>{when(customer.createTime, tz)}</Cell>
                 </tr>
               ))}
             </tbody>
@@ -122,14 +132,12 @@ export function customersPages(console: Hono<ConsoleEnv>) {
     const tz = c.var.merchantProfile.timezone;
     return page(
       c,
-      { title: `${customer.firstName} ${customer.lastName}`, section: 'customers' },
+      { title: customerName(customer), section: 'customers' },
       <>
         <p>
           <a href="/console/customers">← {text.customers.title}</a>
         </p>
-        <h1>
-          {customer.firstName} {customer.lastName}
-        </h1>
+        <h1>{customerName(customer)}</h1>
         <section class="card">
           <dl class="facts">
             <dt>{text.settings.email}</dt>
@@ -137,7 +145,7 @@ export function customersPages(console: Hono<ConsoleEnv>) {
             <dt>{text.fields.documentNumber}</dt>
             <dd>{customer.documentNumber ?? '—'}</dd>
             <dt>{text.links.created}</dt>
-            <dd>{when(customer.createdAt, tz)}</dd>
+            <dd>{when(customer.createTime, tz)}</dd>
           </dl>
         </section>
         <section class="card" aria-labelledby="h-cards">

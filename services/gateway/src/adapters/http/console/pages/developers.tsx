@@ -994,7 +994,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
           )
         ) : null}
       </>,
-      extra.problem ? problemStatus(extra.problem) : 200,
+      extra.problem ? problemStatus(extra.problem) : answer.ok ? 200 : problemStatus(answer.problem),
     );
   };
 

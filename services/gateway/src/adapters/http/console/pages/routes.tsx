@@ -83,15 +83,18 @@ export function consolePages(): Hono<ConsoleEnv> {
   });
 
   const operator = new Hono<ConsoleEnv>();
-  operator.use('*', async (c, next) => {
+  const operatorOnly: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
     if (c.var.consoleUser.kind !== 'operator') return notFound(c);
     return next();
-  });
+  };
+  operator.use('/operator', operatorOnly);
+  operator.use('/operator/*', operatorOnly);
   operatorPages(operator);
   console.route('/', operator);
 
   const merchant = new Hono<ConsoleEnv>();
   merchant.use('*', async (c, next) => {
+    if (c.req.path === '/console/operator' || c.req.path.startsWith('/console/operator/')) return next();
     if (c.var.consoleUser.kind !== 'merchant-user') {
       if (c.req.path === '/console' || c.req.path === '/console/')
         return c.redirect('/console/operator', 303);

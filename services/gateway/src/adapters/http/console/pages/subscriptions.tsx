@@ -377,20 +377,65 @@ function PlanSummary(props: { subscription: SubscriptionView; c: Ctx }) {
   );
 }
 
-const ATTEMPTS_SHOWN_STATUSES: ReadonlySet<InstallmentStatus> = new Set([
-  'processing',
-  'paid',
-  'failed',
-  'pending',
-]);
+/** Where an installment stands in the automatic debit: its attempts, or the last one and the retry. */
+interface AttemptsOf {
+  count: number | null;
+  last: Attempt | null;
+  nextAttemptOn: string | null;
+}
 
-/** The installments whose attempts are worth asking for: from the 2nd on, on or before today. */
-function chargeable(installment: InstallmentView, today: string): boolean {
-  return (
-    installment.number > 1 &&
-    installment.paymentDate <= today &&
-    ATTEMPTS_SHOWN_STATUSES.has(installment.status)
+/**
+ * The attempts of each installment, for the schedule: one call for the pending ones (their last attempt and
+ * retry day), and the attempts of each one charged or being charged (from the 2nd on: the 1st is the link's).
+ */
+async function attemptsOfSchedule(
+  c: Ctx,
+  subscription: SubscriptionView & { installments: InstallmentView[] },
+): Promise<Map<number, AttemptsOf>> {
+  const found = new Map<number, AttemptsOf>();
+  const charged = subscription.installments.filter(
+    (installment) => installment.number > 1 && ['processing', 'paid', 'failed'].includes(installment.status),
   );
+  const open = ['pending', 'active', 'past_due'].includes(subscription.status);
+  const [pending, ...each] = await Promise.all([
+    open
+      ? callApi<{
+          installments: Array<{
+            installment_id: number;
+            last_attempt: Attempt | null;
+            next_attempt_on: string | null;
+          }>;
+        }>(c, {
+          method: 'GET',
+          path: withQuery('/api/subscriptions/installments', { pay_request_id: subscription.payRequestId }),
+        })
+      : Promise.resolve(undefined),
+    ...charged.map((installment) =>
+      callApi<Attempts>(c, {
+        method: 'GET',
+        path: `/api/subscriptions/installments/${installment.installmentId}/attempts`,
+      }),
+    ),
+  ]);
+  if (pending?.ok) {
+    for (const installment of pending.body.installments) {
+      if (installment.last_attempt)
+        found.set(installment.installment_id, {
+          count: null,
+          last: installment.last_attempt,
+          nextAttemptOn: installment.next_attempt_on,
+        });
+    }
+  }
+  for (const answer of each) {
+    if (!answer.ok || answer.body.attempts.length === 0) continue;
+    found.set(answer.body.installment_id, {
+      count: answer.body.attempts.length,
+      last: answer.body.attempts.at(-1) ?? null,
+      nextAttemptOn: answer.body.next_attempt_on,
+    });
+  }
+  return found;
 }
 
 async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, string> = {}) {
@@ -403,21 +448,10 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
   );
   const tz = c.var.merchantProfile.timezone;
   const today = todayIn(tz, new Date());
-  const [link, attempts] = await Promise.all([
+  const [link, attemptsOf] = await Promise.all([
     callApi<PaymentLinkDetails>(c, { method: 'GET', path: `/api/payrequests/${subscription.payRequestId}` }),
-    Promise.all(
-      subscription.installments
-        .filter((installment) => chargeable(installment, today))
-        .map((installment) =>
-          callApi<Attempts>(c, {
-            method: 'GET',
-            path: `/api/subscriptions/installments/${installment.installmentId}/attempts`,
-          }),
-        ),
-    ),
+    attemptsOfSchedule(c, subscription),
   ]);
-  const attemptsOf = new Map<number, Attempts>();
-  for (const answer of attempts) if (answer.ok) attemptsOf.set(answer.body.installment_id, answer.body);
   const open =
     subscription.status === 'active' ||
     subscription.status === 'past_due' ||
@@ -649,19 +683,22 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
   );
 }
 
-function AttemptsSummary(props: { attempts: Attempts | undefined; c: Ctx }) {
+function AttemptsSummary(props: { attempts: AttemptsOf | undefined; c: Ctx }) {
   const text = t(props.c);
   const found = props.attempts;
-  if (!found || found.attempts.length === 0) return <span class="muted">—</span>;
-  const last = found.attempts[found.attempts.length - 1] as Attempt;
+  if (!found?.last) return <span class="muted">—</span>;
+  const last = found.last;
   return (
-    <span data-testid="installment-attempts" data-count={String(found.attempts.length)}>
-      {text.subscriptions.attemptCount(found.attempts.length)}
+    <span
+      data-testid="installment-attempts"
+      data-count={found.count === null ? undefined : String(found.count)}
+    >
+      {found.count === null ? text.subscriptions.lastAttempt : text.subscriptions.attemptCount(found.count)}
       <span class="hint">
         {text.attemptStatus[last.status]}
         {last.decline_code ? ` (${last.decline_code})` : ''}
-        {found.next_attempt_on
-          ? ` · ${text.subscriptions.retryOn} ${day(found.next_attempt_on, props.c.var.lang)}`
+        {found.nextAttemptOn
+          ? ` · ${text.subscriptions.retryOn} ${day(found.nextAttemptOn, props.c.var.lang)}`
           : ''}
       </span>
     </span>
