@@ -33,7 +33,9 @@ h2{font-size:1.15rem;margin:0 0 .75rem}
 h3{font-size:1rem;margin:1rem 0 .5rem}
 .card{background:#fff;border-radius:.5rem;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08)}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(10.5rem,1fr));gap:.75rem;margin:0 0 1rem}
-.tile{background:#fff;border-radius:.5rem;padding:.8rem 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+.tile{background:#fff;border-radius:.5rem;padding:.8rem 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08);color:inherit;text-decoration:none;display:block}
+a.tile:hover{box-shadow:0 0 0 2px #0b4f8a}
+a.tile .value{color:#0b4f8a}
 .tile .label{font-size:.85rem;color:#4b5563;display:block}
 .tile .value{font-size:1.5rem;font-weight:700;display:block;overflow-wrap:anywhere}
 .tile .sub{font-size:.85rem;color:#4b5563}
@@ -58,7 +60,8 @@ textarea{min-height:5rem}
 fieldset{border:1px solid #d1d5db;border-radius:.4rem;margin:0 0 1rem;padding:.5rem .9rem .25rem}
 legend{font-weight:600;padding:0 .3rem}
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.35rem 0}
-.check input{width:1.2rem;height:1.2rem}
+.check input{width:1.2rem;height:1.2rem;flex:none}
+.confirm{margin:.5rem 0}
 .grid2{display:grid;grid-template-columns:1fr;gap:0 1rem}
 .notice{border-left:4px solid #123d6a;padding:.6rem .8rem;background:#eef3f9;margin:0 0 1rem;border-radius:.25rem}
 .notice.ok{border-color:#15803d;background:#ecf8ef}
@@ -72,7 +75,7 @@ legend{font-weight:600;padding:0 .3rem}
 .badge[data-tone=bad]{background:#fde2e1;color:#7f1d1d}
 .badge[data-tone=warn]{background:#fef3c7;color:#78350f}
 .badge[data-tone=info]{background:#dbeafe;color:#1e3a8a}
-table{width:100%;border-collapse:collapse;font-size:.95rem;background:#fff}
+table{width:100%;border-collapse:collapse;font-size:.95rem;background:#fff;margin:0 0 1rem}
 caption{text-align:left;font-weight:600;padding:.25rem 0 .5rem}
 th,td{text-align:left;padding:.5rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top}
 th{font-size:.85rem;color:#374151;background:#f9fafb}
@@ -96,6 +99,7 @@ footer.foot{padding:1rem;color:#4b5563;font-size:.85rem}
   table.rows td{border:0;padding:.2rem .5rem;display:grid;grid-template-columns:7.5rem 1fr;gap:.5rem;text-align:left}
   table.rows td.num{text-align:left}
   table.rows td::before{content:attr(data-label);color:#4b5563;font-size:.85rem}
+  table.rows caption{display:block;width:100%}
   table.rows{background:transparent}
   dl.facts{grid-template-columns:1fr}
   dl.facts dd{margin-bottom:.4rem}

@@ -104,7 +104,7 @@ export function customersPages(console: Hono<ConsoleEnv>) {
                   <Cell label={text.customers.identity}>
                     {customer.email ?? `${text.fields.documentNumber}: ${customer.documentNumber ?? '—'}`}
                   </Cell>
-                  <Cell label={text.links.created}>{when(customer.createTime, tz)}</Cell>
+                  <Cell label={text.links.created}>{when(customer.createTime, tz, c.var.lang)}</Cell>
                 </tr>
               ))}
             </tbody>
@@ -145,7 +145,7 @@ export function customersPages(console: Hono<ConsoleEnv>) {
             <dt>{text.fields.documentNumber}</dt>
             <dd>{customer.documentNumber ?? '—'}</dd>
             <dt>{text.links.created}</dt>
-            <dd>{when(customer.createTime, tz)}</dd>
+            <dd>{when(customer.createTime, tz, c.var.lang)}</dd>
           </dl>
         </section>
         <section class="card" aria-labelledby="h-cards">

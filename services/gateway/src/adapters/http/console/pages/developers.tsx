@@ -11,6 +11,8 @@ import {
   type ConsoleEnv,
   type Ctx,
   callApi,
+  confirmationProblem,
+  confirmed,
   DoneNotice,
   Field,
   FormSecrets,
@@ -314,7 +316,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                   <Cell label={text.developers.status}>
                     <EndpointStatus c={c} endpoint={endpoint} />
                   </Cell>
-                  <Cell label={text.links.created}>{when(endpoint.createdAt, tz)}</Cell>
+                  <Cell label={text.links.created}>{when(endpoint.createdAt, tz, c.var.lang)}</Cell>
                 </tr>
               ))}
             </tbody>
@@ -417,11 +419,11 @@ export function developersPages(console: Hono<ConsoleEnv>) {
             <dt>{words.developers.secretRotated}</dt>
             <dd>
               {endpoint.previousSecretExpiresAt
-                ? `${words.developers.previousUntil} ${when(endpoint.previousSecretExpiresAt, tz)}`
+                ? `${words.developers.previousUntil} ${when(endpoint.previousSecretExpiresAt, tz, c.var.lang)}`
                 : '—'}
             </dd>
             <dt>{words.links.created}</dt>
-            <dd>{when(endpoint.createdAt, tz)}</dd>
+            <dd>{when(endpoint.createdAt, tz, c.var.lang)}</dd>
           </dl>
           <div class="actions">
             <a
@@ -506,6 +508,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                 label={words.developers.delete}
                 tone="danger"
                 testid="webhook-delete"
+                confirm={words.developers.deleteConfirm}
               />
             </section>
           </>
@@ -593,6 +596,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
   console.post(`${ENDPOINT}/delete`, async (c) => {
     const form = await formOf(c);
     const id = c.req.param('id');
+    if (!confirmed(form)) return endpointPage(c, id, { problem: confirmationProblem(c) });
     const answer = await callApi(c, {
       method: 'DELETE',
       path: `/api/webhook-endpoints/${id}`,
@@ -700,7 +704,8 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                     <Cell label={words.developers.event}>
                       <span class="mono">{delivery.event}</span>
                       <span class="hint">
-                        {words.developers.origin[delivery.origin]} · {when(delivery.createdAt, tz)}
+                        {words.developers.origin[delivery.origin]} ·{' '}
+                        {when(delivery.createdAt, tz, c.var.lang)}
                       </span>
                     </Cell>
                     <Cell label={words.developers.endpoint}>
@@ -712,7 +717,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                       </Badge>
                       {delivery.nextAttemptAt ? (
                         <span class="hint">
-                          {words.developers.nextAt} {when(delivery.nextAttemptAt, tz)}
+                          {words.developers.nextAt} {when(delivery.nextAttemptAt, tz, c.var.lang)}
                         </span>
                       ) : null}
                     </Cell>
@@ -726,7 +731,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                           {delivery.attempts.map((attempt) => (
                             <div>
                               <p class="hint">
-                                {when(attempt.attemptedAt, tz)} ·{' '}
+                                {when(attempt.attemptedAt, tz, c.var.lang)} ·{' '}
                                 {attempt.statusCode ?? words.developers.noAnswer}
                                 {attempt.error ? ` · ${attempt.error}` : ''}
                               </p>
@@ -846,7 +851,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                     <span class="mono">{event.event}</span>
                     <span class="hint mono">{event.id}</span>
                   </Cell>
-                  <Cell label={words.developers.when}>{when(event.createdAt, tz)}</Cell>
+                  <Cell label={words.developers.when}>{when(event.createdAt, tz, c.var.lang)}</Cell>
                   <Cell label={words.developers.about}>
                     {typeof event.data.payRequestId === 'number' ? (
                       <a href={`/console/links/${event.data.payRequestId}`}>
@@ -969,9 +974,9 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                     <Cell label={words.developers.scope}>
                       {words.developers.scopes[token.scope as 'full'] ?? token.scope}
                     </Cell>
-                    <Cell label={words.links.created}>{when(token.createdAt, tz)}</Cell>
+                    <Cell label={words.links.created}>{when(token.createdAt, tz, c.var.lang)}</Cell>
                     <Cell label={words.developers.lastUsed}>
-                      {token.lastUsedAt ? when(token.lastUsedAt, tz) : words.developers.never}
+                      {token.lastUsedAt ? when(token.lastUsedAt, tz, c.var.lang) : words.developers.never}
                     </Cell>
                     <Cell label={words.subscriptions.actions}>
                       {token.revokedAt ? (

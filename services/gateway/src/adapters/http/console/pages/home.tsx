@@ -44,7 +44,7 @@ export function homePage(console: Hono<ConsoleEnv>) {
               href={withQuery('/console/subscriptions', { status: 'active' })}
               data-testid="home-active"
             >
-              <span class="label">{text.subscriptionStatus.active}</span>
+              <span class="label">{text.home.active}</span>
               <span class="value">{subscriptions.counts.active}</span>
             </a>
             <a
@@ -52,7 +52,7 @@ export function homePage(console: Hono<ConsoleEnv>) {
               href={withQuery('/console/subscriptions', { status: 'past_due' })}
               data-testid="home-past-due"
             >
-              <span class="label">{text.subscriptionStatus.past_due}</span>
+              <span class="label">{text.home.pastDue}</span>
               <span class="value">{subscriptions.counts.past_due}</span>
             </a>
             <div class="tile" data-testid="home-upcoming">

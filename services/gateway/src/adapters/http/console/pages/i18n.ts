@@ -58,6 +58,7 @@ const es = {
       IDEMPOTENCY_IN_PROGRESS: 'Este formulario ya se está enviando.',
       IDEMPOTENCY_KEY_REUSED: 'Este formulario ya se envió con otros datos: volvé a abrirlo.',
       FORBIDDEN: 'Tu rol no permite esta acción.',
+      CONFIRMATION_REQUIRED: 'Marcá la confirmación antes de seguir.',
     },
   },
   linkStatus: {
@@ -134,6 +135,8 @@ const es = {
   home: {
     title: 'Inicio',
     subscriptions: 'Suscripciones',
+    active: 'Activas',
+    pastDue: 'En mora',
     upcoming: 'Débitos de los próximos 7 días',
     nothingScheduled: 'Nada programado',
     links: 'Enlaces de pago',
@@ -192,6 +195,7 @@ const es = {
     cancelHint:
       'El cliente ya no podrá pagarlo. La suscripción de un enlace no cambia: cancelala en su página.',
     cancelLink: 'Anular el enlace',
+    cancelConfirm: 'Entiendo que el cliente ya no podrá pagarlo.',
     created_: 'Enlace creado. Compartí la dirección o el código QR con tu cliente.',
     cancelled: 'Enlace anulado.',
   },
@@ -234,8 +238,10 @@ const es = {
     cancelAllTitle: 'Cancelar la suscripción',
     cancelAllHint: 'Se anulan todas las cuotas pendientes; no se cobra nada más.',
     cancelAll: 'Cancelar la suscripción',
+    cancelAllConfirm: 'Entiendo que no se cobrará ninguna cuota más.',
     installment: 'Cuota',
     requested: 'Pedido',
+    processor: 'Procesador',
     outcome: 'Resultado',
     nextAttempt: 'Próximo intento',
     noAttempts: 'Todavía no hubo intentos de cobro.',
@@ -318,6 +324,7 @@ const es = {
     replayed: (count: number) => (count === 1 ? '1 evento en cola.' : `${count} eventos en cola.`),
     deleteTitle: 'Eliminar el destino',
     delete: 'Eliminar',
+    deleteConfirm: 'Entiendo que este destino deja de recibir eventos.',
     deleted: 'Destino eliminado.',
     done: { saved: 'Cambios guardados.', enabled: 'Destino activado.', disabled: 'Destino desactivado.' },
     fieldLabels: {
@@ -511,6 +518,7 @@ const en: Messages = {
       IDEMPOTENCY_IN_PROGRESS: 'This form is already being sent.',
       IDEMPOTENCY_KEY_REUSED: 'This form was already sent with other values: open it again.',
       FORBIDDEN: 'Your role does not allow this.',
+      CONFIRMATION_REQUIRED: 'Tick the confirmation before going on.',
     },
   },
   linkStatus: {
@@ -567,6 +575,8 @@ const en: Messages = {
   home: {
     title: 'Home',
     subscriptions: 'Subscriptions',
+    active: 'Active',
+    pastDue: 'Past due',
     upcoming: 'Debits in the next 7 days',
     nothingScheduled: 'Nothing scheduled',
     links: 'Payment links',
@@ -625,6 +635,7 @@ const en: Messages = {
     cancelHint:
       'The customer can no longer pay it. A link’s subscription is not changed: cancel it on its page.',
     cancelLink: 'Cancel the link',
+    cancelConfirm: 'I understand the customer can no longer pay it.',
     created_: 'Link created. Share the address or the QR code with your customer.',
     cancelled: 'Link cancelled.',
   },
@@ -667,8 +678,10 @@ const en: Messages = {
     cancelAllTitle: 'Cancel the subscription',
     cancelAllHint: 'Every pending installment is cancelled; nothing more is charged.',
     cancelAll: 'Cancel the subscription',
+    cancelAllConfirm: 'I understand no installment will be charged any more.',
     installment: 'Installment',
     requested: 'Requested',
+    processor: 'Processor',
     outcome: 'Outcome',
     nextAttempt: 'Next attempt',
     noAttempts: 'No charge attempts yet.',
@@ -751,6 +764,7 @@ const en: Messages = {
     replayed: (count: number) => (count === 1 ? '1 event queued.' : `${count} events queued.`),
     deleteTitle: 'Delete the endpoint',
     delete: 'Delete',
+    deleteConfirm: 'I understand this endpoint stops receiving events.',
     deleted: 'Endpoint deleted.',
     done: { saved: 'Changes saved.', enabled: 'Endpoint enabled.', disabled: 'Endpoint disabled.' },
     fieldLabels: {

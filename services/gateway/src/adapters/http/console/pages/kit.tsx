@@ -148,11 +148,12 @@ export function Money(props: {
 }
 
 /** An instant (`2026-11-23T12:00:00.000Z` or with an offset) as `2026-11-23 09:00` in the zone. */
-export function when(instant: string | null | undefined, timezone: string): string {
+export function when(instant: string | null | undefined, timezone: string, lang: ConsoleLanguage): string {
   if (!instant) return '—';
   const date = new Date(instant);
   if (Number.isNaN(date.getTime())) return instant;
-  return localDateTime(date, timezone).slice(0, 16);
+  const local = localDateTime(date, timezone);
+  return `${day(local.slice(0, 10), lang)} ${local.slice(11, 16)}`;
 }
 
 /** A calendar day (`yyyy-MM-dd`) as the user reads it. */
@@ -197,6 +198,19 @@ export async function formOf(c: Ctx): Promise<Record<string, string>> {
   return fields;
 }
 
+/** Whether the user ticked the confirmation of a step that cannot be undone. */
+export const confirmed = (form: Record<string, string>) => form.confirm === 'yes';
+
+/** The refusal of a step whose confirmation box was not ticked (a form crafted without it). */
+export function confirmationProblem(c: Ctx): Problem {
+  return {
+    status: 400,
+    code: 'CONFIRMATION_REQUIRED',
+    detail: t(c).problems.codes.CONFIRMATION_REQUIRED,
+    errors: [],
+  };
+}
+
 /** The form's own idempotency key, when it is one we made (a UUID). */
 export function idempotencyKeyOf(form: Record<string, string>): string | undefined {
   const key = form.idem;
@@ -214,7 +228,7 @@ export function ProblemNotice(props: {
   const headline =
     problem.status === 403
       ? props.t.problems.forbidden
-      : problem.status === 400
+      : problem.status === 400 && problem.code !== 'CONFIRMATION_REQUIRED'
         ? props.t.problems.invalid
         : (props.t.problems.codes[problem.code as keyof Messages['problems']['codes']] ?? problem.detail);
   return (
@@ -297,7 +311,7 @@ export function Pager(props: {
 export function Cell(props: { label: string; num?: boolean; children?: Child }) {
   return (
     <td data-label={props.label} class={props.num ? 'num' : undefined}>
-      {props.children}
+      <div>{props.children}</div>
     </td>
   );
 }
@@ -374,6 +388,8 @@ export function ActionButton(props: {
   tone?: 'danger' | 'secondary';
   small?: boolean;
   hidden?: Record<string, string>;
+  /** A step that cannot be undone: a box to tick first (`confirm=yes`, checked again by the handler). */
+  confirm?: string;
 }) {
   return (
     <form method="post" action={props.action}>
@@ -381,6 +397,18 @@ export function ActionButton(props: {
       {Object.entries(props.hidden ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
+      {props.confirm ? (
+        <label class="check confirm">
+          <input
+            type="checkbox"
+            name="confirm"
+            value="yes"
+            required
+            data-testid={`${props.testid ?? 'action'}-confirm`}
+          />
+          <span>{props.confirm}</span>
+        </label>
+      ) : null}
       <button
         type="submit"
         class={[props.tone, props.small ? 'small' : undefined].filter(Boolean).join(' ') || undefined}

@@ -13,6 +13,8 @@ import {
   FormSecrets,
   formOf,
   callApi,
+  confirmationProblem,
+  confirmed,
   idempotencyKeyOf,
   Money,
   Pager,
@@ -202,7 +204,7 @@ export function linksPages(console: Hono<ConsoleEnv>) {
                     <Cell label={text.links.status}>
                       <LinkStatusBadge statusId={link.statusId} c={c} />
                     </Cell>
-                    <Cell label={text.links.created}>{when(link.createTime, tz)}</Cell>
+                    <Cell label={text.links.created}>{when(link.createTime, tz, c.var.lang)}</Cell>
                   </tr>
                 ))}
               </tbody>
@@ -506,9 +508,9 @@ export function linksPages(console: Hono<ConsoleEnv>) {
             <dt>{text.links.processors}</dt>
             <dd>{link.paymentMethods.map((processor) => text.processors[processor]).join(', ')}</dd>
             <dt>{text.links.created}</dt>
-            <dd>{when(link.createTime, tz)}</dd>
+            <dd>{when(link.createTime, tz, c.var.lang)}</dd>
             <dt>{text.links.expires}</dt>
-            <dd>{link.expireTime ? when(link.expireTime, tz) : text.links.never}</dd>
+            <dd>{link.expireTime ? when(link.expireTime, tz, c.var.lang) : text.links.never}</dd>
             <dt>{text.links.payments}</dt>
             <dd data-testid="link-paid" data-paid={String(link.paid)}>
               {link.paid ? text.links.paidYes : text.links.paidNo}
@@ -536,6 +538,7 @@ export function linksPages(console: Hono<ConsoleEnv>) {
               label={text.links.cancelLink}
               tone="danger"
               testid="link-cancel"
+              confirm={text.links.cancelConfirm}
             />
           </section>
         ) : null}
@@ -548,6 +551,7 @@ export function linksPages(console: Hono<ConsoleEnv>) {
   console.post('/links/:id{[0-9]+}/cancel', async (c) => {
     const form = await formOf(c);
     const id = c.req.param('id');
+    if (!confirmed(form)) return linkPage(c, confirmationProblem(c));
     const answer = await callApi(c, {
       method: 'POST',
       path: `/api/payrequests/${id}/cancel`,

@@ -211,7 +211,9 @@ export function operatorPages(console: Hono<ConsoleEnv>) {
                       .map((processor) => text.processors[processor as 'PARAGUAY.PROCESSOR_A'] ?? processor)
                       .join(', ')}
                   </Cell>
-                  <Cell label={text.links.created}>{when(merchant.createdAt, OPERATOR_ZONE)}</Cell>
+                  <Cell label={text.links.created}>
+                    {when(merchant.createdAt, OPERATOR_ZONE, c.var.lang)}
+                  </Cell>
                 </tr>
               ))}
             </tbody>
@@ -537,9 +539,9 @@ export function operatorPages(console: Hono<ConsoleEnv>) {
             <dt>{text.operator.merchantId}</dt>
             <dd class="mono">{run.merchantId ?? text.operator.allMerchants}</dd>
             <dt>{text.operator.started}</dt>
-            <dd>{when(run.startedAt, OPERATOR_ZONE)}</dd>
+            <dd>{when(run.startedAt, OPERATOR_ZONE, c.var.lang)}</dd>
             <dt>{text.operator.claimed}</dt>
-            <dd>{when(run.claimedAt, OPERATOR_ZONE)}</dd>
+            <dd>{when(run.claimedAt, OPERATOR_ZONE, c.var.lang)}</dd>
           </dl>
           <p>
             <a href={c.req.path}>{text.operator.refresh}</a>
@@ -588,7 +590,9 @@ function RunsTable(props: { c: Ctx; runs: BillingRun[] }) {
         {props.runs.map((run) => (
           <tr data-testid="run-row" data-id={run.id}>
             <Cell label={text.operator.started}>
-              <a href={`/console/operator/billing-runs/${run.id}`}>{when(run.startedAt, OPERATOR_ZONE)}</a>
+              <a href={`/console/operator/billing-runs/${run.id}`}>
+                {when(run.startedAt, OPERATOR_ZONE, props.c.var.lang)}
+              </a>
             </Cell>
             <Cell label={text.operator.asOf}>
               {run.asOf ? day(run.asOf, props.c.var.lang) : text.operator.todayEach}

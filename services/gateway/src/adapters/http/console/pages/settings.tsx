@@ -232,7 +232,7 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
                     {user.twoFactor ? <span class="hint">{text.settings.twoFactorOn}</span> : null}
                   </Cell>
                   <Cell label={text.settings.lastLogin}>
-                    {user.lastLoginAt ? when(user.lastLoginAt, tz) : '—'}
+                    {user.lastLoginAt ? when(user.lastLoginAt, tz, c.var.lang) : '—'}
                   </Cell>
                   <Cell label={text.subscriptions.actions}>
                     {canWrite && user.id !== me ? (
@@ -345,7 +345,7 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
               {answer.body.entries.map((entry) => (
                 <tr data-testid="audit-row" data-id={entry.id} data-action={entry.action}>
                   <Cell label={text.developers.when}>
-                    {when(entry.at, tz)}
+                    {when(entry.at, tz, c.var.lang)}
                     {entry.clientAddress ? <span class="hint mono">{entry.clientAddress}</span> : null}
                   </Cell>
                   <Cell label={text.settings.actor}>

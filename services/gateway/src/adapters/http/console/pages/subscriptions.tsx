@@ -9,6 +9,8 @@ import {
   type ConsoleEnv,
   type Ctx,
   callApi,
+  confirmationProblem,
+  confirmed,
   DoneNotice,
   day,
   Field,
@@ -221,7 +223,7 @@ export function subscriptionsPages(console: Hono<ConsoleEnv>) {
                       </Badge>
                     </Cell>
                     <Cell label={text.links.created}>
-                      {when(subscription.createTime, c.var.merchantProfile.timezone)}
+                      {when(subscription.createTime, c.var.merchantProfile.timezone, c.var.lang)}
                     </Cell>
                   </tr>
                 );
@@ -266,6 +268,7 @@ export function subscriptionsPages(console: Hono<ConsoleEnv>) {
         c,
         `/api/subscriptions/${id}`,
       );
+      if (path.endsWith('/cancel-all') && !confirmed(form)) return refused(c, confirmationProblem(c), form);
       const installment = c.req.param('installment') ?? '';
       if (installment && !subscription.installments.some((one) => String(one.installmentId) === installment))
         throw new NotFoundInstallment();
@@ -519,13 +522,13 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
             </>
           ) : null}
           <dt>{text.links.created}</dt>
-          <dd>{when(subscription.createTime, tz)}</dd>
+          <dd>{when(subscription.createTime, tz, c.var.lang)}</dd>
           <dt>{text.subscriptions.activated}</dt>
-          <dd>{when(subscription.activateTime, tz)}</dd>
+          <dd>{when(subscription.activateTime, tz, c.var.lang)}</dd>
           {subscription.endTime ? (
             <>
               <dt>{text.subscriptions.ended}</dt>
-              <dd>{when(subscription.endTime, tz)}</dd>
+              <dd>{when(subscription.endTime, tz, c.var.lang)}</dd>
             </>
           ) : null}
         </dl>
@@ -676,6 +679,7 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
             label={text.subscriptions.cancelAll}
             tone="danger"
             testid="subscription-cancel-all"
+            confirm={text.subscriptions.cancelAllConfirm}
           />
         </section>
       ) : null}
@@ -768,7 +772,7 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
                 <th scope="col" class="num">
                   {text.fields.amount}
                 </th>
-                <th scope="col">{text.links.processors}</th>
+                <th scope="col">{text.subscriptions.processor}</th>
                 <th scope="col">{text.subscriptions.outcome}</th>
                 <th scope="col">{text.subscriptions.nextAttempt}</th>
               </tr>
@@ -777,11 +781,13 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
               {attempts.body.attempts.map((attempt) => (
                 <tr data-testid="attempt-row" data-status={attempt.status}>
                   <Cell label="#">{attempt.attempt}</Cell>
-                  <Cell label={text.subscriptions.requested}>{when(attempt.requested_at, tz)}</Cell>
+                  <Cell label={text.subscriptions.requested}>
+                    {when(attempt.requested_at, tz, c.var.lang)}
+                  </Cell>
                   <Cell label={text.fields.amount} num>
                     <Money amount={attempt.amount} currency={attempt.currency} lang={lang} />
                   </Cell>
-                  <Cell label={text.links.processors}>
+                  <Cell label={text.subscriptions.processor}>
                     {attempt.processor
                       ? (text.processors[attempt.processor as 'PARAGUAY.PROCESSOR_A'] ?? attempt.processor)
                       : '—'}
