@@ -214,7 +214,7 @@ export const adminApi = {
     tags: ['Operator'],
     security: 'adminToken',
     query: listMerchantsQuery,
-    parameterExamples: { default: { limit: 2 } },
+    parameterExamples: { default: { limit: '2' } },
     responses: {
       200: {
         description: 'One page of merchants.',

@@ -114,7 +114,7 @@ export const customerApi = {
     tags: ['Customers'],
     security: 'apiToken',
     query: listCustomersQuery,
-    parameterExamples: { default: { limit: 10 } },
+    parameterExamples: { default: { limit: '10' } },
     responses: {
       200: {
         description: 'One page of customers.',
@@ -137,7 +137,7 @@ export const customerApi = {
     tags: ['Customers'],
     security: 'apiToken',
     pathParams: customerIdParams,
-    parameterExamples: { default: { id: 2 } },
+    parameterExamples: { default: { id: '2' } },
     errors: ['CUSTOMER_NOT_FOUND'],
     responses: {
       200: {
@@ -176,7 +176,7 @@ export const customerApi = {
             {
               paymentMethodId: '5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
               processor: 'PARAGUAY.PROCESSOR_A',
-              brand: 'VISA',
+              brand: 'Visa',
               last4: '4242',
               expiryMonth: 12,
               expiryYear: 2030,

@@ -468,7 +468,7 @@ export const subscriptionApi = {
     tags: subscriptionTags,
     security: 'apiToken',
     query: subscriptionSummaryQuery,
-    parameterExamples: { default: { days: 3 } },
+    parameterExamples: { default: { days: '3' } },
     responses: {
       200: {
         description: 'The counts and the upcoming debits.',
