@@ -380,7 +380,7 @@ describe.skipIf(!chromium.available)('the merchant console in Chromium (issue 28
     await page.close();
   });
 
-  it('a viewer is offered no write, and a crafted form is refused by the API (403 or, before the roles land, the page says so)', async () => {
+  it('a viewer is offered no write (the API refuses a crafted one: the sign-in’s role × action matrix)', async () => {
     const viewer = await signedIn(ownerSession('es', 'viewer'));
     const page = await viewer.newPage();
     await open(page, '/console/links');

@@ -62,7 +62,7 @@ legend{font-weight:600;padding:0 .3rem}
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.35rem 0}
 .check input{width:1.2rem;height:1.2rem;flex:none}
 .confirm{margin:.5rem 0}
-.grid2{display:grid;grid-template-columns:1fr;gap:0 1rem}
+.grid2{display:grid;grid-template-columns:1fr;gap:0 1rem;align-items:end}
 .notice{border-left:4px solid #123d6a;padding:.6rem .8rem;background:#eef3f9;margin:0 0 1rem;border-radius:.25rem}
 .notice.ok{border-color:#15803d;background:#ecf8ef}
 .notice.error{border-color:#b91c1c;background:#fdecec}

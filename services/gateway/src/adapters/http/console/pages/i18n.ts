@@ -59,6 +59,7 @@ const es = {
       IDEMPOTENCY_KEY_REUSED: 'Este formulario ya se envió con otros datos: volvé a abrirlo.',
       FORBIDDEN: 'Tu rol no permite esta acción.',
       CONFIRMATION_REQUIRED: 'Marcá la confirmación antes de seguir.',
+      NOT_FOUND: 'Esta parte de la API todavía no está en este servidor.',
     },
   },
   linkStatus: {
@@ -519,6 +520,7 @@ const en: Messages = {
       IDEMPOTENCY_KEY_REUSED: 'This form was already sent with other values: open it again.',
       FORBIDDEN: 'Your role does not allow this.',
       CONFIRMATION_REQUIRED: 'Tick the confirmation before going on.',
+      NOT_FOUND: 'This part of the API is not on this server yet.',
     },
   },
   linkStatus: {
