@@ -127,7 +127,11 @@ const BASE: Record<string, Answer> = {
   'GET /api/subscriptions/installments': { status: 200, body: { installments: [] } },
 };
 
-function consoleFor(user: ConsoleUser | undefined, answers: Record<string, Answer> = {}) {
+function consoleFor(
+  user: ConsoleUser | undefined,
+  answers: Record<string, Answer> = {},
+  account?: { setLanguage(language: 'es' | 'en'): Promise<void> },
+) {
   const { api, calls } = fakeApi({ ...BASE, ...answers });
   const app = new Hono();
   app.use('/console/*', async (c, next) => {
@@ -136,6 +140,7 @@ function consoleFor(user: ConsoleUser | undefined, answers: Record<string, Answe
       c.set('consoleApi' as never, api as never);
       c.set('csrfToken' as never, 'csrf-of-this-session' as never);
       c.set('clientAddress' as never, '127.0.0.1' as never);
+      if (account) c.set('consoleAccount' as never, account as never);
     }
     await next();
   });
@@ -370,5 +375,71 @@ describe('the console pages over the public API', () => {
     expect(home.status).toBe(303);
     expect(home.headers.get('location')).toBe('/console/operator');
     expect((await consoleFor(operator).request('/console/links')).status).toBe(404);
+  });
+
+  it('a replay’s period is typed on the merchant’s clock and sent as instants', async () => {
+    const endpoint = '0b7d2a3c-1e4f-4a5b-8c6d-7e8f9a0b1c2d';
+    const { request, calls } = consoleFor(owner, {
+      [`POST /api/webhook-endpoints/${endpoint}/replay`]: { status: 202, body: { replayed: 4 } },
+      [`GET /api/webhook-endpoints/${endpoint}`]: {
+        status: 200,
+        body: {
+          id: endpoint,
+          url: 'https://gym.example.com/hooks',
+          method: 'POST',
+          auth: null,
+          events: ['PAYMENT_SUCCESS'],
+          description: null,
+          status: 'enabled',
+          disabledAt: null,
+          disabledReason: null,
+          previousSecretExpiresAt: null,
+          createdAt: '2026-11-23T12:00:00.000Z',
+          updatedAt: '2026-11-23T12:00:00.000Z',
+        },
+      },
+    });
+    const response = await request(`/console/developers/webhooks/${endpoint}/replay`, {
+      csrf: 'x',
+      from: '2026-11-23T09:00',
+      to: '2026-11-24T00:00',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('4 eventos en cola.');
+    // Asunción is UTC-3 in November.
+    expect(calls.find((call) => call.method === 'POST')?.body).toEqual({
+      from: '2026-11-23T12:00:00.000Z',
+      to: '2026-11-24T03:00:00.000Z',
+    });
+  });
+
+  it('the language switch stores the user’s choice and comes back, never to another site', async () => {
+    const chosen: string[] = [];
+    const { request } = consoleFor(
+      owner,
+      {},
+      { setLanguage: async (language) => void chosen.push(language) },
+    );
+    const back = await request('/console/language', {
+      csrf: 'x',
+      lang: 'en',
+      back: '/console/links?status=paid',
+    });
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe('/console/links?status=paid');
+    expect(chosen).toEqual(['en']);
+    const away = await request('/console/language', {
+      csrf: 'x',
+      lang: 'es',
+      back: 'https://evil.example/x',
+    });
+    expect(away.headers.get('location')).toBe('/console');
+    // Without the sign-in's account, the choice is kept for this browser.
+    const cookie = await consoleFor(owner).request('/console/language', {
+      csrf: 'x',
+      lang: 'en',
+      back: '/console',
+    });
+    expect(cookie.headers.get('set-cookie')).toMatch(/payrail_console_lang=en;.*HttpOnly/);
   });
 });

@@ -55,7 +55,7 @@ form.filters .actions{margin:0}
 label{display:block;font-weight:600;font-size:.9rem;margin:0 0 .2rem}
 .field{margin:0 0 .75rem}
 .hint{display:block;font-size:.85rem;color:#4b5563;font-weight:400}
-input[type=text],input[type=email],input[type=number],input[type=date],input[type=url],input[type=password],input[type=search],select,textarea{width:100%;padding:.55rem .6rem;font-size:1rem;border:1px solid #6b7280;border-radius:.35rem;background:#fff;color:#1a1a1a;font-family:inherit;min-height:2.75rem}
+input[type=text],input[type=email],input[type=number],input[type=date],input[type=url],input[type=password],input[type=search],input[type=datetime-local],select,textarea{width:100%;padding:.55rem .6rem;font-size:1rem;border:1px solid #6b7280;border-radius:.35rem;background:#fff;color:#1a1a1a;font-family:inherit;min-height:2.75rem}
 textarea{min-height:5rem}
 fieldset{border:1px solid #d1d5db;border-radius:.4rem;margin:0 0 1rem;padding:.5rem .9rem .25rem}
 legend{font-weight:600;padding:0 .3rem}
