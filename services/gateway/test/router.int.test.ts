@@ -5,8 +5,9 @@ import { gatewayService } from '../src/service';
 
 // The router against the document: every public route the gateway mounts is an operation of
 // /openapi.json and every operation is mounted, so an undocumented route fails here. Only the
-// infrastructure routes (probes, the reference itself) and the developer's mailbox (not a merchant API:
-// README "Logging in on the pay page") are outside the document.
+// infrastructure routes (probes, the reference itself), the developer's mailbox (not a merchant API:
+// README "Logging in on the pay page") and the console's pages (`/console/*`, HTML for people, whose every
+// action is one of the documented operations) are outside the document.
 const INFRASTRUCTURE = new Set([
   'GET /healthz',
   'GET /readyz',
@@ -30,7 +31,7 @@ function mountedRoutes(app: Hono): Set<string> {
     app.routes
       .filter((candidate) => candidate.method !== 'ALL')
       .map((candidate) => `${candidate.method} ${candidate.path.replace(/:(\w+)/g, '{$1}')}`)
-      .filter((entry) => !INFRASTRUCTURE.has(entry)),
+      .filter((entry) => !INFRASTRUCTURE.has(entry) && !/^\w+ \/console(\/|$)/.test(entry)),
   );
 }
 
