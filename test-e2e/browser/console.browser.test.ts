@@ -98,13 +98,6 @@ async function declineNextCharges(codes: string[]): Promise<void> {
   expect(response.status, await response.text()).toBeLessThan(300);
 }
 
-/** `yyyy-MM-dd` of a day of the month `offset` months from now (UTC). */
-function monthDay(offset: number, day: number): string {
-  const now = new Date();
-  const index = now.getUTCFullYear() * 12 + now.getUTCMonth() + offset;
-  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
-}
-
 /** An operator's as-of billing run for the merchant, until every installment it claimed is settled. */
 async function billingRun(asOf: string): Promise<Record<string, unknown>> {
   await schedulerCaughtUp(env.sql);
