@@ -442,4 +442,110 @@ describe('the console pages over the public API', () => {
     });
     expect(cookie.headers.get('set-cookie')).toMatch(/payrail_console_lang=en;.*HttpOnly/);
   });
+
+  // The sign-in's own API (tokens, users, audit log), in the shapes the pages expect of it.
+  it('API tokens: a new one is shown once after its creation, a revoke is its DELETE', async () => {
+    const { request, calls } = consoleFor(owner, {
+      'GET /api/api-tokens': {
+        status: 200,
+        body: {
+          tokens: [
+            {
+              id: '6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34',
+              name: 'ERP',
+              scope: 'full',
+              createdAt: '2026-11-23T12:00:00.000Z',
+              lastUsedAt: null,
+            },
+          ],
+        },
+      },
+      'POST /api/api-tokens': {
+        status: 201,
+        body: {
+          id: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a',
+          name: 'Informes',
+          scope: 'read-only',
+          createdAt: '2026-11-23T12:00:00.000Z',
+          lastUsedAt: null,
+          token: '3f2a9c4e-7b1d-4e8a-9c0f-1d2e3f4a5b6c',
+        },
+      },
+      'DELETE /api/api-tokens/6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34': { status: 204 },
+    });
+    const created = await request('/console/developers/tokens', {
+      csrf: 'x',
+      name: 'Informes',
+      scope: 'read-only',
+    });
+    const html = await created.text();
+    expect(html).toMatch(/data-testid="token-value">3f2a9c4e-7b1d-4e8a-9c0f-1d2e3f4a5b6c</);
+    expect(calls.find((call) => call.method === 'POST')?.body).toEqual({
+      name: 'Informes',
+      scope: 'read-only',
+    });
+    // Listed again: the token itself is never shown there.
+    expect(await (await request('/console/developers/tokens')).text()).not.toContain('3f2a9c4e');
+    const revoked = await request('/console/developers/tokens/6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34/revoke', {
+      csrf: 'x',
+    });
+    expect(revoked.status).toBe(303);
+    expect(calls.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: '/api/api-tokens/6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34',
+    });
+  });
+
+  it('users: an owner invites by e-mail and role and changes a role; the audit log lists who did what', async () => {
+    const { request, calls } = consoleFor(owner, {
+      'GET /api/users': {
+        status: 200,
+        body: {
+          users: [{ id: 'u2', email: 'pablo@example.com', name: null, role: 'viewer', status: 'active' }],
+        },
+      },
+      'POST /api/users': { status: 201, body: {} },
+      'PATCH /api/users/u2': { status: 200, body: {} },
+      'GET /api/audit-log': {
+        status: 200,
+        body: {
+          entries: [
+            {
+              id: 'a1',
+              at: '2026-11-23T12:00:00.000Z',
+              actor: { kind: 'user', id: 'u1', email: 'laura@example.com' },
+              action: 'createPaymentLink',
+              target: 'payrequest:7',
+              after: { id: 7 },
+              clientAddress: '203.0.113.9',
+            },
+          ],
+          nextCursor: null,
+        },
+      },
+    });
+    const page = await (await request('/console/settings/users')).text();
+    expect(page).toContain('data-testid="user-invite"');
+    expect(page).toMatch(/data-testid="user-row" data-id="u2"/);
+    expect(
+      (await request('/console/settings/users', { csrf: 'x', email: 'eva@example.com', role: 'developer' }))
+        .status,
+    ).toBe(303);
+    expect((await request('/console/settings/users/u2/role', { csrf: 'x', role: 'operations' })).status).toBe(
+      303,
+    );
+    expect(calls.filter((call) => call.method !== 'GET')).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        path: '/api/users',
+        body: { email: 'eva@example.com', role: 'developer' },
+      }),
+      expect.objectContaining({ method: 'PATCH', path: '/api/users/u2', body: { role: 'operations' } }),
+    ]);
+    const audit = await (await request('/console/settings/audit?action=createPaymentLink')).text();
+    expect(calls.at(-1)?.path).toBe('/api/audit-log?action=createPaymentLink&limit=25');
+    expect(audit).toMatch(/data-testid="audit-row" data-id="a1"/);
+    expect(audit).toContain('laura@example.com');
+    expect(audit).toContain('23/11/2026 09:00');
+  });
 });
