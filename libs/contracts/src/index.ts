@@ -108,7 +108,7 @@ export {
   type Permission,
   USER_STATUSES,
 } from './api/access';
-export { adminApi } from './api/admin';
+export { adminApi, merchantProfileApi, merchantProfileOperations } from './api/admin';
 export {
   BILLING_RUN_STATUSES,
   billingAdminApi,
@@ -124,7 +124,8 @@ export {
   dunningPolicyResponse,
 } from './api/billing';
 export { paymentLinkApi } from './api/payment-links';
-export { subscriptionApi } from './api/subscriptions';
+export { subscriptionApi, UPCOMING_DAYS } from './api/subscriptions';
+export { CUSTOMER_PAGE, customerApi, customerOperations } from './api/customers';
 export {
   MAX_PAY_WAIT_HOURS,
   PAYMENT_LINK_STATUSES,
@@ -142,8 +143,12 @@ export {
   DEFAULT_TIMEZONE,
   INSTANCE_CURRENCIES,
   issueTokenResponse,
+  MERCHANT_PAGE,
   merchantIdParams,
+  merchantListResponse,
+  merchantProfileResponse,
   merchantResponse,
+  merchantSummary,
   merchantTokenParams,
   type UpdateMerchantRequest,
   updateMerchantRequest,

@@ -4,6 +4,7 @@ import {
   apiOperations,
   WEBHOOK_EVENT_KINDS,
   webhookEnvelope,
+  merchantProfileOperations,
   webhookOperations,
 } from '@payrail/contracts';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -45,8 +46,8 @@ describe('/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("routes every merchant endpoint to a service behind the gateway, or is the gateway's webhook or access API", () => {
-    const own = new Set([...webhookOperations, ...accessOperations]);
+  it("routes every merchant endpoint to a service behind the gateway, or is the gateway's own (webhooks, access, the merchant's profile)", () => {
+    const own = new Set([...webhookOperations, ...accessOperations, ...merchantProfileOperations]);
     for (const operation of apiOperations.filter((o) => o.path.startsWith('/api/') && !own.has(o))) {
       expect(ownerOf(operation.path.replace(/\{[^}]+\}/g, '1')), operation.path).toBeDefined();
     }

@@ -25,6 +25,7 @@ import { postgresCustomerSessionRepository } from './adapters/postgres/customer-
 import { postgresEmailLoginRepository } from './adapters/postgres/email-login-repository';
 import { postgresLoginCodeRepository } from './adapters/postgres/login-code-repository';
 import { postgresPaymentLinkRepository } from './adapters/postgres/payment-link-repository';
+import { postgresCustomerDirectory } from './adapters/postgres/customer-directory';
 import { vaultCardsClient } from './adapters/processor-gateway/vault-cards-client';
 import { inbox, outbox } from './adapters/postgres/schema';
 import { linksStores } from './adapters/postgres/stores';
@@ -71,6 +72,11 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         maxBodyBytes: settings.MAX_BODY_BYTES,
         readiness: readinessChecks({ database, bus }),
       });
+      const cards = cardPaymentsClient({
+        upstream: upstream('processor-gateway'),
+        internalSecret,
+        timeoutMs: settings.PROCESSOR_GATEWAY_TIMEOUT_MS,
+      });
       app.route(
         '/api',
         linksRoutes({
@@ -82,6 +88,8 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           internalSecret,
           publicBaseUrl,
           merchants,
+          customers: postgresCustomerDirectory(database.db),
+          cards,
         }),
       );
       const csrf = { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') };
@@ -92,11 +100,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           links,
           payments,
           merchants,
-          cards: cardPaymentsClient({
-            upstream: upstream('processor-gateway'),
-            internalSecret,
-            timeoutMs: settings.PROCESSOR_GATEWAY_TIMEOUT_MS,
-          }),
+          cards,
           subscriptions: subscriptionsClient({
             upstream: upstream('subscriptions'),
             internalSecret,

@@ -1,4 +1,4 @@
-import { paymentLinkApi } from '@payrail/contracts';
+import { customerApi, paymentLinkApi } from '@payrail/contracts';
 import { describe, expect, it } from 'vitest';
 import { linksRoutes } from '../src/adapters/http/routes';
 
@@ -12,7 +12,9 @@ describe('links router vs its ApiOperations', () => {
         .map((candidate) => `${candidate.method} /api${candidate.path.replace(/:(\w+)/g, '{$1}')}`),
     );
     const documented = new Set(
-      Object.values(paymentLinkApi).map((op) => `${op.method.toUpperCase()} ${op.path}`),
+      [...Object.values(paymentLinkApi), ...Object.values(customerApi)].map(
+        (op) => `${op.method.toUpperCase()} ${op.path}`,
+      ),
     );
     expect([...bound].sort()).toEqual([...documented].sort());
   });

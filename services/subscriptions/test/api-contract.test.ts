@@ -18,6 +18,7 @@ describe('OpenAPI descriptions of the subscription endpoints', () => {
     expect(subscriptionOperations.map((op) => `${op.method.toUpperCase()} ${op.path}`).sort()).toEqual(
       [
         'GET /api/subscriptions',
+        'GET /api/subscriptions/summary',
         'GET /api/subscriptions/{id}',
         'POST /api/subscriptions/cancel-by-amount',
         'POST /api/subscriptions/cancel-by-invoice',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
 import { MAX_LENGTH, text, textRules } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
+import { DEMO_MERCHANT_ID } from './story';
 
 /** Spec 2.5: what each instance offers, its default first. */
 export const INSTANCE_CURRENCIES = {
@@ -94,6 +95,41 @@ export const merchantResponse = z.object({
   tokens: z.array(apiTokenSummary).meta({ description: 'Issued tokens (never the token itself).' }),
 });
 
+export const MERCHANT_PAGE = { default: 25, max: 100 } as const;
+
+export const listMerchantsQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, `must be an integer from 1 to ${MERCHANT_PAGE.max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(MERCHANT_PAGE.max))
+    .optional()
+    .meta({ description: `Page size, 1 to ${MERCHANT_PAGE.max} (default ${MERCHANT_PAGE.default}).` }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a nextCursor of an earlier page')
+    .optional()
+    .meta({ description: '`nextCursor` of the previous page.' }),
+});
+
+/** A merchant in the operator's list: its settings, without its tokens. */
+export const merchantSummary = merchantResponse.omit({ tokens: true });
+
+export const merchantListResponse = z.object({
+  merchants: z.array(merchantSummary),
+  nextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+});
+
+/** `GET /api/merchant`: the merchant's own settings, as the operator set them (read only). */
+export const merchantProfileResponse = z.object({
+  id: z.uuid(),
+  ...settingsFields,
+  processors: z.array(z.enum(PROCESSORS)),
+});
+
 export const createMerchantResponse = merchantResponse.extend({
   tokenId: z.uuid(),
   apiToken: z.uuid().meta({ description: 'The `Api-Token`: shown this once, stored only as a hash.' }),
@@ -162,6 +198,45 @@ export const adminApi = {
           ...merchantExample,
           tokenId: '6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34',
           apiToken: '3f2a9c4e-7b1d-4e8a-9c0f-1d2e3f4a5b6c',
+        },
+      },
+    },
+  }),
+  listMerchants: defineOperation({
+    method: 'get',
+    path: '/admin/merchants',
+    operationId: 'listMerchants',
+    summary: 'List the merchants',
+    description:
+      'Every merchant, newest first, with its settings (its tokens at `GET /admin/merchants/{id}`). Paged: ' +
+      `at most \`limit\` per page (default ${MERCHANT_PAGE.default}); when \`nextCursor\` is not null, pass it as ` +
+      '`cursor` for the next page. In the example story: the merchant just created, then the demo merchant.',
+    tags: ['Operator'],
+    security: 'adminToken',
+    query: listMerchantsQuery,
+    parameterExamples: { default: { limit: '2' } },
+    responses: {
+      200: {
+        description: 'One page of merchants.',
+        schema: merchantListResponse,
+        example: {
+          merchants: [
+            (({ tokens: _tokens, ...settings }) => settings)(merchantExample),
+            {
+              id: DEMO_MERCHANT_ID,
+              name: 'Demo merchant',
+              instance: 'NATIONAL',
+              currency: 'PYG',
+              saasContract: true,
+              noLoginEnabled: true,
+              callbackUrl: 'https://shop.example.com/payments/callback',
+              timezone: 'America/Asuncion',
+              processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+              createdAt: '2026-11-23T12:00:00.000Z',
+              updatedAt: '2026-11-23T12:00:00.000Z',
+            },
+          ],
+          nextCursor: null,
         },
       },
     },
@@ -244,3 +319,39 @@ export const adminApi = {
 
 /** In document order. */
 export const adminOperations: ApiOperation[] = Object.values(adminApi) as ApiOperation[];
+
+/** The merchant's own profile (`Api-Token`), what the console's settings and forms read. */
+export const merchantProfileApi = {
+  getMerchantProfile: defineOperation({
+    method: 'get',
+    path: '/api/merchant',
+    operationId: 'getMerchantProfile',
+    summary: "Your merchant's settings",
+    description:
+      'The settings the operator set for your merchant (read only: the operator changes them): the instance ' +
+      'and its currency, the SaaS contract (DYNAMIC subscriptions, signed-in-user links), paying without ' +
+      "signing in, the callback URL a link's `redirectUrl` must share its origin with, the time zone of " +
+      'your dates, and the processors a link may use.',
+    tags: ['Payment links'],
+    security: 'apiToken',
+    responses: {
+      200: {
+        description: 'The settings.',
+        schema: merchantProfileResponse,
+        example: {
+          id: DEMO_MERCHANT_ID,
+          name: 'Demo merchant',
+          instance: 'NATIONAL',
+          currency: 'PYG',
+          saasContract: true,
+          noLoginEnabled: true,
+          callbackUrl: 'https://shop.example.com/payments/callback',
+          timezone: 'America/Asuncion',
+          processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+        },
+      },
+    },
+  }),
+};
+
+export const merchantProfileOperations: ApiOperation[] = Object.values(merchantProfileApi) as ApiOperation[];

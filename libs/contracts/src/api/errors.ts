@@ -116,6 +116,11 @@ export const LINK_ERRORS = {
     description: "No such link for this merchant (another merchant's link is not found either).",
     detail: 'Payment link not found',
   },
+  CUSTOMER_NOT_FOUND: {
+    status: 404,
+    description: "No such customer for this merchant (another merchant's customer is not found either).",
+    detail: 'Customer not found',
+  },
   NO_LOGIN_NOT_ENABLED: {
     status: 422,
     description: '`noLoginRequired` is not enabled for the merchant.',

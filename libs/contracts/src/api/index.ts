@@ -1,7 +1,8 @@
 import { accessOperations, adminAccessOperations } from './access';
-import { adminOperations } from './admin';
+import { adminOperations, merchantProfileOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
+import { customerOperations } from './customers';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
 import { refundOperations } from './refunds';
@@ -10,7 +11,9 @@ import { adminWebhookOperations, webhookOperations } from './webhooks';
 
 /** Every public endpoint, for the gateway's OpenAPI document. */
 export const apiOperations: ApiOperation[] = [
+  ...merchantProfileOperations,
   ...paymentLinkOperations,
+  ...customerOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
   ...refundOperations,

@@ -5,6 +5,8 @@ import type { ErrorCode } from './errors';
 export const API_TAGS = {
   'Payment links':
     'Links for a single payment or for the first payment of a subscription, and reading them back.',
+  Customers:
+    'The people who pay your links (signed in with their e-mail or document number), with their links and saved cards, masked.',
   Subscriptions: 'The subscriptions made from recurrent links, with their installments.',
   'Installments (v2)':
     "Installments by id (snake_case, as the spec's bulk endpoint): list, add, modify, cancel, charge attempts.",

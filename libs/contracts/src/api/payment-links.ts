@@ -324,6 +324,15 @@ export const listPaymentLinksQuery = z.object({
         'its expiry counts as expired.',
     }),
   customIdentifier: text(MAX_LENGTH.customIdentifier).min(1).optional(),
+  q: text(MAX_LENGTH.label)
+    .trim()
+    .min(1)
+    .optional()
+    .meta({
+      description:
+        'Text found (whatever its case) in the label, the customer (`handleLabel`, `handleValue`) or either ' +
+        'identifier.',
+    }),
   createdFrom: calendarDate
     .optional()
     .meta({ description: "Created on this day or later (the merchant's time zone), `yyyy-MM-dd`." }),
@@ -344,6 +353,21 @@ export const listPaymentLinksQuery = z.object({
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a nextCursor of an earlier page')
     .optional()
     .meta({ description: '`nextCursor` of the previous page.' }),
+});
+
+/** The response of `GET /api/payrequests/summary`: how many links are in each status now. */
+export const paymentLinkSummaryResponse = z.object({
+  counts: z
+    .object({
+      pending: z.number().int(),
+      rejected: z.number().int(),
+      expired: z.number().int(),
+      cancelled: z.number().int(),
+      paid: z.number().int(),
+    })
+    .meta({
+      description: 'As `GET /api/payrequests?status=` finds them: a payable link past its expiry is expired.',
+    }),
 });
 
 /** The response of `GET /api/payrequests`: one page, newest first. */
@@ -580,6 +604,25 @@ export const paymentLinkApi = {
       },
     },
   }),
+  getPaymentLinkSummary: defineOperation({
+    method: 'get',
+    path: '/api/payrequests/summary',
+    operationId: 'getPaymentLinkSummary',
+    summary: 'How many links are in each status',
+    description:
+      "Counts of the merchant's links by status as they are now (the console's home shows them). In the " +
+      'example story the five links are made and none is paid yet.' +
+      statusNote,
+    tags: ['Payment links'],
+    security: 'apiToken',
+    responses: {
+      200: {
+        description: 'The counts.',
+        schema: paymentLinkSummaryResponse,
+        example: { counts: { pending: 5, rejected: 0, expired: 0, cancelled: 0, paid: 0 } },
+      },
+    },
+  }),
   getPaymentLink: defineOperation({
     method: 'get',
     path: '/api/payrequests/{id}',
@@ -631,7 +674,8 @@ export const paymentLinkApi = {
     operationId: 'listPaymentLinks',
     summary: 'Find payment links',
     description:
-      'The merchant’s links, newest first, filtered by any of `status`, `customIdentifier` and the day of ' +
+      'The merchant’s links, newest first, filtered by any of `status`, `customIdentifier`, `q` (text in the ' +
+      'label, the customer or an identifier) and the day of ' +
       "creation in the merchant's time zone (`createdFrom`, `createdTo`, both inclusive); every link when " +
       `none is given. Paged: at most \`limit\` per page (default ${PAYMENT_LINK_PAGE.default}, at most ` +
       `${PAYMENT_LINK_PAGE.max}); when \`nextCursor\` is not null, pass it as \`cursor\` (with the same ` +

@@ -175,6 +175,45 @@ export const subscriptionListResponse = z.object({
 
 export const subscriptionIdParams = z.object({ id: numericId(Number.MAX_SAFE_INTEGER) });
 
+export const UPCOMING_DAYS = { default: 7, max: 31 } as const;
+
+export const subscriptionSummaryQuery = z.object({
+  days: z
+    .string()
+    .regex(/^\d{1,2}$/, `must be an integer from 1 to ${UPCOMING_DAYS.max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(UPCOMING_DAYS.max))
+    .optional()
+    .meta({
+      description: `How many days, from today in the merchant's time zone, \`upcoming\` covers (default ${UPCOMING_DAYS.default}).`,
+    }),
+});
+
+/** The response of `GET /api/subscriptions/summary`. */
+export const subscriptionSummaryResponse = z.object({
+  counts: z
+    .object({
+      pending: z.number().int(),
+      active: z.number().int(),
+      past_due: z.number().int(),
+      completed: z.number().int(),
+      cancelled: z.number().int(),
+    })
+    .meta({ description: "The merchant's subscriptions in each status." }),
+  upcoming: z
+    .object({
+      days: z.number().int(),
+      installments: z.number().int().meta({
+        description:
+          'Pending installments of active and past-due subscriptions dated from today to `days - 1` days after.',
+      }),
+      amounts: z
+        .array(z.object({ currency: z.string(), amount: money2 }))
+        .meta({ description: 'Their sum in each currency (none when there are none).' }),
+    })
+    .meta({ description: 'The scheduled automatic debits of the next `days` days.' }),
+});
+
 export const SUBSCRIPTION_PAGE = { default: 20, max: 100 } as const;
 
 export const listSubscriptionsQuery = z.object({
@@ -413,6 +452,31 @@ export const subscriptionApi = {
         description: 'One page of subscriptions.',
         schema: subscriptionListResponse,
         example: { subscriptions: [storySubscription], nextCursor: null },
+      },
+    },
+  }),
+  getSubscriptionSummary: defineOperation({
+    method: 'get',
+    path: '/api/subscriptions/summary',
+    operationId: 'getSubscriptionSummary',
+    summary: 'Subscriptions by status, and the debits of the next days',
+    description:
+      "How many of the merchant's subscriptions are in each status, and the pending installments of active " +
+      'and past-due ones due in the next `days` days (today included, in the merchant’s time zone) with their ' +
+      'sum per currency: what the automatic debit will try to collect. In the example story subscriptions 1 and ' +
+      '2 are active and 3 waits for its first payment; nothing falls due in the next 3 days.',
+    tags: subscriptionTags,
+    security: 'apiToken',
+    query: subscriptionSummaryQuery,
+    parameterExamples: { default: { days: '3' } },
+    responses: {
+      200: {
+        description: 'The counts and the upcoming debits.',
+        schema: subscriptionSummaryResponse,
+        example: {
+          counts: { pending: 1, active: 2, past_due: 0, completed: 0, cancelled: 0 },
+          upcoming: { days: 3, installments: 0, amounts: [] },
+        },
       },
     },
   }),

@@ -23,6 +23,9 @@ export interface MerchantRecord extends MerchantSettings {
   tokens: ApiTokenSummary[];
 }
 
+/** A merchant in the operator's list. */
+export type MerchantListEntry = Omit<MerchantRecord, 'tokens'>;
+
 /** A token as stored: its hash, never the token. */
 export interface NewApiToken {
   tokenId: string;
@@ -50,6 +53,10 @@ export interface MerchantStore {
     token: NewApiToken,
   ): Promise<MerchantRecord>;
   find(merchantId: string): Promise<MerchantRecord | undefined>;
+  /**
+   * Merchants newest first (by creation, then id), after `after` when given: their settings, without tokens.
+   */
+  list(page: { after: { createdAt: Date; id: string } | null; limit: number }): Promise<MerchantListEntry[]>;
   update(
     merchantId: string,
     settings: MerchantSettings,

@@ -29,3 +29,11 @@ export async function listPaymentLinks(
   const last = links.at(-1);
   return { links, nextBeforeId: found.length > page.limit && last ? last.id : null };
 }
+
+/** `GET /api/payrequests/summary`: how many of the merchant's links are in each status now. */
+export function summarizePaymentLinks(
+  deps: { management: LinkManagementRepository; clock: Clock },
+  merchant: MerchantContext,
+) {
+  return deps.management.countByStatus(merchant.merchantId, deps.clock.now());
+}

@@ -88,3 +88,11 @@ function firstProblem(fields: Array<{ field: string; message: string }>): string
     others.length === 0 ? '' : ` (and ${others.length} more problem${others.length > 1 ? 's' : ''})`;
   return `${first.field} ${first.message}${more}`;
 }
+
+/** The merchant asked for a customer it does not have (another merchant's included): 404. */
+export class CustomerNotFound extends LinkError {
+  declare readonly code: 'CUSTOMER_NOT_FOUND';
+  constructor(readonly customerId: number) {
+    super('CUSTOMER_NOT_FOUND', 'Customer not found');
+  }
+}

@@ -6,6 +6,8 @@ export interface LinkFilter {
   /** As a reader sees it now: a payable link past its expiry is `expired`. */
   status?: PaymentLinkStatusName;
   customIdentifier?: string;
+  /** Text in the label, the customer (name, e-mail or phone) or either identifier, whatever its case. */
+  search?: string;
   /** Created at or after this instant. */
   createdFrom?: Date;
   /** Created before this instant. */
@@ -21,6 +23,8 @@ export interface LinkManagementRepository {
     page: { beforeId: number | null; limit: number },
     now: Date,
   ): Promise<PaymentLink[]>;
+  /** How many of the merchant's links are in each status as a reader sees it now (expiry counted). */
+  countByStatus(merchantId: string, now: Date): Promise<Record<PaymentLinkStatusName, number>>;
   /**
    * In one transaction: locks the merchant's link (undefined when there is none), lets `check` refuse it
    * (it throws; nothing is stored), marks it cancelled (statusId 7) and stores the event built from it.

@@ -11,6 +11,12 @@ export interface SubscriptionFilter {
   status?: SubscriptionStatus;
 }
 
+/** `GET /api/subscriptions/summary`: subscriptions by status, and the debits of the coming days. */
+export interface SubscriptionSummary {
+  counts: Record<SubscriptionStatus, number>;
+  upcoming: { installments: number; amounts: Array<{ currency: string; amount: string }> };
+}
+
 /**
  * The subscriptions: one per recurrent link, its terms, status and card. Bound to a transaction or to the
  * database. Methods that find a subscription to change it lock its row, so two operations on one
@@ -38,6 +44,11 @@ export interface SubscriptionStore {
     filter: SubscriptionFilter,
     page: { afterId: number | null; limit: number },
   ): Promise<Subscription[]>;
+  /**
+   * The merchant's subscriptions counted by status, and the pending installments of its active and past-due
+   * ones dated from `from` to `to` (calendar days, both included), summed per currency.
+   */
+  summarize(merchantId: string, upcoming: { from: string; to: string }): Promise<SubscriptionSummary>;
   /** Bulk: each criteria's open subscriptions (locked, in id order), by the caller's key. */
   findOpenByCriteriaBulk(
     merchantId: string,

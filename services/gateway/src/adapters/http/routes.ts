@@ -4,15 +4,20 @@ import {
   apiOperations,
   billingAdminApi,
   billingAdminOperations,
+  MERCHANT_PAGE,
+  type MerchantContext,
+  merchantProfileApi,
+  merchantProfileOperations,
   webhookOperations,
 } from '@payrail/contracts';
-import { answerMethodNotAllowed, mountOperation, route, type Upstream } from '@payrail/http';
+import { answerMethodNotAllowed, HttpProblem, mountOperation, route, type Upstream } from '@payrail/http';
 import type { ServiceName } from '@payrail/runtime';
 import { type Env, Hono } from 'hono';
 import { createMerchant } from '../../application/create-merchant';
 import type { MerchantAdminDeps } from '../../application/deps';
 import type { WebhookDeps } from '../../application/webhooks/deps';
 import { getMerchant } from '../../application/get-merchant';
+import { listMerchants } from '../../application/list-merchants';
 import { issueApiToken } from '../../application/issue-api-token';
 import { revokeApiToken } from '../../application/revoke-api-token';
 import { updateMerchant } from '../../application/update-merchant';
@@ -67,6 +72,28 @@ export function adminRoutes(
     async (c, { body }) => {
       const { merchant, tokenId, apiToken } = await createMerchant(deps, body);
       return c.json({ ...merchantView(merchant), tokenId, apiToken }, 201);
+    },
+    mountedAt,
+  );
+
+  route(
+    admin,
+    adminApi.listMerchants,
+    async (c, { query }) => {
+      const page = await listMerchants(deps, {
+        after: merchantCursorOf(query.cursor),
+        limit: query.limit ?? MERCHANT_PAGE.default,
+      });
+      return c.json({
+        merchants: page.merchants.map(({ createdAt, updatedAt, ...settings }) => ({
+          ...settings,
+          createdAt: createdAt.toISOString(),
+          updatedAt: updatedAt.toISOString(),
+        })),
+        nextCursor: page.next
+          ? Buffer.from(`${page.next.createdAt.toISOString()}|${page.next.id}`).toString('base64url')
+          : null,
+      });
     },
     mountedAt,
   );
@@ -141,6 +168,36 @@ export function adminRoutes(
   return admin;
 }
 
+/** A `nextCursor` of `GET /admin/merchants` read back (400 on the field when it is not one). */
+function merchantCursorOf(cursor: string | undefined): { createdAt: Date; id: string } | null {
+  if (cursor === undefined) return null;
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) {
+    const message = 'must be a nextCursor of an earlier page';
+    throw new HttpProblem(400, 'VALIDATION_ERROR', `cursor ${message}`, [{ path: 'cursor', message }]);
+  }
+  return { createdAt, id };
+}
+
+/** `GET /api/merchant`: the merchant's settings, from the context its token gave (no other read). */
+export function merchantProfileRoutes<E extends Env>(app: Hono<E>): void {
+  route(app, merchantProfileApi.getMerchantProfile, (c) => {
+    const merchant = c.get('merchant' as never) as MerchantContext;
+    return c.json({
+      id: merchant.merchantId,
+      name: merchant.name,
+      instance: merchant.instance,
+      currency: merchant.currency,
+      saasContract: merchant.saasContract,
+      noLoginEnabled: merchant.noLoginEnabled,
+      callbackUrl: merchant.callbackUrl,
+      timezone: merchant.timezone,
+      processors: merchant.processors,
+    });
+  });
+}
+
 /**
  * The merchant API: each documented operation forwarded, as it came, to the service that owns its path
  * (which validates it). Only documented operations are bound, so an undocumented path is 404 here.
@@ -149,8 +206,9 @@ export function merchantApiRoutes<E extends Env>(
   app: Hono<E>,
   deps: { upstream: (service: ServiceName) => Upstream; forward: ForwardSettings },
 ): void {
-  // The webhook and access APIs are the gateway's own (`webhook-routes.ts`, `access-routes.ts`), not forwarded.
-  const own = new Set([...webhookOperations, ...accessOperations]);
+  // The webhook, access and profile APIs are the gateway's own (`webhook-routes.ts`, `access-routes.ts`,
+  // `merchantProfileRoutes`), not forwarded.
+  const own = new Set([...webhookOperations, ...accessOperations, ...merchantProfileOperations]);
   for (const operation of apiOperations.filter(
     (candidate) => candidate.security === 'apiToken' && !own.has(candidate),
   )) {

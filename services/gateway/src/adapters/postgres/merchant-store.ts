@@ -81,6 +81,37 @@ export function postgresMerchantStore(db: Database): MerchantStore {
   }
 
   return {
+    async list({ after, limit }) {
+      const rows = await db
+        .select()
+        .from(merchants)
+        .where(
+          after === null
+            ? undefined
+            : or(
+                lt(merchants.createdAt, after.createdAt),
+                and(eq(merchants.createdAt, after.createdAt), lt(merchants.id, after.id)),
+              ),
+        )
+        .orderBy(desc(merchants.createdAt), desc(merchants.id))
+        .limit(limit);
+      return rows.map((row) => {
+        const context = toMerchantContext(row);
+        return {
+          id: row.id,
+          name: context.name,
+          instance: context.instance,
+          currency: context.currency,
+          saasContract: context.saasContract,
+          noLoginEnabled: context.noLoginEnabled,
+          callbackUrl: context.callbackUrl,
+          timezone: context.timezone,
+          processors: context.processors,
+          createdAt: row.createdAt,
+          updatedAt: row.updatedAt,
+        };
+      });
+    },
     async findByTokenHash(tokenHash) {
       const [row] = await db
         .select({ merchant: merchants, tokenId: apiTokens.id, name: apiTokens.name, scope: apiTokens.scope })

@@ -1,4 +1,6 @@
 import {
+  CUSTOMER_PAGE,
+  customerApi,
   type MerchantContext,
   PAYMENT_LINK_PAGE,
   type PaymentLinkDetails,
@@ -13,17 +15,20 @@ import {
   createSignedInUserLink,
 } from '../../application/create-signed-in-user-link';
 import { type CancelPaymentLinkDeps, cancelPaymentLink } from '../../application/cancel-payment-link';
+import { type CustomersDeps, getCustomer, listCustomers } from '../../application/customers';
 import { getPaymentLink } from '../../application/get-payment-link';
-import { listPaymentLinks } from '../../application/list-payment-links';
+import { listPaymentLinks, summarizePaymentLinks } from '../../application/list-payment-links';
 import { endOfLocalDay, localDateTime, localDateTimeWithOffset, startOfLocalDay } from '@payrail/time';
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
+import type { CustomerEntry } from '../../ports/customer-directory';
 import type { MerchantProfiles } from '../../ports/merchant-profiles';
 
 export interface LinksRoutesDeps
   extends CreatePaymentLinkDeps,
     CreateSignedInUserLinkDeps,
-    CancelPaymentLinkDeps {
+    CancelPaymentLinkDeps,
+    CustomersDeps {
   internalSecret: string;
   publicBaseUrl: string;
   /** Keeps the merchant's signed settings for the public pay page (name, processors, time zone). */
@@ -64,6 +69,18 @@ function details(link: PaymentLink, merchant: MerchantContext, baseUrl: string):
     totalPeriods: terms?.type === 'STATIC' ? terms.totalPeriods : null,
     dayOfMonth: terms?.type === 'STATIC' ? terms.dayOfMonth : null,
     monthForSecondInstallment: terms?.type === 'STATIC' ? terms.monthForSecondInstallment : null,
+  };
+}
+
+function customerView(customer: CustomerEntry, merchant: MerchantContext) {
+  return {
+    id: customer.id,
+    email: customer.email,
+    documentNumber: customer.documentNumber,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    status: customer.status,
+    createTime: localDateTimeWithOffset(customer.createdAt, merchant.timezone),
   };
 }
 
@@ -141,6 +158,17 @@ export function linksRoutes(deps: LinksRoutesDeps) {
     mountedAt,
   );
 
+  // Before `/payrequests/{id}`: the literal path is not an id.
+  route(
+    api,
+    paymentLinkApi.getPaymentLinkSummary,
+    async (c) => {
+      const counts = await summarizePaymentLinks(deps, c.var.merchant);
+      return c.json({ counts });
+    },
+    mountedAt,
+  );
+
   route(
     api,
     paymentLinkApi.getPaymentLink,
@@ -168,6 +196,7 @@ export function linksRoutes(deps: LinksRoutesDeps) {
         {
           status: query.status,
           customIdentifier: query.customIdentifier,
+          search: query.q,
           createdFrom: query.createdFrom ? startOfLocalDay(query.createdFrom, merchant.timezone) : undefined,
           createdBefore: query.createdTo ? endOfLocalDay(query.createdTo, merchant.timezone) : undefined,
         },
@@ -176,6 +205,48 @@ export function linksRoutes(deps: LinksRoutesDeps) {
       return c.json({
         payRequests: page.links.map((link) => details(link, merchant, deps.publicBaseUrl)),
         nextCursor: page.nextBeforeId === null ? null : encodeCursor(page.nextBeforeId),
+      });
+    },
+    mountedAt,
+  );
+
+  route(
+    api,
+    customerApi.listCustomers,
+    async (c, { query }) => {
+      const merchant = c.var.merchant;
+      const page = await listCustomers(
+        deps,
+        merchant,
+        { search: query.q },
+        { beforeId: decodeCursor(query.cursor), limit: query.limit ?? CUSTOMER_PAGE.default },
+      );
+      return c.json({
+        customers: page.customers.map((customer) => customerView(customer, merchant)),
+        nextCursor: page.nextBeforeId === null ? null : encodeCursor(page.nextBeforeId),
+      });
+    },
+    mountedAt,
+  );
+
+  route(
+    api,
+    customerApi.getCustomer,
+    async (c, { params }) => {
+      const merchant = c.var.merchant;
+      const found = await getCustomer(deps, merchant, params.id);
+      return c.json({
+        ...customerView(found.customer, merchant),
+        payRequests: found.links.map((link) => details(link, merchant, deps.publicBaseUrl)),
+        savedCards:
+          found.savedCards?.map((card) => ({
+            paymentMethodId: card.paymentMethodId,
+            processor: card.processor,
+            brand: card.brand,
+            last4: card.last4,
+            expiryMonth: card.expiryMonth,
+            expiryYear: card.expiryYear,
+          })) ?? null,
       });
     },
     mountedAt,

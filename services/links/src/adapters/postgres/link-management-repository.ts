@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import type { Executor } from '@payrail/db';
 import { enqueueEvent } from '@payrail/messaging';
-import { and, desc, eq, gt, gte, inArray, isNull, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, ilike, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
 import type { LinkFilter, LinkManagementRepository } from '../../ports/link-management-repository';
 import { toLink } from './payment-link-repository';
@@ -29,6 +29,19 @@ function statusCondition(status: LinkFilter['status'], now: Date): SQL | undefin
     case 'paid':
       return eq(paymentLinks.statusId, LinkStatus.PAID);
   }
+}
+
+/** `q`: the text anywhere in the label, the customer or an identifier (`%` and `_` taken literally). */
+function searchCondition(search: string | undefined): SQL | undefined {
+  if (search === undefined) return undefined;
+  const pattern = `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  return or(
+    ilike(paymentLinks.label, pattern),
+    ilike(paymentLinks.handleLabel, pattern),
+    ilike(paymentLinks.handleValue, pattern),
+    ilike(paymentLinks.customIdentifier, pattern),
+    ilike(paymentLinks.customIdentifier2, pattern),
+  );
 }
 
 /** Locks the merchant's link, decides, and cancels it with its event in the same transaction. */
@@ -71,6 +84,7 @@ export function postgresLinkManagementRepository(db: Executor): LinkManagementRe
             filter.customIdentifier === undefined
               ? undefined
               : eq(paymentLinks.customIdentifier, filter.customIdentifier),
+            searchCondition(filter.search),
             filter.createdFrom === undefined ? undefined : gte(paymentLinks.createdAt, filter.createdFrom),
             filter.createdBefore === undefined ? undefined : lt(paymentLinks.createdAt, filter.createdBefore),
             page.beforeId === null ? undefined : lt(paymentLinks.id, page.beforeId),
@@ -79,6 +93,27 @@ export function postgresLinkManagementRepository(db: Executor): LinkManagementRe
         .orderBy(desc(paymentLinks.id))
         .limit(page.limit);
       return rows.map(toLink);
+    },
+
+    async countByStatus(merchantId, now) {
+      // One pass over the merchant's links: a payable one past its expiry counts as expired, as `list` reads it.
+      const [row] = await db
+        .select({
+          pending: sql<number>`count(*) filter (where ${statusCondition('pending', now)})::int`,
+          rejected: sql<number>`count(*) filter (where ${statusCondition('rejected', now)})::int`,
+          expired: sql<number>`count(*) filter (where ${statusCondition('expired', now)})::int`,
+          cancelled: sql<number>`count(*) filter (where ${statusCondition('cancelled', now)})::int`,
+          paid: sql<number>`count(*) filter (where ${statusCondition('paid', now)})::int`,
+        })
+        .from(paymentLinks)
+        .where(eq(paymentLinks.merchantId, merchantId));
+      return {
+        pending: row?.pending ?? 0,
+        rejected: row?.rejected ?? 0,
+        expired: row?.expired ?? 0,
+        cancelled: row?.cancelled ?? 0,
+        paid: row?.paid ?? 0,
+      };
     },
 
     async cancel(request, check, eventFor) {

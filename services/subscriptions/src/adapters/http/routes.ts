@@ -1,4 +1,4 @@
-import { type MerchantContext, subscriptionApi } from '@payrail/contracts';
+import { type MerchantContext, subscriptionApi, UPCOMING_DAYS } from '@payrail/contracts';
 import { answerMethodNotAllowed, HttpProblem, requireMerchant, route } from '@payrail/http';
 import { normalizeAmount } from '@payrail/money';
 import { localDateTimeWithOffset } from '@payrail/time';
@@ -14,6 +14,7 @@ import { getSubscription } from '../../application/get-subscription';
 import { listChargeAttempts } from '../../application/list-charge-attempts';
 import { listPendingInstallments } from '../../application/list-pending-installments';
 import { listSubscriptions } from '../../application/list-subscriptions';
+import { summarizeSubscriptions } from '../../application/summarize-subscriptions';
 import { modifyAllInstallments } from '../../application/modify-all-installments';
 import { modifyInstallment } from '../../application/modify-installment';
 import { modifyInstallmentsByAmount } from '../../application/modify-installments-by-amount';
@@ -105,6 +106,23 @@ export function subscriptionsRoutes(deps: SubscriptionsRoutesDeps) {
       return c.json({
         subscriptions: page.subscriptions.map(subscriptionView),
         nextCursor: page.nextAfterId === null ? null : encodeCursor(page.nextAfterId),
+      });
+    },
+    MOUNTED_AT,
+  );
+
+  route(
+    api,
+    subscriptionApi.getSubscriptionSummary,
+    async (c, { query }) => {
+      const summary = await summarizeSubscriptions(deps, c.var.merchant, query.days ?? UPCOMING_DAYS.default);
+      return c.json({
+        counts: summary.counts,
+        upcoming: {
+          days: summary.days,
+          installments: summary.upcoming.installments,
+          amounts: summary.upcoming.amounts,
+        },
       });
     },
     MOUNTED_AT,

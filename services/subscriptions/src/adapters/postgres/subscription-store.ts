@@ -1,11 +1,11 @@
 import type { Executor } from '@payrail/db';
 import { rowsOf } from '@payrail/db';
-import { and, asc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Subscription } from '../../domain/subscription';
 import type { SubscriptionStore } from '../../ports/subscription-store';
 import { json, toSubscription } from './rows';
-import { subscriptions } from './schema';
+import { installments, subscriptions } from './schema';
 
 /** Subscriptions the merchant still manages: past due ones too (their other installments are still collected). */
 const OPEN_STATUSES = ['pending', 'active', 'past_due'] as const;
@@ -133,6 +133,42 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         .orderBy(asc(subscriptions.id))
         .limit(page.limit);
       return rows.map(toSubscription);
+    },
+
+    async summarize(merchantId, upcoming) {
+      const counted = await executor
+        .select({ status: subscriptions.status, count: sql<number>`count(*)::int` })
+        .from(subscriptions)
+        .where(eq(subscriptions.merchantId, merchantId))
+        .groupBy(subscriptions.status);
+      const due = await executor
+        .select({
+          currency: subscriptions.currency,
+          installments: sql<number>`count(*)::int`,
+          amount: sql<string>`sum(${installments.amount})::numeric(20, 2)::text`,
+        })
+        .from(installments)
+        .innerJoin(subscriptions, eq(subscriptions.id, installments.subscriptionId))
+        .where(
+          and(
+            eq(subscriptions.merchantId, merchantId),
+            inArray(subscriptions.status, ['active', 'past_due']),
+            eq(installments.status, 'pending'),
+            gte(installments.paymentDate, upcoming.from),
+            lte(installments.paymentDate, upcoming.to),
+          ),
+        )
+        .groupBy(subscriptions.currency)
+        .orderBy(asc(subscriptions.currency));
+      const counts = { pending: 0, active: 0, past_due: 0, completed: 0, cancelled: 0 };
+      for (const row of counted) counts[row.status] = row.count;
+      return {
+        counts,
+        upcoming: {
+          installments: due.reduce((sum, row) => sum + row.installments, 0),
+          amounts: due.map((row) => ({ currency: row.currency, amount: row.amount })),
+        },
+      };
     },
 
     async findOpenByCriteriaBulk(merchantId, criteria) {

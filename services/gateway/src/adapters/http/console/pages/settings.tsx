@@ -1,0 +1,459 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
+import type { Hono } from 'hono';
+import type { Child } from 'hono/jsx';
+import { CONSOLE_AUTH_PATHS, MERCHANT_ROLES, type MerchantRole } from '../console-context';
+import {
+  ActionButton,
+  Badge,
+  Cell,
+  type ConsoleEnv,
+  type Ctx,
+  callApi,
+  DoneNotice,
+  Field,
+  FormSecrets,
+  formOf,
+  idempotencyKeyOf,
+  Pager,
+  type Problem,
+  ProblemNotice,
+  page,
+  problemStatus,
+  queryOf,
+  Select,
+  t,
+  when,
+  withQuery,
+} from './kit';
+import { mayWrite } from './permissions';
+
+/** `GET /api/users` (the sign-in's merchant users). */
+interface UserView {
+  id: string;
+  email: string;
+  name: string | null;
+  role: MerchantRole;
+  status?: string;
+  twoFactor?: boolean;
+  createdAt?: string;
+  lastLoginAt?: string | null;
+}
+/** `GET /api/audit-log` (the sign-in's audit log). */
+interface AuditEntry {
+  id: string;
+  at: string;
+  actor: { kind: 'user' | 'token' | 'operator'; id: string; email?: string | null; name?: string | null };
+  action: string;
+  target: string | null;
+  before?: unknown;
+  after?: unknown;
+  clientAddress: string | null;
+}
+
+type Tab = 'profile' | 'users' | 'audit' | 'account';
+
+function Tabs(props: { c: Ctx; active: Tab }) {
+  const text = t(props.c);
+  const user = props.c.var.consoleUser;
+  const tabs: Array<[Tab, string]> = [
+    ['profile', '/console/settings'],
+    ...(user.kind === 'merchant-user' && user.role === 'owner'
+      ? ([['users', '/console/settings/users']] as Array<[Tab, string]>)
+      : []),
+    ['audit', '/console/settings/audit'],
+    ['account', '/console/settings/account'],
+  ];
+  return (
+    <nav aria-label={text.nav.settings}>
+      <ul class="tabs">
+        {tabs.map(([tab, href]) => (
+          <li>
+            <a
+              href={href}
+              aria-current={tab === props.active ? 'page' : undefined}
+              data-testid={`settings-${tab}`}
+            >
+              {text.settings.tabs[tab]}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function settingsPage(c: Ctx, tab: Tab, body: Child, status: Parameters<typeof page>[1]['status'] = 200) {
+  const text = t(c);
+  return page(
+    c,
+    { title: text.settings.tabs[tab], section: 'settings', status },
+    <>
+      <h1>{text.nav.settings}</h1>
+      <Tabs c={c} active={tab} />
+      {body}
+    </>,
+  );
+}
+
+export function settingsPages(console: Hono<ConsoleEnv>) {
+  console.get('/settings', (c) => {
+    const text = t(c);
+    const merchant = c.var.merchantProfile;
+    const yesNo = (value: boolean) => (value ? text.yes : text.no);
+    return settingsPage(
+      c,
+      'profile',
+      <section class="card" aria-labelledby="h-profile">
+        <h2 id="h-profile">{text.settings.profile}</h2>
+        <p class="muted">{text.settings.profileHint}</p>
+        <dl class="facts" data-testid="merchant-profile">
+          <dt>{text.settings.name}</dt>
+          <dd>{merchant.name}</dd>
+          <dt>{text.settings.instance}</dt>
+          <dd>{text.settings.instances[merchant.instance]}</dd>
+          <dt>{text.fields.currency}</dt>
+          <dd>{merchant.currency}</dd>
+          <dt>{text.settings.timezone}</dt>
+          <dd>{merchant.timezone}</dd>
+          <dt>{text.links.processors}</dt>
+          <dd>
+            {merchant.processors
+              .map((processor) => text.processors[processor as 'PARAGUAY.PROCESSOR_A'] ?? processor)
+              .join(', ')}
+          </dd>
+          <dt>{text.settings.saas}</dt>
+          <dd>{yesNo(merchant.saasContract)}</dd>
+          <dt>{text.settings.noLogin}</dt>
+          <dd>{yesNo(merchant.noLoginEnabled)}</dd>
+          <dt>{text.settings.callbackUrl}</dt>
+          <dd class="mono">{merchant.callbackUrl ?? '—'}</dd>
+          <dt>{text.settings.merchantId}</dt>
+          <dd class="mono">{merchant.id}</dd>
+        </dl>
+      </section>,
+    );
+  });
+
+  // ---- Users and roles (owners)
+  const usersPage = async (
+    c: Ctx,
+    extra: { problem?: Problem; form?: Record<string, string>; done?: string } = {},
+  ) => {
+    const text = t(c);
+    const answer = await callApi<{ users: UserView[] }>(c, { method: 'GET', path: '/api/users' });
+    const canWrite = mayWrite(c.var.consoleUser, 'users');
+    const me = c.var.consoleUser.userId;
+    const tz = c.var.merchantProfile.timezone;
+    const roleOptions = MERCHANT_ROLES.map((role) => ({ value: role, label: text.roles[role] }));
+    const done =
+      extra.done ??
+      (c.req.query('done') ? text.settings.usersDone[c.req.query('done') as 'invited'] : undefined);
+    return settingsPage(
+      c,
+      'users',
+      <>
+        <DoneNotice text={done} />
+        <ProblemNotice problem={extra.problem ?? (answer.ok ? undefined : answer.problem)} t={text} />
+        <p class="muted">{text.settings.rolesHint}</p>
+        {canWrite ? (
+          <form method="post" action="/console/settings/users" class="card" data-testid="user-invite-form">
+            <FormSecrets csrf={c.var.csrfToken} />
+            <h2>{text.settings.invite}</h2>
+            <div class="grid2">
+              <Field
+                label={text.settings.email}
+                name="email"
+                type="email"
+                value={extra.form?.email}
+                required
+                autocomplete="off"
+              />
+              <Select
+                label={text.settings.role}
+                name="role"
+                options={roleOptions}
+                value={extra.form?.role ?? 'viewer'}
+                testid="user-role"
+                id="invite-role"
+              />
+            </div>
+            <button type="submit" data-testid="user-invite">
+              {text.settings.inviteSubmit}
+            </button>
+          </form>
+        ) : null}
+        {answer.ok ? (
+          <table class="rows">
+            <thead>
+              <tr>
+                <th scope="col">{text.settings.email}</th>
+                <th scope="col">{text.settings.role}</th>
+                <th scope="col">{text.settings.state}</th>
+                <th scope="col">{text.settings.lastLogin}</th>
+                <th scope="col">{text.subscriptions.actions}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {answer.body.users.map((user) => (
+                <tr data-testid="user-row" data-id={user.id} data-role={user.role}>
+                  <Cell label={text.settings.email}>
+                    {user.email}
+                    {user.name ? <span class="hint">{user.name}</span> : null}
+                  </Cell>
+                  <Cell label={text.settings.role}>
+                    {canWrite && user.id !== me ? (
+                      <form method="post" action={`/console/settings/users/${user.id}/role`} class="actions">
+                        <FormSecrets csrf={c.var.csrfToken} />
+                        <label class="muted" for={`role-${user.id}`}>
+                          {text.settings.roleOf(user.email)}
+                        </label>
+                        <select id={`role-${user.id}`} name="role" data-testid="user-role">
+                          {roleOptions.map((option) => (
+                            <option value={option.value} selected={option.value === user.role}>
+                              {option.label}
+                            </option>
+                          ))}
+                        </select>
+                        <button type="submit" class="small secondary">
+                          {text.save}
+                        </button>
+                      </form>
+                    ) : (
+                      text.roles[user.role]
+                    )}
+                  </Cell>
+                  <Cell label={text.settings.state}>
+                    <Badge
+                      tone={user.status === 'active' ? 'good' : user.status === 'invited' ? 'info' : 'warn'}
+                    >
+                      {text.settings.userStatus[user.status as 'active'] ?? user.status ?? '—'}
+                    </Badge>
+                    {user.twoFactor ? <span class="hint">{text.settings.twoFactorOn}</span> : null}
+                  </Cell>
+                  <Cell label={text.settings.lastLogin}>
+                    {user.lastLoginAt ? when(user.lastLoginAt, tz, c.var.lang) : '—'}
+                  </Cell>
+                  <Cell label={text.subscriptions.actions}>
+                    {canWrite && user.id !== me ? (
+                      <ActionButton
+                        action={`/console/settings/users/${user.id}/remove`}
+                        csrf={c.var.csrfToken}
+                        label={text.settings.remove}
+                        small
+                        tone="danger"
+                        testid="user-remove"
+                      />
+                    ) : null}
+                  </Cell>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </>,
+      extra.problem ? problemStatus(extra.problem) : answer.ok ? 200 : problemStatus(answer.problem),
+    );
+  };
+
+  const USER = '/settings/users/:id{[0-9a-zA-Z-]{1,64}}';
+  console.get('/settings/users', (c) => usersPage(c));
+  console.post('/settings/users', async (c) => {
+    const form = await formOf(c);
+    const answer = await callApi(c, {
+      method: 'POST',
+      path: '/api/users',
+      body: { email: form.email?.trim() ?? '', role: form.role ?? '' },
+      idempotencyKey: idempotencyKeyOf(form),
+    });
+    if (!answer.ok) return usersPage(c, { problem: answer.problem, form });
+    return c.redirect('/console/settings/users?done=invited', 303);
+  });
+  console.post(`${USER}/role`, async (c) => {
+    const form = await formOf(c);
+    const answer = await callApi(c, {
+      method: 'PATCH',
+      path: `/api/users/${c.req.param('id')}`,
+      body: { role: form.role ?? '' },
+      idempotencyKey: idempotencyKeyOf(form),
+    });
+    if (!answer.ok) return usersPage(c, { problem: answer.problem });
+    return c.redirect('/console/settings/users?done=role', 303);
+  });
+  console.post(`${USER}/remove`, async (c) => {
+    const form = await formOf(c);
+    const answer = await callApi(c, {
+      method: 'DELETE',
+      path: `/api/users/${c.req.param('id')}`,
+      idempotencyKey: idempotencyKeyOf(form),
+    });
+    if (!answer.ok) return usersPage(c, { problem: answer.problem });
+    return c.redirect('/console/settings/users?done=removed', 303);
+  });
+
+  // ---- The audit log
+  const AUDIT_FILTERS = ['actor', 'action', 'target', 'from', 'to'] as const;
+  console.get('/settings/audit', async (c) => {
+    const text = t(c);
+    const filters = queryOf(c, AUDIT_FILTERS);
+    const cursor = c.req.query('cursor');
+    const answer = await callApi<{ entries: AuditEntry[]; nextCursor: string | null }>(c, {
+      method: 'GET',
+      path: withQuery('/api/audit-log', { ...filters, cursor, limit: 25 }),
+    });
+    const tz = c.var.merchantProfile.timezone;
+    return settingsPage(
+      c,
+      'audit',
+      <>
+        <p class="muted">{text.settings.auditHint}</p>
+        <form class="filters card" method="get" action="/console/settings/audit" data-testid="filter-form">
+          <Field
+            label={text.settings.actor}
+            name="actor"
+            value={filters.actor}
+            hint={text.settings.actorHint}
+          />
+          <Field
+            label={text.settings.action}
+            name="action"
+            value={filters.action}
+            hint={text.settings.actionHint}
+          />
+          <Field label={text.settings.target} name="target" value={filters.target} />
+          <Field label={text.links.createdFrom} name="from" type="date" value={filters.from} />
+          <Field label={text.links.createdTo} name="to" type="date" value={filters.to} />
+          <div class="actions">
+            <button type="submit">{text.filter}</button>
+            <a href="/console/settings/audit">{text.clear}</a>
+          </div>
+        </form>
+        {!answer.ok ? <ProblemNotice problem={answer.problem} t={text} /> : null}
+        {answer.ok && answer.body.entries.length === 0 ? <p class="empty">{text.settings.noAudit}</p> : null}
+        {answer.ok && answer.body.entries.length > 0 ? (
+          <table class="rows">
+            <thead>
+              <tr>
+                <th scope="col">{text.developers.when}</th>
+                <th scope="col">{text.settings.actor}</th>
+                <th scope="col">{text.settings.action}</th>
+                <th scope="col">{text.settings.target}</th>
+                <th scope="col">{text.settings.change}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {answer.body.entries.map((entry) => (
+                <tr data-testid="audit-row" data-id={entry.id} data-action={entry.action}>
+                  <Cell label={text.developers.when}>
+                    {when(entry.at, tz, c.var.lang)}
+                    {entry.clientAddress ? <span class="hint mono">{entry.clientAddress}</span> : null}
+                  </Cell>
+                  <Cell label={text.settings.actor}>
+                    {text.settings.actorKind[entry.actor.kind] ?? entry.actor.kind}:{' '}
+                    {entry.actor.email ?? entry.actor.name ?? entry.actor.id}
+                  </Cell>
+                  <Cell label={text.settings.action}>
+                    <span class="mono">{entry.action}</span>
+                  </Cell>
+                  <Cell label={text.settings.target}>
+                    <span class="mono">{entry.target ?? '—'}</span>
+                  </Cell>
+                  <Cell label={text.settings.change}>
+                    {entry.before !== undefined || entry.after !== undefined ? (
+                      <details>
+                        <summary>{text.developers.show}</summary>
+                        {entry.before !== undefined && entry.before !== null ? (
+                          <>
+                            <p class="hint">{text.settings.before}</p>
+                            <pre>{JSON.stringify(entry.before, null, 2)}</pre>
+                          </>
+                        ) : null}
+                        {entry.after !== undefined && entry.after !== null ? (
+                          <>
+                            <p class="hint">{text.settings.after}</p>
+                            <pre>{JSON.stringify(entry.after, null, 2)}</pre>
+                          </>
+                        ) : null}
+                      </details>
+                    ) : (
+                      '—'
+                    )}
+                  </Cell>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        {answer.ok ? (
+          <Pager
+            path="/console/settings/audit"
+            filters={filters}
+            next={answer.body.nextCursor}
+            t={text}
+            first={!cursor}
+          />
+        ) : null}
+      </>,
+      answer.ok ? 200 : problemStatus(answer.problem),
+    );
+  });
+
+  // ---- The user's own account: language here; password and second factor on the sign-in's pages.
+  console.get('/settings/account', (c) => {
+    const text = t(c);
+    const user = c.var.consoleUser;
+    return settingsPage(
+      c,
+      'account',
+      <>
+        <DoneNotice text={c.req.query('done') === 'language' ? text.settings.languageSaved : undefined} />
+        <section class="card" aria-labelledby="h-me">
+          <h2 id="h-me">{text.settings.you}</h2>
+          <dl class="facts">
+            <dt>{text.settings.email}</dt>
+            <dd>{user.email}</dd>
+            {user.kind === 'merchant-user' ? (
+              <>
+                <dt>{text.settings.role}</dt>
+                <dd>{text.roles[user.role]}</dd>
+              </>
+            ) : null}
+          </dl>
+        </section>
+        <section class="card" aria-labelledby="h-language">
+          <h2 id="h-language">{text.settings.language}</h2>
+          <form method="post" action="/console/language">
+            <input type="hidden" name="csrf" value={c.var.csrfToken} />
+            <input type="hidden" name="back" value="/console/settings/account?done=language" />
+            <Select
+              label={text.settings.language}
+              name="lang"
+              value={c.var.lang}
+              options={[
+                { value: 'es', label: 'Español' },
+                { value: 'en', label: 'English' },
+              ]}
+              id="account-lang"
+            />
+            <button type="submit">{text.save}</button>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="h-security">
+          <h2 id="h-security">{text.settings.security}</h2>
+          <ul>
+            <li>
+              <a href={CONSOLE_AUTH_PATHS.password} data-testid="account-password">
+                {text.settings.changePassword}
+              </a>
+            </li>
+            <li>
+              <a href={CONSOLE_AUTH_PATHS.twoFactor} data-testid="account-two-factor">
+                {text.settings.twoFactor}
+              </a>
+            </li>
+          </ul>
+        </section>
+      </>,
+    );
+  });
+}
