@@ -114,6 +114,11 @@ export const OPERATION_PERMISSIONS: Record<string, Permission> = {
   listAuditLog: read('audit'),
   refundPayment: write('refunds'),
   getRefund: read('refunds'),
+  getMerchantProfile: read('settings'),
+  listCustomers: read('links'),
+  getCustomer: read('links'),
+  getPaymentLinkSummary: read('links'),
+  getSubscriptionSummary: read('subscriptions'),
 };
 
 /** The roles and scopes that have a permission, for the reference (each operation says who may call it). */
