@@ -152,6 +152,7 @@ export const customerApi = {
               paid: true,
               currency: 'PYG',
               amount: '200000.00',
+              refundedAmount: '0.00',
               label: 'Monthly membership',
               handleValue: '+595981123456',
               handleLabel: 'Ana Gómez',
