@@ -276,10 +276,17 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
             },
             { highWaterMark: 0 },
           );
-          resolve({ status: answer.statusCode ?? 502, headers: out, body: nullBodyStatus(answer.statusCode ?? 502) ? null : stream });
+          resolve({
+            status: answer.statusCode ?? 502,
+            headers: out,
+            body: nullBodyStatus(answer.statusCode ?? 502) ? null : stream,
+          });
         },
       );
-      const timer = setTimeout(() => call.destroy(new UpstreamTimeout(deadlineMs)), Math.min(deadlineMs, timeoutMs));
+      const timer = setTimeout(
+        () => call.destroy(new UpstreamTimeout(deadlineMs)),
+        Math.min(deadlineMs, timeoutMs),
+      );
       call.on('error', (error) => {
         clearTimeout(timer);
         reject(error);

@@ -165,7 +165,9 @@ export function localDateTimeWithOffsetWriter(timezone: string): (instant: Date)
       offsets.set(quarter, offsetMinutes);
     }
     // Whole seconds, as `localDateTimeWithOffset` writes them.
-    const local = new Date(Math.floor(time / 1000) * 1000 + offsetMinutes * 60_000).toISOString().slice(0, 19);
+    const local = new Date(Math.floor(time / 1000) * 1000 + offsetMinutes * 60_000)
+      .toISOString()
+      .slice(0, 19);
     if (offsetMinutes === 0) return `${local}Z`;
     const sign = offsetMinutes < 0 ? '-' : '+';
     const absolute = Math.abs(offsetMinutes);

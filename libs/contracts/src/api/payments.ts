@@ -60,14 +60,10 @@ export const listPaymentsQuery = z.object({
     .optional()
     .meta({ description: "The subscription's movements: its link's payment, installments, refunds." }),
   customIdentifier: text(MAX_LENGTH.customIdentifier).min(1).optional(),
-  q: text(MAX_LENGTH.handleValue)
-    .trim()
-    .min(1)
-    .optional()
-    .meta({
-      description:
-        "The start of the customer's e-mail or phone (`handleValue`) or name (`handleLabel`), whatever its case.",
-    }),
+  q: text(MAX_LENGTH.handleValue).trim().min(1).optional().meta({
+    description:
+      "The start of the customer's e-mail or phone (`handleValue`) or name (`handleLabel`), whatever its case.",
+  }),
   createdFrom: calendarDate
     .optional()
     .meta({ description: "Created on this day or later (the merchant's time zone), `yyyy-MM-dd`." }),
@@ -88,13 +84,10 @@ export const listPaymentsQuery = z.object({
     .regex(/^[A-Za-z0-9_-]{1,96}$/, 'must be a nextCursor of an earlier page')
     .optional()
     .meta({ description: '`nextCursor` of the previous page.' }),
-  format: z
-    .enum(['json', 'csv'])
-    .optional()
-    .meta({
-      description:
-        '`csv`: every matching row as CSV (as `Accept: text/csv`), streamed; `limit` and `cursor` do not apply.',
-    }),
+  format: z.enum(['json', 'csv']).optional().meta({
+    description:
+      '`csv`: every matching row as CSV (as `Accept: text/csv`), streamed; `limit` and `cursor` do not apply.',
+  }),
 });
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
@@ -107,14 +100,20 @@ export const paymentMovement = z.object({
   kind: z.enum(PAYMENT_KINDS),
   status: z.enum(PAYMENT_STATUSES),
   method: z.enum(PAYMENT_MOVEMENT_METHODS),
-  processor: z.enum(PROCESSORS).nullable().meta({ description: 'A card movement: its processor; else null.' }),
+  processor: z
+    .enum(PROCESSORS)
+    .nullable()
+    .meta({ description: 'A card movement: its processor; else null.' }),
   amount: moneyString,
   currency: z.enum(CURRENCIES),
   refundedAmount: moneyString.meta({
     description: 'Refunds of this movement that succeeded (0.00 for a refund or a declined attempt).',
   }),
   cardBrand: z.string().nullable().meta({ description: 'A card movement: the brand, when known.' }),
-  cardLast4: z.string().nullable().meta({ description: "A card movement: the card's last 4 digits, no more." }),
+  cardLast4: z
+    .string()
+    .nullable()
+    .meta({ description: "A card movement: the card's last 4 digits, no more." }),
   processorReference: z
     .string()
     .nullable()
@@ -140,7 +139,8 @@ export const paymentMovement = z.object({
   declineCategory: z.enum(DECLINE_CATEGORIES).nullable(),
   createdAt: offsetDateTime,
   settledAt: offsetDateTime.nullable().meta({
-    description: "When it was decided (paid, declined, given back); null while it is not. The merchant's zone.",
+    description:
+      "When it was decided (paid, declined, given back); null while it is not. The merchant's zone.",
   }),
 });
 export type PaymentMovement = z.infer<typeof paymentMovement>;
@@ -150,7 +150,9 @@ export const paymentListResponse = z.object({
   nextCursor: z
     .string()
     .nullable()
-    .meta({ description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.' }),
+    .meta({
+      description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.',
+    }),
 });
 export type PaymentListResponse = z.infer<typeof paymentListResponse>;
 
@@ -167,7 +169,9 @@ export const paymentDetailsResponse = paymentMovement.extend({
       }),
     ])
     .nullable()
-    .meta({ description: 'What the money paid (a link, an installment); null for a declined attempt or a refund.' }),
+    .meta({
+      description: 'What the money paid (a link, an installment); null for a declined attempt or a refund.',
+    }),
 });
 export type PaymentDetailsResponse = z.infer<typeof paymentDetailsResponse>;
 

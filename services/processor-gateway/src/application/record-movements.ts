@@ -63,7 +63,9 @@ async function contextOf(
 async function recordCharge(
   stores: LedgerStores,
   data: EventData<'payment.succeeded'> | EventData<'payment.failed'>,
-  outcome: { status: 'succeeded'; at: string } | { status: 'declined'; at: string; code: string; category: string },
+  outcome:
+    | { status: 'succeeded'; at: string }
+    | { status: 'declined'; at: string; code: string; category: string },
 ) {
   const charge = await stores.charges.findCharge(data.merchantId, data.chargeId);
   const card =
@@ -159,7 +161,12 @@ async function recordRefund(stores: LedgerStores, event: RefundData) {
     id: data.refundId,
     merchantId: data.merchantId,
     kind: 'REFUND',
-    status: event.type === 'refund.scheduled' ? 'scheduled' : event.type === 'refund.succeeded' ? 'succeeded' : 'failed',
+    status:
+      event.type === 'refund.scheduled'
+        ? 'scheduled'
+        : event.type === 'refund.succeeded'
+          ? 'succeeded'
+          : 'failed',
     method: data.method,
     processor: data.processor,
     amount: data.amount,

@@ -100,7 +100,8 @@ async function forward(
       // An export (the payments ledger's CSV) of any size: handed on as it arrives, never gathered here.
       const streamed = await callForStream(upstream, { method, path, headers, body }, timeoutMs);
       const contentType = streamed.headers['content-type'];
-      const out: Record<string, string> = typeof contentType === 'string' ? { 'content-type': contentType } : {};
+      const out: Record<string, string> =
+        typeof contentType === 'string' ? { 'content-type': contentType } : {};
       const disposition = streamed.headers['content-disposition'];
       if (typeof disposition === 'string') out['content-disposition'] = disposition;
       return new Response(streamed.body, { status: streamed.status, headers: out });

@@ -111,7 +111,10 @@ function wantsCsv(query: ListPaymentsQuery, accept: string | undefined): boolean
  * The export: a stream that reads the next batch of rows only when the one before was taken by the
  * client (pull), so that memory holds one batch whatever the size of the selection.
  */
-function csvStream(batches: AsyncGenerator<Movement[]>, at: (instant: Date) => string): ReadableStream<Uint8Array> {
+function csvStream(
+  batches: AsyncGenerator<Movement[]>,
+  at: (instant: Date) => string,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let headerSent = false;
   return new ReadableStream<Uint8Array>(
@@ -177,7 +180,10 @@ export function paymentRoutes(
         query.limit ?? PAYMENT_PAGE.default,
       );
       return c.json(
-        { payments: page.movements.map((movement) => movementView(movement, at)), nextCursor: page.nextCursor },
+        {
+          payments: page.movements.map((movement) => movementView(movement, at)),
+          nextCursor: page.nextCursor,
+        },
         200,
       );
     },
@@ -190,7 +196,11 @@ export function paymentRoutes(
     async (c, { params }) => {
       const merchant = c.var.merchant;
       const at = localDateTimeWithOffsetWriter(merchant.timezone);
-      const { movement, refunds } = await getPayment(deps.ledger, merchant.merchantId, params.id.toLowerCase());
+      const { movement, refunds } = await getPayment(
+        deps.ledger,
+        merchant.merchantId,
+        params.id.toLowerCase(),
+      );
       return c.json(
         {
           ...movementView(movement, at),

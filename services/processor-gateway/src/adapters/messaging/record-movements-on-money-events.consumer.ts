@@ -15,8 +15,12 @@ export function recordMovementsOnMoneyEvents(unitOfWork: GatewayUnitOfWork): Sub
     consumer: LEDGER_CONSUMER,
     eventTypes: [...LEDGER_EVENTS],
     prefetch: batchPrefetch(LEDGER_BATCH),
-    handler: unitOfWork.batchHandlerFor(LEDGER_CONSUMER, { maxBatch: LEDGER_BATCH }, async (stores, items) => {
-      for (const item of items) await item.run(() => recordMovement(stores, item.message));
-    }),
+    handler: unitOfWork.batchHandlerFor(
+      LEDGER_CONSUMER,
+      { maxBatch: LEDGER_BATCH },
+      async (stores, items) => {
+        for (const item of items) await item.run(() => recordMovement(stores, item.message));
+      },
+    ),
   };
 }

@@ -1,7 +1,12 @@
 import type { PaymentKind, PaymentMovementMethod, PaymentStatus } from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { InstallmentContext, LedgerFilter, LedgerPosition, LinkContext, Movement } from '../../domain/ledger';
+import type {
+  LedgerFilter,
+  LedgerPosition,
+  LinkContext,
+  Movement,
+} from '../../domain/ledger';
 import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
@@ -228,7 +233,11 @@ export function postgresLedgerStore(db: Executor): LedgerStore {
         .select()
         .from(ledger)
         .where(
-          and(eq(ledger.paymentId, paymentId), eq(ledger.merchantId, merchantId), inArray(ledger.kind, ['REFUND'])),
+          and(
+            eq(ledger.paymentId, paymentId),
+            eq(ledger.merchantId, merchantId),
+            inArray(ledger.kind, ['REFUND']),
+          ),
         )
         .orderBy(asc(ledger.createdAt), asc(ledger.id));
       return rows.map(toMovement);

@@ -295,7 +295,12 @@ export const ledger = processorGatewaySchema.table(
       table.createdAt.desc(),
       table.id.desc(),
     ),
-    index('ledger_merchant_kind_idx').on(table.merchantId, table.kind, table.createdAt.desc(), table.id.desc()),
+    index('ledger_merchant_kind_idx').on(
+      table.merchantId,
+      table.kind,
+      table.createdAt.desc(),
+      table.id.desc(),
+    ),
     index('ledger_link_idx').on(table.linkId),
     index('ledger_subscription_idx').on(table.merchantId, table.subscriptionId),
     index('ledger_installment_idx').on(table.installmentId),
