@@ -147,12 +147,9 @@ export type PaymentMovement = z.infer<typeof paymentMovement>;
 
 export const paymentListResponse = z.object({
   payments: z.array(paymentMovement),
-  nextCursor: z
-    .string()
-    .nullable()
-    .meta({
-      description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.',
-    }),
+  nextCursor: z.string().nullable().meta({
+    description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.',
+  }),
 });
 export type PaymentListResponse = z.infer<typeof paymentListResponse>;
 

@@ -1,12 +1,7 @@
 import type { PaymentKind, PaymentMovementMethod, PaymentStatus } from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type {
-  LedgerFilter,
-  LedgerPosition,
-  LinkContext,
-  Movement,
-} from '../../domain/ledger';
+import type { LedgerFilter, LedgerPosition, LinkContext, Movement } from '../../domain/ledger';
 import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
