@@ -46,9 +46,9 @@ CREATE TABLE "processor_gateway"."ledger_links" (
 	"subscription_id" bigint
 );
 --> statement-breakpoint
-CREATE INDEX "ledger_merchant_created_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "ledger_merchant_status_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id","status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "ledger_merchant_kind_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id","kind","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "ledger_merchant_created_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "ledger_merchant_status_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id","status","created_at","id");--> statement-breakpoint
+CREATE INDEX "ledger_merchant_kind_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id","kind","created_at","id");--> statement-breakpoint
 CREATE INDEX "ledger_link_idx" ON "processor_gateway"."ledger" USING btree ("link_id");--> statement-breakpoint
 CREATE INDEX "ledger_subscription_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id","subscription_id");--> statement-breakpoint
 CREATE INDEX "ledger_installment_idx" ON "processor_gateway"."ledger" USING btree ("installment_id");--> statement-breakpoint

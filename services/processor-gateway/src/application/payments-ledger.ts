@@ -7,7 +7,7 @@ export interface LedgerPage {
   nextCursor: string | null;
 }
 
-/** One page of the merchant's movements, newest first, after `cursor` (an unknown cursor reads from the top). */
+/** One page of the merchant's movements, newest first, after `cursor` (checked by the caller: one of ours). */
 export async function listPayments(
   ledger: LedgerStore,
   merchantId: string,
@@ -34,7 +34,7 @@ export async function* everyPayment(
   ledger: LedgerStore,
   merchantId: string,
   filter: LedgerFilter,
-  batchSize = 2000,
+  batchSize = 1000,
 ): AsyncGenerator<Movement[]> {
   let after: ReturnType<typeof decodePosition>;
   for (;;) {

@@ -288,19 +288,9 @@ export const ledger = processorGatewaySchema.table(
     settledAt: timestamp('settled_at', { withTimezone: true }),
   },
   (table) => [
-    index('ledger_merchant_created_idx').on(table.merchantId, table.createdAt.desc(), table.id.desc()),
-    index('ledger_merchant_status_idx').on(
-      table.merchantId,
-      table.status,
-      table.createdAt.desc(),
-      table.id.desc(),
-    ),
-    index('ledger_merchant_kind_idx').on(
-      table.merchantId,
-      table.kind,
-      table.createdAt.desc(),
-      table.id.desc(),
-    ),
+    index('ledger_merchant_created_idx').on(table.merchantId, table.createdAt, table.id),
+    index('ledger_merchant_status_idx').on(table.merchantId, table.status, table.createdAt, table.id),
+    index('ledger_merchant_kind_idx').on(table.merchantId, table.kind, table.createdAt, table.id),
     index('ledger_link_idx').on(table.linkId),
     index('ledger_subscription_idx').on(table.merchantId, table.subscriptionId),
     index('ledger_installment_idx').on(table.installmentId),
