@@ -216,18 +216,18 @@ const softwareCard = {
   amount: '87500.00',
   currency: 'PYG',
   refundedAmount: '0.00',
-  cardBrand: 'VISA',
+  cardBrand: 'Visa',
   cardLast4: '4242',
   processorReference: '418230776512',
   reference: null,
   paymentId: null,
   payRequestId: STORY_LINKS.software,
-  label: 'Software license',
+  label: 'Accounting software',
   subscriptionId: STORY_SUBSCRIPTIONS.software,
   installmentId: null,
   installmentNumber: null,
-  handleValue: 'ana@example.com',
-  handleLabel: 'Ana Gómez',
+  handleValue: 'billing@ferreteria.example.com',
+  handleLabel: 'Ferretería Central',
   customIdentifier: '4567891',
   customIdentifier2: 'CONTRACT-2026-118',
   declineCode: null,
@@ -265,6 +265,25 @@ const oneOffTransfer = {
   settledAt: '2026-11-23T11:00:00-03:00',
 } as const;
 
+/** Installment 17 (the software contract's first invoice), paid by the transfer 000981237. */
+const invoiceTransfer = {
+  ...oneOffTransfer,
+  id: '0193b2a0-4c1d-7e2f-8a3b-4c5d6e7f8a04',
+  amount: '87500.00',
+  reference: '000981237',
+  payRequestId: STORY_LINKS.software,
+  label: softwareCard.label,
+  subscriptionId: STORY_SUBSCRIPTIONS.software,
+  installmentId: 17,
+  installmentNumber: 2,
+  handleValue: softwareCard.handleValue,
+  handleLabel: softwareCard.handleLabel,
+  customIdentifier: softwareCard.customIdentifier,
+  customIdentifier2: softwareCard.customIdentifier2,
+  createdAt: '2026-11-23T11:05:00-03:00',
+  settledAt: '2026-11-23T11:05:00-03:00',
+} as const;
+
 const LIST_DESCRIPTION = [
   'Every money movement of yours, newest first: links paid by card, installments charged (approved or',
   'declined), bank transfers you notified, refunds. Filters narrow it (all of them together): `status`, `kind`,',
@@ -292,12 +311,12 @@ export const paymentApi = {
     tags: ['Payments'],
     security: 'apiToken',
     query: listPaymentsQuery,
-    parameterExamples: { default: { amountMin: '87500', amountMax: '150000', kind: 'BANK_TRANSFER' } },
+    parameterExamples: { default: { amountMin: '87500', amountMax: '150000' } },
     responses: {
       200: {
         description: 'One page of movements, newest first (or, asked for CSV, every matching one).',
         schema: paymentListResponse,
-        example: { payments: [oneOffTransfer], nextCursor: null },
+        example: { payments: [invoiceTransfer, oneOffTransfer, softwareCard], nextCursor: null },
       },
     },
   }),
