@@ -499,7 +499,7 @@ describe('paying a link on the pay page', () => {
     expect(paid.headers.get('location')).toBe(`/pay/${link.slug}/receipt`);
     const charge = stub.charges.get(`link:${link.id}:payment:1`)!;
     const response = await svc.request('GET', `/api/payrequests/${link.id}`, { merchant: shop });
-    const body = await response.json();
+    const body = (await response.json()) as { paidAt: string };
     expect(body).toMatchObject({
       statusId: 200,
       paid: true,

@@ -161,7 +161,7 @@ describe('a bank transfer pays a link (internal, for processor-gateway)', () => 
       },
     ]);
     const detail = await svc.request('GET', `/api/payrequests/${id}`, { merchant });
-    const paid = await detail.json();
+    const paid = (await detail.json()) as { paidAt: string };
     expect(paid).toMatchObject({
       id,
       statusId: 200,
