@@ -340,7 +340,12 @@ describe('the vault', () => {
     const [succeeded] = await settledEvents(`link:${nextLink}:payment:1`);
     expect(succeeded).toMatchObject({
       type: 'payment.succeeded',
-      data: { chargeId: savedCardCharge.chargeId, paymentMethodId, cardBrand: saved[0].brand, cardLast4: '4242' },
+      data: {
+        chargeId: savedCardCharge.chargeId,
+        paymentMethodId,
+        cardBrand: saved[0].brand,
+        cardLast4: '4242',
+      },
     });
     expect(saved[0].brand).toEqual(expect.any(String));
     const again = await svc.request('POST', '/internal/payments/saved-card', { merchant, body });

@@ -273,18 +273,21 @@ export const linkPayer = z.object({
  * client that stores them keeps nullable columns, or reads `paid` first.
  */
 const linkPaymentFields = {
-  paymentId: z.uuid().nullable().meta({
-    description:
-      'The payment (`GET /api/payments/{id}`): the `txId` its webhooks carry. Null until the link is paid ' +
-      '(and for a link paid by bank transfer before payments were recorded with it).',
-  }),
+  paymentId: z
+    .uuid()
+    .nullable()
+    .meta({
+      description:
+        'The payment (`GET /api/payments/{id}`): the `txId` its webhooks carry. Null until the link is paid ' +
+        '(and for a link paid by bank transfer before payments were recorded with it).',
+    }),
   paidAt: offsetDateTime
     .nullable()
     .meta({ description: "When it was paid, with your time zone's offset; null until it is." }),
-  method: z
-    .enum(['CARD', 'BANK_TRANSFER'])
-    .nullable()
-    .meta({ description: 'How it was paid: by card on the pay page, or by a bank transfer you notified; null until it is.' }),
+  method: z.enum(['CARD', 'BANK_TRANSFER']).nullable().meta({
+    description:
+      'How it was paid: by card on the pay page, or by a bank transfer you notified; null until it is.',
+  }),
   processor: z
     .enum(PROCESSORS)
     .nullable()
@@ -298,7 +301,8 @@ const linkPaymentFields = {
     .nullable()
     .meta({ description: "A card payment: the card's last 4 digits when known (never more); else null." }),
   paidBy: linkPayer.nullable().meta({
-    description: 'A card payment: the customer who paid on the pay page; null for a bank transfer and until paid.',
+    description:
+      'A card payment: the customer who paid on the pay page; null for a bank transfer and until paid.',
   }),
 };
 

@@ -14,8 +14,10 @@ import { STORY_DAY } from './story';
 export const REPORT_MAX_DAYS = { day: 366, month: 3660 } as const;
 
 export const reportSummaryQuery = z.object({
-  from: calendarDate.meta({ description: "First day of the range (your time zone), `yyyy-MM-dd`, inclusive." }),
-  to: calendarDate.meta({ description: "Last day of the range (your time zone), `yyyy-MM-dd`, inclusive." }),
+  from: calendarDate.meta({
+    description: 'First day of the range (your time zone), `yyyy-MM-dd`, inclusive.',
+  }),
+  to: calendarDate.meta({ description: 'Last day of the range (your time zone), `yyyy-MM-dd`, inclusive.' }),
   groupBy: z
     .enum(['day', 'month'])
     .optional()
@@ -25,18 +27,22 @@ export type ReportSummaryQuery = z.infer<typeof reportSummaryQuery>;
 
 const figures = {
   collected: moneyString.meta({
-    description: 'Money taken: approved card payments (links and installments) and bank transfers you notified.',
+    description:
+      'Money taken: approved card payments (links and installments) and bank transfers you notified.',
   }),
   refunded: moneyString.meta({ description: 'Money given back: refunds that succeeded.' }),
   net: moneyString.meta({ description: '`collected` minus `refunded` (negative when more was given back).' }),
   declinedAttempts: z.number().int().meta({ description: 'Card attempts the processor declined.' }),
   recoveredInstallments: z.number().int().meta({
-    description: 'Installments an automatic charge paid after an earlier attempt of theirs was declined (a retry).',
+    description:
+      'Installments an automatic charge paid after an earlier attempt of theirs was declined (a retry).',
   }),
 };
 
 export const reportPeriod = z.object({
-  period: z.string().meta({ description: '`yyyy-MM-dd` (groupBy day) or `yyyy-MM` (groupBy month), your time zone.' }),
+  period: z
+    .string()
+    .meta({ description: '`yyyy-MM-dd` (groupBy day) or `yyyy-MM` (groupBy month), your time zone.' }),
   ...figures,
 });
 
@@ -54,7 +60,8 @@ export const reportSummaryResponse = z.object({
   groupBy: z.enum(['day', 'month']),
   timezone: z.string().meta({ description: 'Your time zone: the days and months are its.' }),
   currencies: z.array(reportCurrency).meta({
-    description: 'One entry per currency with a movement in the range (amounts are never added across currencies).',
+    description:
+      'One entry per currency with a movement in the range (amounts are never added across currencies).',
   }),
 });
 export type ReportSummaryResponse = z.infer<typeof reportSummaryResponse>;

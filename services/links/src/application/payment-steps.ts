@@ -136,7 +136,8 @@ export async function chargeCard(
     charge = await deps.cards.linkCharge(merchant, link.id, attempt.paymentNumber);
   }
   if (charge) await deps.payments.record(link.id, attempt.paymentNumber, { chargeId: charge.chargeId });
-  const card = charge?.status === 'succeeded' ? await chargedCard(deps, merchant, attempt, charge) : undefined;
+  const card =
+    charge?.status === 'succeeded' ? await chargedCard(deps, merchant, attempt, charge) : undefined;
   return stepFromCharge(deps, link, attempt, charge, card);
 }
 

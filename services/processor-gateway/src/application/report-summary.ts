@@ -48,7 +48,10 @@ export async function reportSummary(
   if (query.to < query.from) throw new ReportRangeInvalid('to', 'must not be before from');
   const days = dayNumber(query.to) - dayNumber(query.from) + 1;
   if (days > REPORT_MAX_DAYS[groupBy]) {
-    throw new ReportRangeInvalid('to', `the range is at most ${REPORT_MAX_DAYS[groupBy]} days with groupBy=${groupBy}`);
+    throw new ReportRangeInvalid(
+      'to',
+      `the range is at most ${REPORT_MAX_DAYS[groupBy]} days with groupBy=${groupBy}`,
+    );
   }
   const rows = await ledger.summary(merchant.merchantId, {
     from: startOfLocalDay(query.from as IsoDate, merchant.timezone),
