@@ -233,6 +233,9 @@ export {
   reportOperations,
   reportSummaryQuery,
   reportSummaryResponse,
+  SUBSCRIPTION_STATES_PATH,
+  type SubscriptionStateCounts,
+  subscriptionStateCounts,
 } from './api/reports';
 export {
   paymentIdParams,

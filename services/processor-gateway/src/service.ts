@@ -6,6 +6,7 @@ import { registerChargesProbe } from '@payrail/observability';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { refundRoutes } from './adapters/http/refund-routes';
 import { reportRoutes } from './adapters/http/report-routes';
+import { httpSubscriptionStates } from './adapters/http/subscription-states';
 import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
@@ -73,7 +74,17 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       });
       app.route('/api', transfers.routes);
       app.route('/api', refundRoutes({ ...deps, logger, internalSecret }));
-      app.route('/api', reportRoutes({ internalSecret, ledger: deps.stores.ledger }));
+      app.route(
+        '/api',
+        reportRoutes({
+          internalSecret,
+          ledger: deps.stores.ledger,
+          subscriptionStates: httpSubscriptionStates({
+            subscriptions: upstream('subscriptions'),
+            internalSecret,
+          }),
+        }),
+      );
       const relay = createOutboxRelay({
         database,
         outbox,

@@ -49,9 +49,27 @@ function row(o: {
   };
 }
 
+/** subscriptions' internal answer, as the test sets it; the instants it was asked about. */
+let statesAnswer: { status: number; body: unknown } = {
+  status: 200,
+  body: { pending: 1, active: 4, past_due: 2, completed: 3, cancelled: 5 },
+};
+const statesAskedAt: string[] = [];
+
 beforeAll(async () => {
   const { definition } = serviceWithFakes({ a: new FakeCardProcessor() });
-  svc = await startService(definition, { env: TEST_ENV });
+  svc = await startService(definition, {
+    env: TEST_ENV,
+    upstreams: {
+      subscriptions: async (request) => {
+        const url = new URL(request.url);
+        if (url.pathname !== '/internal/reports/subscription-states')
+          return new Response(null, { status: 404 });
+        statesAskedAt.push(url.searchParams.get('at') ?? '');
+        return Response.json(statesAnswer.body, { status: statesAnswer.status });
+      },
+    },
+  });
   await svc.database.db.insert(ledger).values([
     // The 23rd: a link paid in its very last second, and one created the day before but paid on the 23rd.
     row({
@@ -173,7 +191,29 @@ describe('GET /api/reports/summary', () => {
           periods: [{ period: '2026-11-23', collected: '12.50', net: '12.50', ...zero }],
         },
       ],
+      subscriptions: { pending: 1, active: 4, past_due: 2, completed: 3, cancelled: 5 },
     });
+    // Asked at the end of the range: the last instant of the 24th in the merchant's zone.
+    expect(statesAskedAt.at(-1)).toBe(
+      new Date(startOfLocalDay('2026-11-25', ZONE).getTime() - 1).toISOString(),
+    );
+  });
+
+  it('says null for the subscriptions when subscriptions cannot answer, and still gives the money', async () => {
+    statesAnswer = { status: 503, body: { code: 'UNAVAILABLE' } };
+    try {
+      const body = (await (await summary('?from=2026-11-23&to=2026-11-23')).json()) as {
+        subscriptions: unknown;
+        currencies: unknown[];
+      };
+      expect(body.subscriptions).toBeNull();
+      expect(body.currencies).toHaveLength(2);
+    } finally {
+      statesAnswer = {
+        status: 200,
+        body: { pending: 1, active: 4, past_due: 2, completed: 3, cancelled: 5 },
+      };
+    }
   });
 
   it('one day alone: its last second in, the first second of the next out', async () => {

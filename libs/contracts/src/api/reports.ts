@@ -54,6 +54,17 @@ export const reportCurrency = z.object({
   }),
 });
 
+/** subscriptions' internal answer (processor-gateway composes it into the report): its path and shape. */
+export const SUBSCRIPTION_STATES_PATH = '/internal/reports/subscription-states';
+export const subscriptionStateCounts = z.object({
+  pending: z.number().int(),
+  active: z.number().int(),
+  past_due: z.number().int(),
+  completed: z.number().int(),
+  cancelled: z.number().int(),
+});
+export type SubscriptionStateCounts = z.infer<typeof subscriptionStateCounts>;
+
 export const reportSummaryResponse = z.object({
   from: calendarDate,
   to: calendarDate,
@@ -62,6 +73,12 @@ export const reportSummaryResponse = z.object({
   currencies: z.array(reportCurrency).meta({
     description:
       'One entry per currency with a movement in the range (amounts are never added across currencies).',
+  }),
+  subscriptions: subscriptionStateCounts.nullable().meta({
+    description:
+      'Your subscriptions by state at the end of the range (the end of `to` in your time zone): made by then, ' +
+      'ended (`completed`, `cancelled`) by then, active or still `pending` then. `past_due` is as it is now ' +
+      '(a subscription not ended then and past due now counts as past due). Null when they could not be read now.',
   }),
 });
 export type ReportSummaryResponse = z.infer<typeof reportSummaryResponse>;
@@ -105,6 +122,8 @@ export const reportApi = {
           groupBy: 'day',
           timezone: 'America/Asuncion',
           currencies: [{ currency: 'PYG', ...storyDay, periods: [{ period: STORY_DAY, ...storyDay }] }],
+          // The membership and the software contract active, the course cancelled before it was paid.
+          subscriptions: { pending: 0, active: 2, past_due: 0, completed: 0, cancelled: 1 },
         },
       },
     },

@@ -9,6 +9,7 @@ import { formatAmount, parseAmount } from '@payrail/money';
 import { addDays, type IsoDate, startOfLocalDay } from '@payrail/time';
 import { ReportRangeInvalid } from '../domain/errors';
 import type { LedgerStore, SummaryRow } from '../ports/ledger-store';
+import type { SubscriptionStates } from '../ports/subscription-states';
 
 type Figures = Omit<SummaryRow, 'currency' | 'period'>;
 
@@ -40,7 +41,7 @@ const ZERO: Figures = { collected: '0.00', refunded: '0.00', declinedAttempts: 0
  * so a movement decided at 23:59:59 local time counts on its day and one at 00:00:00 on the next.
  */
 export async function reportSummary(
-  ledger: LedgerStore,
+  deps: { ledger: LedgerStore; subscriptionStates: SubscriptionStates },
   merchant: MerchantContext,
   query: ReportSummaryQuery,
 ): Promise<ReportSummaryResponse> {
@@ -53,12 +54,17 @@ export async function reportSummary(
       `the range is at most ${REPORT_MAX_DAYS[groupBy]} days with groupBy=${groupBy}`,
     );
   }
-  const rows = await ledger.summary(merchant.merchantId, {
-    from: startOfLocalDay(query.from as IsoDate, merchant.timezone),
-    before: startOfLocalDay(addDays(query.to as IsoDate, 1), merchant.timezone),
-    timezone: merchant.timezone,
-    groupBy,
-  });
+  const before = startOfLocalDay(addDays(query.to as IsoDate, 1), merchant.timezone);
+  const [rows, states] = await Promise.all([
+    deps.ledger.summary(merchant.merchantId, {
+      from: startOfLocalDay(query.from as IsoDate, merchant.timezone),
+      before,
+      timezone: merchant.timezone,
+      groupBy,
+    }),
+    // The end of the range: the last instant of `to` in the merchant's zone.
+    deps.subscriptionStates.at(merchant, new Date(before.getTime() - 1)),
+  ]);
   const byCurrency = new Map<string, SummaryRow[]>();
   for (const row of rows) byCurrency.set(row.currency, [...(byCurrency.get(row.currency) ?? []), row]);
   return {
@@ -71,5 +77,6 @@ export async function reportSummary(
       ...withNet(periods.reduce<Figures>(add, ZERO)),
       periods: periods.map((row) => ({ period: row.period, ...withNet(row) })),
     })),
+    subscriptions: states ?? null,
   };
 }
