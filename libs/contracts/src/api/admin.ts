@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
+import { contactEmailField, customerEmailSettings } from './customer-emails';
 import { MAX_LENGTH, text, textRules } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
 import { DEMO_MERCHANT_ID } from './story';
@@ -49,6 +50,8 @@ const settingsFields = {
   callbackUrl: callbackUrl.nullable(),
   timezone,
   processors,
+  customerEmails: customerEmailSettings,
+  contactEmail: contactEmailField.nullable(),
 };
 
 export const createMerchantRequest = z.object({
@@ -62,6 +65,8 @@ export const createMerchantRequest = z.object({
   callbackUrl: callbackUrl.nullish(),
   timezone: timezone.default(DEFAULT_TIMEZONE),
   processors: processors.optional().meta({ description: 'Default: both processors.' }),
+  customerEmails: customerEmailSettings.optional().meta({ description: 'Default: every e-mail on, reminders 3 days before.' }),
+  contactEmail: contactEmailField.nullish(),
 });
 
 export type CreateMerchantRequest = z.infer<typeof createMerchantRequest>;
@@ -76,6 +81,8 @@ export const updateMerchantRequest = z.object({
   callbackUrl: callbackUrl.nullable().optional(),
   timezone: timezone.optional(),
   processors: processors.optional(),
+  customerEmails: customerEmailSettings.optional(),
+  contactEmail: contactEmailField.nullable().optional(),
 });
 
 export type UpdateMerchantRequest = z.infer<typeof updateMerchantRequest>;
