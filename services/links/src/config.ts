@@ -35,7 +35,10 @@ export const configSchema = serviceEnvSchema
      * Tests and demos only (refused with NODE_ENV=production): an as-of billing run's day becomes the
      * merchant's today for its customers' e-mails (reminders, a signed link's 7 days).
      */
-    SIMULATED_TIME: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+    SIMULATED_TIME: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
     /** Login codes leave by SMTP, or stay in the development mailbox (`libs/mail`). */
     ...mailEnvFields,
     /**
@@ -53,7 +56,7 @@ export const configSchema = serviceEnvSchema
       ctx.addIssue({
         code: 'custom',
         path: ['SIMULATED_TIME'],
-        message: 'simulated time moves the merchants\' calendars and is refused when NODE_ENV=production',
+        message: "simulated time moves the merchants' calendars and is refused when NODE_ENV=production",
       });
     }
   });

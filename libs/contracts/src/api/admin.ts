@@ -65,7 +65,9 @@ export const createMerchantRequest = z.object({
   callbackUrl: callbackUrl.nullish(),
   timezone: timezone.default(DEFAULT_TIMEZONE),
   processors: processors.optional().meta({ description: 'Default: both processors.' }),
-  customerEmails: customerEmailSettings.optional().meta({ description: 'Default: every e-mail on, reminders 3 days before.' }),
+  customerEmails: customerEmailSettings
+    .optional()
+    .meta({ description: 'Default: every e-mail on, reminders 3 days before.' }),
   contactEmail: contactEmailField.nullish(),
 });
 

@@ -53,21 +53,25 @@ export type CustomerEmailSettings = z.infer<typeof customerEmailSettings>;
 export const DEFAULT_CUSTOMER_EMAIL_SETTINGS: CustomerEmailSettings = customerEmailSettings.parse({});
 
 /** The setting's switch of each kind. */
-export const CUSTOMER_EMAIL_SWITCH: Record<CustomerEmailKind, Exclude<keyof CustomerEmailSettings, 'upcomingDebitDays'>> =
-  {
-    receipt: 'receipt',
-    'payment-failed': 'paymentFailed',
-    'upcoming-debit': 'upcomingDebit',
-    'card-expiring': 'cardExpiring',
-    'past-due': 'pastDue',
-    cancelled: 'cancelled',
-  };
+export const CUSTOMER_EMAIL_SWITCH: Record<
+  CustomerEmailKind,
+  Exclude<keyof CustomerEmailSettings, 'upcomingDebitDays'>
+> = {
+  receipt: 'receipt',
+  'payment-failed': 'paymentFailed',
+  'upcoming-debit': 'upcomingDebit',
+  'card-expiring': 'cardExpiring',
+  'past-due': 'pastDue',
+  cancelled: 'cancelled',
+};
 
 /** The merchant's contact address: the `Reply-To` of its customers' e-mails. */
 export const contactEmailField = textRules(
   z.email({ message: 'must be a valid e-mail address' }),
   MAX_LENGTH.email,
-).meta({ description: "Your customers' replies to their e-mails go here (`Reply-To`); null: no reply address." });
+).meta({
+  description: "Your customers' replies to their e-mails go here (`Reply-To`); null: no reply address.",
+});
 
 export const CUSTOMER_EMAIL_PAGE = { default: 25, max: 100 } as const;
 
@@ -94,7 +98,9 @@ export const listCustomerEmailsQuery = z.object({
     .transform(Number)
     .pipe(z.number().int().min(1).max(CUSTOMER_EMAIL_PAGE.max))
     .optional()
-    .meta({ description: `Page size, 1 to ${CUSTOMER_EMAIL_PAGE.max} (default ${CUSTOMER_EMAIL_PAGE.default}).` }),
+    .meta({
+      description: `Page size, 1 to ${CUSTOMER_EMAIL_PAGE.max} (default ${CUSTOMER_EMAIL_PAGE.default}).`,
+    }),
   cursor: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a nextCursor of an earlier page')
@@ -126,7 +132,9 @@ export const customerEmailListResponse = z.object({
   nextCursor: z
     .string()
     .nullable()
-    .meta({ description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.' }),
+    .meta({
+      description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.',
+    }),
 });
 
 export const customerEmailApi = {

@@ -116,7 +116,8 @@ const WORDS = {
     expiringIntro: (card: string, expiry: string, date: string) =>
       `${card} vence en ${expiry}, antes de tu próximo pago del ${date}.`,
     expiringAction: 'Cambiar la tarjeta',
-    expiringHint: 'Registra otra tarjeta para que el pago no se rechace. El enlace vale 7 días y una sola vez.',
+    expiringHint:
+      'Registra otra tarjeta para que el pago no se rechace. El enlace vale 7 días y una sola vez.',
     pastDueSubject: (concept: string) => `Tu suscripción ${concept} tiene un pago pendiente`,
     pastDueIntro: (amount: string, inst: string) =>
       `No pudimos cobrar ${amount} (${inst}) después de varios intentos: tu suscripción quedó con un pago atrasado.`,
@@ -149,7 +150,8 @@ const WORDS = {
     failedHint:
       'You can give us another card with this button; the link works once, for 7 days. If you do nothing, we will try again as the merchant’s plan says.',
     upcomingSubject: (concept: string, date: string) => `Your next payment for ${concept} is on ${date}`,
-    upcomingIntro: (amount: string, date: string, card: string) => `On ${date} we will charge ${amount} to ${card}.`,
+    upcomingIntro: (amount: string, date: string, card: string) =>
+      `On ${date} we will charge ${amount} to ${card}.`,
     upcomingHint: 'Nothing to do if the card is still valid and funded.',
     expiringSubject: (concept: string) => `Your card expires before your next payment for ${concept}`,
     expiringIntro: (card: string, expiry: string, date: string) =>
@@ -160,7 +162,8 @@ const WORDS = {
     pastDueIntro: (amount: string, inst: string) =>
       `We could not charge ${amount} (${inst}) after several attempts: your subscription is past due.`,
     pastDueAction: 'Pay with another card',
-    pastDueHint: 'With another card the installment is charged at once and the subscription is up to date again.',
+    pastDueHint:
+      'With another card the installment is charged at once and the subscription is up to date again.',
     cancelledSubject: (concept: string) => `Your subscription ${concept} was cancelled`,
     cancelledIntro: (merchant: string, byDunning: boolean) =>
       byDunning
@@ -197,7 +200,9 @@ function bodyOf(facts: EmailFacts, lang: EmailLang, merchant: string): Body {
   switch (facts.kind) {
     case 'receipt': {
       const amount = formatMoney(facts.amount, facts.currency, lang);
-      const concept = facts.installment ? `${facts.concept} (${w.installment(facts.installment)})` : facts.concept;
+      const concept = facts.installment
+        ? `${facts.concept} (${w.installment(facts.installment)})`
+        : facts.concept;
       return {
         subject: w.receiptSubject(facts.concept),
         paragraphs: [w.receiptIntro(merchant)],

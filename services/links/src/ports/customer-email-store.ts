@@ -121,7 +121,9 @@ export interface CustomerEmailOutbox {
     createdAt: Date;
     expiresAt: Date;
   }): Promise<void>;
-  careLink(tokenHash: string): Promise<
+  careLink(
+    tokenHash: string,
+  ): Promise<
     | { merchantId: string; customerId: number; subscriptionId: number; expiresAt: Date; usedAt: Date | null }
     | undefined
   >;

@@ -310,14 +310,20 @@ export function linksRoutes(deps: LinksRoutesDeps) {
         const limit = query.limit ?? CUSTOMER_EMAIL_PAGE.default;
         const rows = await customerEmails.list(
           merchant.merchantId,
-          { kind: query.kind, status: query.status, customerId: query.customerId, subscriptionId: query.subscriptionId },
+          {
+            kind: query.kind,
+            status: query.status,
+            customerId: query.customerId,
+            subscriptionId: query.subscriptionId,
+          },
           { beforeId: decodeEmailCursor(query.cursor), limit: limit + 1 },
         );
         const page = rows.slice(0, limit);
         const last = page[page.length - 1];
         return c.json({
           emails: page.map((email) => customerEmailView(email, merchant)),
-          nextCursor: rows.length > limit && last ? Buffer.from(`email:${last.id}`).toString('base64url') : null,
+          nextCursor:
+            rows.length > limit && last ? Buffer.from(`email:${last.id}`).toString('base64url') : null,
         });
       },
       mountedAt,

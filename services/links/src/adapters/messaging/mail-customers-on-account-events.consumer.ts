@@ -87,7 +87,9 @@ export function mailCustomersOnAccountEvents(
         case 'payment-method.saved':
           return recordCard(deps, parseEvent('payment-method.saved', message.body).data);
         case 'payment-method.removed':
-          return stores.emails.removeCard(parseEvent('payment-method.removed', message.body).data.paymentMethodId);
+          return stores.emails.removeCard(
+            parseEvent('payment-method.removed', message.body).data.paymentMethodId,
+          );
         case 'link.paid': {
           const data = parseEvent('link.paid', message.body).data;
           await recordSubscriptionCardOfLink(deps, data);

@@ -126,7 +126,11 @@ export function postgresCustomerEmailStore(db: Executor): CustomerEmailStore {
         timezone: string;
         currency: string;
         payment_method_id: string | null;
-      }>(await db.execute(sql`select * from links.email_subscriptions where subscription_id = ${subscriptionId}`));
+      }>(
+        await db.execute(
+          sql`select * from links.email_subscriptions where subscription_id = ${subscriptionId}`,
+        ),
+      );
       return row
         ? {
             subscriptionId: Number(row.subscription_id),
@@ -356,7 +360,9 @@ export function postgresCustomerEmailOutbox(db: Executor): CustomerEmailOutbox {
           from due where e.id = due.id
           returning e.*`),
       );
-      return rows.map(emailRow).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+      return rows
+        .map(emailRow)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
     },
     async markSent(id, at) {
       await db.execute(sql`

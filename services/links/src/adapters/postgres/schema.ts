@@ -331,9 +331,7 @@ export const customerEmails = linksSchema.table(
     sentAt: timestamp('sent_at', { withTimezone: true }),
   },
   (table) => [
-    index('customer_emails_due_idx')
-      .on(table.nextAttemptAt)
-      .where(sql`${table.status} = 'pending'`),
+    index('customer_emails_due_idx').on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
     index('customer_emails_customer_idx').on(table.merchantId, table.customerId, table.createdAt),
     index('customer_emails_merchant_idx').on(table.merchantId, table.id),
   ],

@@ -186,7 +186,8 @@ export async function mailInstallmentReceipt(
   if (data.number === 1) return;
   const subscription = await deps.emails.subscription(data.subscriptionId);
   if (!subscription) return;
-  if (subscription.status === 'past_due') await deps.emails.setSubscriptionStatus(data.subscriptionId, 'active');
+  if (subscription.status === 'past_due')
+    await deps.emails.setSubscriptionStatus(data.subscriptionId, 'active');
   const link = await deps.emails.linkOf(subscription.linkId);
   if (!link) return;
   const card = data.method === 'CARD' ? await deps.emails.card(subscription.paymentMethodId) : undefined;
@@ -227,7 +228,8 @@ export async function mailPaymentFailed(
   if (!installment) return;
   const subscription = await deps.emails.subscription(installment.subscriptionId);
   if (!subscription) return;
-  if (data.paymentMethodId) await deps.emails.setSubscriptionCard(subscription.subscriptionId, data.paymentMethodId);
+  if (data.paymentMethodId)
+    await deps.emails.setSubscriptionCard(subscription.subscriptionId, data.paymentMethodId);
   if (data.category === 'processor-down') return;
   const link = await deps.emails.linkOf(subscription.linkId);
   if (!link) return;

@@ -6,7 +6,11 @@ import {
   EMAIL_RETRY_WINDOW_MS,
   nextAttemptAt,
 } from '../../domain/customer-email';
-import type { CustomerEmailOutbox, CustomerEmailRow, CustomerEmailStore } from '../../ports/customer-email-store';
+import type {
+  CustomerEmailOutbox,
+  CustomerEmailRow,
+  CustomerEmailStore,
+} from '../../ports/customer-email-store';
 import type { Mailer } from '../../ports/mailer';
 import type { MerchantProfiles } from '../../ports/merchant-profiles';
 import { hashCareToken, newCareToken } from './care-links';
@@ -86,7 +90,13 @@ export async function relayCustomerEmails(deps: RelayDeps): Promise<{ sent: numb
         sent += 1;
       } catch (error) {
         const at = deps.clock.now();
-        const next = nextAttemptAt(email.createdAt, at, email.attempts, deps.retryScheduleMs, EMAIL_RETRY_WINDOW_MS);
+        const next = nextAttemptAt(
+          email.createdAt,
+          at,
+          email.attempts,
+          deps.retryScheduleMs,
+          EMAIL_RETRY_WINDOW_MS,
+        );
         await deps.outbox.markFailedAttempt(email.id, failureOf(error), next);
         failed += 1;
       }

@@ -26,7 +26,13 @@ export function careRoutes(deps: CareRoutesDeps) {
       const refused = (title: string, text: string, status: 404 | 409) =>
         page(
           c,
-          <MessagePage lang={c.var.lang} nonce={c.var.cspNonce} path={c.req.path} title={title} text={text} />,
+          <MessagePage
+            lang={c.var.lang}
+            nonce={c.var.cspNonce}
+            path={c.req.path}
+            title={title}
+            text={text}
+          />,
           status,
         );
       c.header('cache-control', 'no-store');

@@ -24,11 +24,13 @@ const es = {
   notFoundTitle: 'Enlace no encontrado',
   notFoundText: 'Este enlace de pago no existe. Revisá la dirección que te enviaron.',
   careInvalidTitle: 'Enlace no válido',
-  careInvalidText: 'Este enlace no es válido. Usá el botón del último correo que te enviamos, sin cambiar la dirección.',
+  careInvalidText:
+    'Este enlace no es válido. Usá el botón del último correo que te enviamos, sin cambiar la dirección.',
   careUsedTitle: 'Enlace ya usado',
   careUsedText: 'Este enlace ya se usó una vez. Para cambiar la tarjeta, ingresá a tu cuenta con tu correo.',
   careExpiredTitle: 'Enlace vencido',
-  careExpiredText: 'Este enlace venció: valía 7 días. Para cambiar la tarjeta, ingresá a tu cuenta con tu correo.',
+  careExpiredText:
+    'Este enlace venció: valía 7 días. Para cambiar la tarjeta, ingresá a tu cuenta con tu correo.',
   chooseHowTitle: 'Cómo querés pagar',
   paymentType: 'Tipo de pago',
   optionSingle: 'Pago único',
@@ -154,11 +156,14 @@ const en: Messages = {
   notFoundTitle: 'Link not found',
   notFoundText: 'This payment link does not exist. Check the address you were sent.',
   careInvalidTitle: 'Link not valid',
-  careInvalidText: 'This link is not valid. Use the button of the latest e-mail we sent you, without changing the address.',
+  careInvalidText:
+    'This link is not valid. Use the button of the latest e-mail we sent you, without changing the address.',
   careUsedTitle: 'Link already used',
-  careUsedText: 'This link was already used once. To change the card, sign in to your account with your e-mail.',
+  careUsedText:
+    'This link was already used once. To change the card, sign in to your account with your e-mail.',
   careExpiredTitle: 'Link expired',
-  careExpiredText: 'This link has expired: it was valid for 7 days. To change the card, sign in to your account with your e-mail.',
+  careExpiredText:
+    'This link has expired: it was valid for 7 days. To change the card, sign in to your account with your e-mail.',
   chooseHowTitle: 'How do you want to pay',
   paymentType: 'Type of payment',
   optionSingle: 'One-off payment',

@@ -44,7 +44,8 @@ export function customerSession(
     if (customer && slug && (await settings.merchantOfSlug(slug)) !== customer.merchantId) customer = null;
     c.set('customer', customer);
     const lang = c.get('lang' as never) as string | undefined;
-    if (customer && lang && settings.rememberLanguage) await settings.rememberLanguage(customer.customerId, lang);
+    if (customer && lang && settings.rememberLanguage)
+      await settings.rememberLanguage(customer.customerId, lang);
     await next();
   };
 }
