@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
-import { contactEmailField, customerEmailSettings } from './customer-emails';
+import { contactEmailField, DEFAULT_CUSTOMER_EMAIL_SETTINGS, customerEmailSettings } from './customer-emails';
 import { MAX_LENGTH, text, textRules } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
 import { DEMO_MERCHANT_ID } from './story';
@@ -163,6 +163,8 @@ const merchantExample = {
   callbackUrl: 'https://gym.example.com/payments/callback',
   timezone: 'America/Asuncion',
   processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+  customerEmails: { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, upcomingDebitDays: 5 },
+  contactEmail: 'hola@gym.example.com',
   createdAt: '2026-11-22T12:00:00.000Z',
   updatedAt: '2026-11-22T12:00:00.000Z',
   tokens: [
@@ -241,6 +243,8 @@ export const adminApi = {
               callbackUrl: 'https://shop.example.com/payments/callback',
               timezone: 'America/Asuncion',
               processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+              customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+              contactEmail: null,
               createdAt: '2026-11-23T12:00:00.000Z',
               updatedAt: '2026-11-23T12:00:00.000Z',
             },
@@ -357,6 +361,8 @@ export const merchantProfileApi = {
           callbackUrl: 'https://shop.example.com/payments/callback',
           timezone: 'America/Asuncion',
           processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+          customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+          contactEmail: null,
         },
       },
     },
