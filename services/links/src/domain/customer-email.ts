@@ -92,7 +92,7 @@ const WORDS = {
     greeting: (name: string) => (name ? `Hola, ${name}:` : 'Hola:'),
     card: (card: CardShown | null) => (card ? `${card.brand} terminada en ${card.last4}` : 'tu tarjeta'),
     installment: (n: number) => `cuota ${n}`,
-    footer: (merchant: string) => `Recibes este correo porque pagas a ${merchant} con payrail.`,
+    footer: (merchant: string) => `Recibís este correo porque pagás a ${merchant} con payrail.`,
     receiptSubject: (concept: string) => `Recibo de tu pago: ${concept}`,
     receiptIntro: (merchant: string) => `${merchant} recibió tu pago. Este es tu recibo.`,
     merchant: 'Comercio',
@@ -107,17 +107,17 @@ const WORDS = {
       `No pudimos cobrar ${amount} (${inst}) con ${card}.`,
     failedAction: 'Cambiar la tarjeta',
     failedHint:
-      'Puedes darnos otra tarjeta con este botón; el enlace vale 7 días y una sola vez. Si no haces nada, lo intentaremos de nuevo según el plan del comercio.',
+      'Podés darnos otra tarjeta con este botón; el enlace vale 7 días y una sola vez. Si no hacés nada, lo intentaremos de nuevo según el plan del comercio.',
     upcomingSubject: (concept: string, date: string) => `Tu próximo pago de ${concept} es el ${date}`,
     upcomingIntro: (amount: string, date: string, card: string) =>
       `El ${date} cobraremos ${amount} con ${card}.`,
-    upcomingHint: 'No necesitas hacer nada si la tarjeta sigue vigente y con fondos.',
+    upcomingHint: 'No necesitás hacer nada si la tarjeta sigue vigente y con fondos.',
     expiringSubject: (concept: string) => `Tu tarjeta vence antes de tu próximo pago de ${concept}`,
     expiringIntro: (card: string, expiry: string, date: string) =>
       `${card} vence en ${expiry}, antes de tu próximo pago del ${date}.`,
     expiringAction: 'Cambiar la tarjeta',
     expiringHint:
-      'Registra otra tarjeta para que el pago no se rechace. El enlace vale 7 días y una sola vez.',
+      'Registrá otra tarjeta para que el pago no se rechace. El enlace vale 7 días y una sola vez.',
     pastDueSubject: (concept: string) => `Tu suscripción ${concept} tiene un pago pendiente`,
     pastDueIntro: (amount: string, inst: string) =>
       `No pudimos cobrar ${amount} (${inst}) después de varios intentos: tu suscripción quedó con un pago atrasado.`,
@@ -155,7 +155,7 @@ const WORDS = {
     upcomingHint: 'Nothing to do if the card is still valid and funded.',
     expiringSubject: (concept: string) => `Your card expires before your next payment for ${concept}`,
     expiringIntro: (card: string, expiry: string, date: string) =>
-      `${card} expires in ${expiry}, before your next payment on ${date}.`,
+      `${card} expires at the end of ${expiry}, before your next payment on ${date}.`,
     expiringAction: 'Change the card',
     expiringHint: 'Register another card so the payment is not declined. The link works once, for 7 days.',
     pastDueSubject: (concept: string) => `Your subscription ${concept} has a payment overdue`,
