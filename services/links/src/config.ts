@@ -18,7 +18,7 @@ export const configSchema = serviceEnvSchema
     SUBSCRIPTIONS_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
     /** How often links past their `payWaitHours` are written expired (statusId 6, `link.expired`); 0: never. */
     LINK_EXPIRY_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
-    /** How often the customer e-mails' outbox is sent (it is also woken when an e-mail is written); 0: never. */
+    /** How often the customer e-mails' outbox is sent (what is due then leaves); 0: never. */
     CUSTOMER_EMAIL_RELAY_MS: z.coerce.number().int().min(0).default(2_000),
     /**
      * The waits after the 1st, 2nd, ... failed SMTP try of a customer e-mail (milliseconds, comma-separated;
