@@ -82,7 +82,7 @@ describe.skipIf(!chromium.available)('the customer e-mails in Chromium (issue 29
           expect(await actions.count()).toBe(WITH_ACTION.includes(kind) ? 1 : 0);
           expect(await page.locator('a[href]').count()).toBe(WITH_ACTION.includes(kind) ? 1 : 0);
           // Nothing wider than the phone: no horizontal scrolling.
-          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+          expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
           const violations = await seriousAccessibilityViolations(page);
           expect(violations, describeViolations(violations)).toEqual([]);
           await screenshot(page, `customer/emails/${kind}.${lang}`);

@@ -1,4 +1,4 @@
-import { parseConfig } from '@payrail/config';
+import { env, parseConfig } from '@payrail/config';
 import { mailEnvFields, mailEnvRules } from '@payrail/mail';
 import { serviceEnvSchema } from '@payrail/runtime';
 import { z } from 'zod';

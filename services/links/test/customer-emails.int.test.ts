@@ -417,3 +417,66 @@ describe('SMTP down for a simulated day, then up', () => {
     expect(ciro.linkId).toBeGreaterThan(0);
   });
 });
+
+describe('the merchant’s switches, a transfer’s receipt, past due', () => {
+  it('sends only the kinds switched on; a bank transfer’s receipt says so; past due links to the card change', async () => {
+    const merchant = aMerchant({
+      name: 'Club Sur',
+      saasContract: true,
+      customerEmails: {
+        receipt: true,
+        paymentFailed: true,
+        upcomingDebit: false,
+        cardExpiring: false,
+        pastDue: true,
+        cancelled: true,
+        upcomingDebitDays: 3,
+      },
+    });
+    const dora = await customerWithSubscription(merchant, 'dora@cliente.test');
+    await deliver('installment.paid', {
+      merchantId: merchant.merchantId,
+      subscriptionId: dora.subscriptionId,
+      installmentId: dora.installments[1] as number,
+      number: 2,
+      paymentDate: '2026-12-05',
+      amount: '150000.00',
+      currency: 'PYG',
+      status: 'paid',
+      invoiceNumber: null,
+      timezone: merchant.timezone,
+      paidAt: '2026-12-04T13:00:00.000Z',
+      method: 'BANK_TRANSFER',
+      bankReference: 'TRF-1',
+      bankTransfer: {
+        reference: 'TRF-1',
+        bankName: 'Banco Nacional',
+        transferDate: '2026-12-04',
+        note: null,
+      },
+      txId: randomUUID(),
+    });
+    // Three days before installment 3, its card expired by then: both reminders are off for this merchant.
+    await asOfRun(merchant, '2027-01-02');
+    await deliver('subscription.past-due', {
+      subscriptionId: dora.subscriptionId,
+      merchantId: merchant.merchantId,
+      linkId: dora.linkId,
+      type: 'STATIC',
+      status: 'past_due',
+      customIdentifier: null,
+      customIdentifier2: null,
+      currency: 'PYG',
+      timezone: merchant.timezone,
+      installmentId: dora.installments[2] as number,
+      pastDueAt: clock.now().toISOString(),
+    });
+    const mails = await waitFor(() => mailsTo(dora.email).length >= 3 && mailsTo(dora.email));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(mailsTo(dora.email).map(kindOf)).toEqual(['receipt', 'receipt', 'past-due']);
+    expect(mails[1]?.parsed.text).toContain('Transferencia bancaria');
+    expect(mails[1]?.parsed.text).not.toContain('0341');
+    expect(actionHref(mails[2] as ReceivedMail)).toMatch(/\/pay\/care\//);
+    expect(mails[2]?.parsed.replyTo).toBeUndefined();
+  });
+});
