@@ -233,7 +233,7 @@ describe('the e-mails of a subscription, each once though every event is deliver
     expect(parsed.replyTo?.value[0]?.address).toBe('hola@gimnasio.test');
     expect(parsed.subject).toBe('Recibo de tu pago: Plan Gimnasio');
     expect(parsed.text).toContain('Visa terminada en 0341');
-    expect(parsed.text).toContain('Gs. 150.000');
+    expect(parsed.text).toContain('Gs.\u00a0150.000');
     expect(String(parsed.html)).toContain('Visa terminada en 0341');
     expect(String(parsed.html)).not.toContain('data-action');
     expect(parsed.text).not.toMatch(/400000/);

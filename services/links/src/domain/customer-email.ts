@@ -1,5 +1,9 @@
 import type { CustomerEmailKind, DeclineCategory } from '@payrail/contracts';
 import { formatMoney } from '@payrail/money';
+
+/** An amount as the customer reads it, kept on one line (`Gs.` and its number never part). */
+const money = (amount: string, currency: string, lang: EmailLang) =>
+  formatMoney(amount, currency, lang).replace(/ /g, '\u00a0');
 import type { IsoDate } from '@payrail/time';
 
 /**
@@ -199,7 +203,7 @@ function bodyOf(facts: EmailFacts, lang: EmailLang, merchant: string): Body {
   const w = WORDS[lang];
   switch (facts.kind) {
     case 'receipt': {
-      const amount = formatMoney(facts.amount, facts.currency, lang);
+      const amount = money(facts.amount, facts.currency, lang);
       const concept = facts.installment
         ? `${facts.concept} (${w.installment(facts.installment)})`
         : facts.concept;
@@ -221,7 +225,7 @@ function bodyOf(facts: EmailFacts, lang: EmailLang, merchant: string): Body {
         subject: w.failedSubject(facts.concept),
         paragraphs: [
           w.failedIntro(
-            formatMoney(facts.amount, facts.currency, lang),
+            money(facts.amount, facts.currency, lang),
             w.card(facts.card),
             w.installment(facts.installment),
           ),
@@ -234,7 +238,7 @@ function bodyOf(facts: EmailFacts, lang: EmailLang, merchant: string): Body {
         subject: w.upcomingSubject(facts.concept, showDate(facts.paymentDate, lang)),
         paragraphs: [
           w.upcomingIntro(
-            formatMoney(facts.amount, facts.currency, lang),
+            money(facts.amount, facts.currency, lang),
             showDate(facts.paymentDate, lang),
             w.card(facts.card),
           ),
@@ -251,7 +255,7 @@ function bodyOf(facts: EmailFacts, lang: EmailLang, merchant: string): Body {
       return {
         subject: w.pastDueSubject(facts.concept),
         paragraphs: [
-          w.pastDueIntro(formatMoney(facts.amount, facts.currency, lang), w.installment(facts.installment)),
+          w.pastDueIntro(money(facts.amount, facts.currency, lang), w.installment(facts.installment)),
         ],
         action: { label: w.pastDueAction, hint: w.pastDueHint },
       };
