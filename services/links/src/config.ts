@@ -35,10 +35,7 @@ export const configSchema = serviceEnvSchema
      * Tests and demos only (refused with NODE_ENV=production): an as-of billing run's day becomes the
      * merchant's today for its customers' e-mails (reminders, a signed link's 7 days).
      */
-    SIMULATED_TIME: z
-      .enum(['true', 'false'])
-      .default('false')
-      .transform((value) => value === 'true'),
+    SIMULATED_TIME: env.boolean(false),
     /** Login codes leave by SMTP, or stay in the development mailbox (`libs/mail`). */
     ...mailEnvFields,
     /**

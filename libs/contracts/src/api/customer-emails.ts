@@ -129,12 +129,9 @@ export const customerEmailView = z.object({
 
 export const customerEmailListResponse = z.object({
   emails: z.array(customerEmailView),
-  nextCursor: z
-    .string()
-    .nullable()
-    .meta({
-      description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.',
-    }),
+  nextCursor: z.string().nullable().meta({
+    description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.',
+  }),
 });
 
 export const customerEmailApi = {

@@ -17,7 +17,7 @@ export async function merchantNow(
   const day = await deps.emails.simulatedDay(merchantId);
   if (!day) return now;
   const dayStarts = startOfLocalDay(day, timezone);
-  return dayStarts > now ? dayStarts : now;
+  return new Date(Math.max(dayStarts.getTime(), now.getTime()));
 }
 
 export async function merchantToday(
