@@ -6,6 +6,7 @@ import { customerEmailOperations } from './customer-emails';
 import { customerOperations } from './customers';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
+import { paymentOperations } from './payments';
 import { refundOperations } from './refunds';
 import { subscriptionOperations } from './subscriptions';
 import { adminWebhookOperations, webhookOperations } from './webhooks';
@@ -18,6 +19,7 @@ export const apiOperations: ApiOperation[] = [
   ...customerEmailOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
+  ...paymentOperations,
   ...refundOperations,
   ...webhookOperations,
   ...accessOperations,
