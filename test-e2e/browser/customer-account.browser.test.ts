@@ -278,6 +278,12 @@ describe.skipIf(!chromium.available)('the customer’s own page in Chromium (iss
     const page = await context.newPage();
     await page.goto(link.publicPayUrl);
     await signIn(page, email);
+    // …0341 approves one first payment per sandbox (the first scenario's): this one by the sandbox's override.
+    await fetch(`${env.sandboxUrl}/__sandbox/outcomes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ last4: '0341', codes: ['00'] }),
+    });
     await payOnProcessorA(page, CARD_0341);
     // A second card saved on PROCESSOR_A by a one-off payment.
     const oneOff = await api.link(merchant, {
