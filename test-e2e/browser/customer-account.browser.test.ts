@@ -333,6 +333,40 @@ describe.skipIf(!chromium.available)('the customer’s own page in Chromium (iss
     await context.close();
   }, 240_000);
 
+  it('cancels a subscription only where the merchant allows it; the merchant hears who cancelled', async () => {
+    const allowing = await api.merchant({ name: 'Club del Lago', customerCancelAllowed: true });
+    const email = 'fabio.account@example.com';
+    const link = await api.link(allowing, monthly('Plan del club', 176000, 166000, email));
+    const context = await newCustomer(env, 'es-PY');
+    const page = await context.newPage();
+    await page.goto(link.publicPayUrl);
+    await signIn(page, email);
+    await payOnProcessorA(page, CARDS.approved);
+    const subscription = await activeSubscription(allowing, link.id);
+    await page.goto(`${env.gatewayUrl}/pay/account?lang=es`);
+    await byTestId(page, 'account-cancel').click();
+    await byTestId(page, 'account-notice').waitFor({ timeout: 15_000 });
+    expect(await byTestId(page, 'account-subscription').getAttribute('data-status')).toBe('cancelled');
+    expect(await byTestId(page, 'account-cancel').count()).toBe(0);
+    expect((await api.subscriptionOf(allowing, link.id))?.status).toBe('cancelled');
+    const cancelled = await waitFor(
+      async () => {
+        const rows = await env.sql<Array<{ body: string }>>`
+          select body from gateway.webhook_events
+          where merchant_id = ${allowing.id} and kind = 'SUBSCRIPTION_CANCELLED'`;
+        return rows.length > 0
+          ? rows.map((row) => JSON.parse(row.body) as { data: Record<string, unknown> })
+          : undefined;
+      },
+      30_000,
+      250,
+    );
+    expect(cancelled).toHaveLength(1);
+    expect(cancelled[0]?.data).toMatchObject({ reason: 'customer', subscriptionStatus: 'cancelled' });
+    expect(subscription.id).toBeGreaterThan(0);
+    await context.close();
+  }, 240_000);
+
   it('a customer sees nothing of another customer or another merchant (404)', async () => {
     const otherMerchant = await api.merchant({ name: 'Club Norte' });
     // Three customers who each subscribe: A1 and A2 at the merchant, B1 at the other merchant.
