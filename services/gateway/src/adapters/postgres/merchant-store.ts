@@ -158,7 +158,10 @@ export function postgresMerchantStore(db: Database): MerchantStore {
           .insert(merchants)
           .values({
             id: merchant.merchantId,
-            ...settingsColumns({ ...merchant, customerCancelAllowed: merchant.customerCancelAllowed === true }),
+            ...settingsColumns({
+              ...merchant,
+              customerCancelAllowed: merchant.customerCancelAllowed === true,
+            }),
           })
           .onConflictDoNothing();
         // A token given again after another replaced it is live again: the same DEMO_API_TOKEN keeps working.
