@@ -348,6 +348,28 @@ describe('the vault', () => {
       body: { ...body, paymentNumber: 3 },
     });
     expect(otherShop.status).toBe(404);
+
+    // The customer's receipts: the charge with its card's brand and last 4; nothing for another merchant.
+    const described = await svc.request('POST', '/internal/payments/describe', {
+      merchant,
+      body: { chargeIds: [savedCardCharge.chargeId] },
+    });
+    expect(described.status).toBe(200);
+    expect((await json(described)).payments).toEqual([
+      expect.objectContaining({
+        chargeId: savedCardCharge.chargeId,
+        status: 'succeeded',
+        amount: '99000.00',
+        currency: 'PYG',
+        last4: expect.stringMatching(/^\d{4}$/),
+        brand: expect.any(String),
+      }),
+    ]);
+    const elsewhere = await svc.request('POST', '/internal/payments/describe', {
+      merchant: otherMerchant,
+      body: { chargeIds: [savedCardCharge.chargeId] },
+    });
+    expect((await json(elsewhere)).payments).toEqual([]);
   });
 });
 
