@@ -255,6 +255,23 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       });
     const webhooksDone = (check: WebhookCheck) =>
       check.undelivered === 0 && check.missing === 0 && check.paymentSuccesses >= due;
+    // The payments' webhooks: one PAYMENT_SUCCESS per installment, the first ones' (on the pay page) sent
+    // before the run. Progress is the mean of the share paid and the share of their webhooks delivered.
+    const deliveredSuccesses = () =>
+      retried(async () => {
+        const [row] = await sql!<[{ delivered: number }]>`
+          select count(*)::int as delivered from gateway.webhook_deliveries
+          where status = 'delivered' and kind = 'PAYMENT_SUCCESS'`;
+        return row.delivered;
+      });
+    const successesBefore = await deliveredSuccesses();
+    const successesExpected = due + subscriptions;
+    const progress = async () => {
+      const hooks = (await deliveredSuccesses()) - successesBefore;
+      return (
+        ((await paidCount()) / due + Math.max(0, hooks) / Math.max(1, successesExpected - successesBefore)) / 2
+      );
+    };
     const runStarted = Date.now();
     const run = await api(
       running,
@@ -269,19 +286,20 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
     let lastRestart = runStarted;
     const plan = faultPlan(rounds);
     for (const [index, target] of plan.entries()) {
-      // Spaced over the run: each waits for its share of the payments (5 % to 90 %, so that the last
-      // restart leaves little to do), or goes ahead when nothing has been paid for 45 s (a stall the
-      // convergence check will report).
-      const share = Math.ceil(due * (0.05 + (0.85 * index) / (plan.length - 1)));
-      let seen = await paidCount();
+      // Spaced over the run, the charges and the webhooks they cause: each waits for its share of the
+      // progress (5 % to 95 %, so that the last fault leaves little to do), or goes ahead when nothing
+      // has moved for 45 s (a stall the convergence check will report).
+      const share = 0.05 + (0.9 * index) / (plan.length - 1);
+      let seen = await progress();
       let progressAt = Date.now();
       while (seen < share && Date.now() - progressAt < 45_000) {
         await sleep(250);
-        const now = await paidCount();
+        const now = await progress();
         if (now > seen) progressAt = Date.now();
         seen = now;
       }
       const paidBefore = await paidCount();
+      const progressBefore = await progress();
       const at = seconds(runStarted);
       const downStarted = Date.now();
       if (target === 'rabbitmq') {
@@ -305,7 +323,7 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       };
       disruptions.push(disruption);
       log(
-        `${disruption.what} at ${at} s (${paidBefore}/${due} paid), back after ${disruption.downSeconds} s`,
+        `${disruption.what} at ${at} s (${paidBefore}/${due} paid, progress ${Math.round(100 * progressBefore)} %), back after ${disruption.downSeconds} s`,
       );
     }
 
