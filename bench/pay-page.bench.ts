@@ -32,10 +32,10 @@ async function main() {
   log('');
   log(`medians of ${result.rounds.length} rounds:`);
   log(
-    `  gateway (processes)  ${system.requestsPerSecond.toFixed(0)} req/s  p50 ${system.p50} ms  p99 ${system.p99} ms  (${result.pageBytes.system} bytes a page, ${system.failures} failed)`,
+    `  gateway (processes)  ${system.requestsPerSecond.toFixed(0)} req/s  p50 ${system.p50} ms  p99 ${system.p99} ms  (${result.pageBytes.system} bytes a page, ${system.failures} failed: ${JSON.stringify(system.failed)})`,
   );
   log(
-    `  bare Hono page       ${baseline.requestsPerSecond.toFixed(0)} req/s  p50 ${baseline.p50} ms  p99 ${baseline.p99} ms  (${result.pageBytes.baseline} bytes a page)`,
+    `  bare Hono page       ${baseline.requestsPerSecond.toFixed(0)} req/s  p50 ${baseline.p50} ms  p99 ${baseline.p99} ms  (${result.pageBytes.baseline} bytes a page, ${baseline.failures} failed: ${JSON.stringify(baseline.failed)})`,
   );
   log(`machine after: ${machine()}`);
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');

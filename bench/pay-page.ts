@@ -41,6 +41,8 @@ export interface PageRun {
   p99: number;
   /** Answers not 200, errors and timeouts. */
   failures: number;
+  /** What the failures were: `non2xx`, `errors` (connections refused or reset), `timeouts` (10 s). */
+  failed: { non2xx: number; errors: number; timeouts: number };
 }
 
 export interface PayPageBenchResult {
@@ -78,6 +80,7 @@ async function drive(urls: string[], connections: number, seconds: number): Prom
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
+    failed: { non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts },
   };
 }
 
@@ -87,6 +90,11 @@ const medianRun = (runs: PageRun[]): PageRun => ({
   p50: median(runs.map((run) => run.p50)),
   p99: median(runs.map((run) => run.p99)),
   failures: runs.reduce((sum, run) => sum + run.failures, 0),
+  failed: {
+    non2xx: runs.reduce((sum, run) => sum + run.failed.non2xx, 0),
+    errors: runs.reduce((sum, run) => sum + run.failed.errors, 0),
+    timeouts: runs.reduce((sum, run) => sum + run.failed.timeouts, 0),
+  },
 });
 
 export async function runPayPageBench(options: PayPageBenchOptions): Promise<PayPageBenchResult> {
@@ -168,7 +176,8 @@ export async function runPayPageBench(options: PayPageBenchOptions): Promise<Pay
         `round ${round}: gateway ${pair.system.requestsPerSecond.toFixed(0)} req/s p50 ${pair.system.p50} ms p99 ${pair.system.p99} ms` +
           ` | bare page ${pair.baseline.requestsPerSecond.toFixed(0)} req/s p50 ${pair.baseline.p50} ms p99 ${pair.baseline.p99} ms` +
           ` | ratio ${(pair.system.requestsPerSecond / pair.baseline.requestsPerSecond).toFixed(2)}` +
-          (pair.system.failures > 0 ? ` (gateway: ${pair.system.failures} failed)` : ''),
+          (pair.system.failures > 0 ? ` (gateway failed: ${JSON.stringify(pair.system.failed)})` : '') +
+          (pair.baseline.failures > 0 ? ` (bare page failed: ${JSON.stringify(pair.baseline.failed)})` : ''),
       );
     }
     return {
