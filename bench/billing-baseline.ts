@@ -78,7 +78,9 @@ export async function runBillingBaseline(options: {
     };
     let declined = 0;
     const started = Date.now();
-    const due = await sql<Array<{ id: string; userId: string; cardId: string; amount: string; currency: string }>>`
+    const due = await sql<
+      Array<{ id: string; userId: string; cardId: string; amount: string; currency: string }>
+    >`
       select id::text, user_id as "userId", card_id as "cardId", amount::text, currency
       from baseline.installments where status = 'due' order by id`;
     let next = 0;
@@ -91,7 +93,8 @@ export async function runBillingBaseline(options: {
         const card = (listing.cards as Array<{ alias_token: string; card_id: number }> | undefined)?.find(
           (each) => String(each.card_id) === installment.cardId,
         );
-        if (!card) throw new Error(`the sandbox lists no card ${installment.cardId} for ${installment.userId}`);
+        if (!card)
+          throw new Error(`the sandbox lists no card ${installment.cardId} for ${installment.userId}`);
         const spid = String(SPID_BASE + Number(installment.id));
         const reply = await post('charge', {
           token: md5(PRIVATE_KEY, spid, 'charge', installment.amount, installment.currency, card.alias_token),
@@ -125,7 +128,10 @@ export async function runBillingBaseline(options: {
     for (let after: number | null = 0; after !== null; ) {
       const page = (await (
         await fetch(`${options.sandboxUrl}/__sandbox/ledger?after=${after}&limit=10000`)
-      ).json()) as { entries: Array<{ kind: string; reference: string; resultCode: string }>; next: number | null };
+      ).json()) as {
+        entries: Array<{ kind: string; reference: string; resultCode: string }>;
+        next: number | null;
+      };
       for (const entry of page.entries)
         if (entry.kind === 'charge' && entry.resultCode === '00' && references.has(entry.reference))
           approvedPer.set(entry.reference, (approvedPer.get(entry.reference) ?? 0) + 1);

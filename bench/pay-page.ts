@@ -169,7 +169,8 @@ export async function runPayPageBench(options: PayPageBenchOptions): Promise<Pay
         'system' | 'baseline'
       >;
       const results: Partial<Record<'system' | 'baseline', PageRun>> = {};
-      for (const which of order) results[which] = await drive(urls[which], options.connections, options.seconds);
+      for (const which of order)
+        results[which] = await drive(urls[which], options.connections, options.seconds);
       const pair = results as { system: PageRun; baseline: PageRun };
       rounds.push(pair);
       log(

@@ -47,7 +47,9 @@ async function main() {
   log(
     `target: the others' p99 while one hangs ≤ ${p99Limit.toFixed(0)} ms (steady ${steady.p99} ms + 25 % or 50 ms): ${others.p99} ms (${verdict(isolated)})`,
   );
-  log(`target: every event of the answering merchants delivered: ${result.missing} missing (${verdict(complete)})`);
+  log(
+    `target: every event of the answering merchants delivered: ${result.missing} missing (${verdict(complete)})`,
+  );
   log(
     `bench:webhooks: ${ratioMet && isolated && complete ? 'pass' : 'fail'} deliveries=${burst.deliveriesPerSecond.toFixed(0)}/s baseline=${baseline.deliveriesPerSecond.toFixed(0)}/s ratio=${(100 * result.ratio).toFixed(0)}% p50=${steady.p50}ms p99=${steady.p99}ms others-p99-while-hanging=${others.p99}ms missing=${result.missing}`,
   );

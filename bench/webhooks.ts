@@ -85,7 +85,10 @@ function latencyOf(values: number[]): Latency {
   return { count: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
 }
 
-async function json<T>(url: string, init?: RequestInit & { body?: string }): Promise<{ status: number; body: T }> {
+async function json<T>(
+  url: string,
+  init?: RequestInit & { body?: string },
+): Promise<{ status: number; body: T }> {
   const response = await fetch(url, init);
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
@@ -96,7 +99,11 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: false,
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -155,7 +162,11 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
       const merchant = await json<{ id: string; apiToken: string }>(`${gatewayUrl}/admin/merchants`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-        body: JSON.stringify({ name: `Bench merchant ${index}`, instance: 'NATIONAL', processors: ['PARAGUAY.PROCESSOR_A'] }),
+        body: JSON.stringify({
+          name: `Bench merchant ${index}`,
+          instance: 'NATIONAL',
+          processors: ['PARAGUAY.PROCESSOR_A'],
+        }),
       });
       if (merchant.status !== 201) throw new Error(`merchant not created: ${JSON.stringify(merchant.body)}`);
       const endpoint = await json<{ secret: string }>(`${gatewayUrl}/api/webhook-endpoints`, {
@@ -171,7 +182,10 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
 
     // Setup, not timed: every link's creation, so that each envelope carries its link's fields.
     const now = new Date();
-    const publishAll = async (linkIds: number[], make: (linkId: number) => ReturnType<typeof createEvent>) => {
+    const publishAll = async (
+      linkIds: number[],
+      make: (linkId: number) => ReturnType<typeof createEvent>,
+    ) => {
       for (let at = 0; at < linkIds.length; at += 500)
         await Promise.all(
           linkIds.slice(at, at + 500).map((linkId) => {
@@ -203,7 +217,9 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
       ),
     );
     for (let waited = 0; ; waited += 250) {
-      const [row] = await sql<Array<{ count: number }>>`select count(*)::int as count from gateway.webhook_links`;
+      const [row] = await sql<
+        Array<{ count: number }>
+      >`select count(*)::int as count from gateway.webhook_links`;
       if (row?.count === options.events) break;
       if (waited > 120_000 + options.events * 5) throw new Error(`only ${row?.count} links projected`);
       await sleep(250);
@@ -287,7 +303,11 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
     const logged = await sql<Array<{ id: string; body: string; merchantId: string }>>`
       select id, body, merchant_id::text as "merchantId" from gateway.webhook_events order by seq`;
     const indexOf = new Map(merchantIds.map((id, index) => [id, index + 1]));
-    const payloads = logged.map((row) => ({ merchant: indexOf.get(row.merchantId) as number, id: row.id, body: row.body }));
+    const payloads = logged.map((row) => ({
+      merchant: indexOf.get(row.merchantId) as number,
+      id: row.id,
+      body: row.body,
+    }));
     for (let at = 0; at < payloads.length; at += 2_000)
       await sql`insert into public.bench_webhook_payloads ${sql(payloads.slice(at, at + 2_000))}`;
     const baselineStart = Date.now();
@@ -340,7 +360,11 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
       }),
     );
     const baselineSeconds = (Date.now() - baselineStart) / 1000;
-    const baselineResult = { events: sent, seconds: baselineSeconds, deliveriesPerSecond: sent / baselineSeconds };
+    const baselineResult = {
+      events: sent,
+      seconds: baselineSeconds,
+      deliveriesPerSecond: sent / baselineSeconds,
+    };
     log(
       `baseline: ${sent} POSTed in ${baselineSeconds.toFixed(1)} s = ${baselineResult.deliveriesPerSecond.toFixed(0)}/s`,
     );

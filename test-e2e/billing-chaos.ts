@@ -269,7 +269,8 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
     const progress = async () => {
       const hooks = (await deliveredSuccesses()) - successesBefore;
       return (
-        ((await paidCount()) / due + Math.max(0, hooks) / Math.max(1, successesExpected - successesBefore)) / 2
+        ((await paidCount()) / due + Math.max(0, hooks) / Math.max(1, successesExpected - successesBefore)) /
+        2
       );
     };
     const runStarted = Date.now();
@@ -421,7 +422,9 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
     );
     log('timeline (seconds since the billing run started):');
     for (const d of disruptions)
-      log(`  ${String(d.at).padStart(7)} s  ${d.what.padEnd(32)} ${d.paidBefore}/${due} paid, back after ${d.downSeconds} s`);
+      log(
+        `  ${String(d.at).padStart(7)} s  ${d.what.padEnd(32)} ${d.paidBefore}/${due} paid, back after ${d.downSeconds} s`,
+      );
     log(
       convergedAt === null
         ? `  ${String(runSeconds).padStart(7)} s  not converged (every installment paid: ${paidAt === null ? 'no' : `${paidAt} s after the last fault`})`
