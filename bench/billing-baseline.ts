@@ -3,11 +3,12 @@
  * nothing else. Per due installment, with the system's concurrency (processor-gateway takes 100
  * `charge.requested` at once): PROCESSOR_A's charge at the sandbox over a kept-alive connection (its stored
  * cards are charged through a single-use alias, so the charge is the card listing that hands out the alias,
- * then the charge call; Node's fetch keeps its connections alive), then one transaction that writes the charge and the installment's paid state. No
+ * then the charge call; node:http with a keep-alive agent), then one transaction that writes the charge and the installment's paid state. No
  * broker, no outbox, no run, no claim, no idempotency before the call, no retry: the floor the system's
  * rate is compared with, on the same machine, PostgreSQL server and sandbox, in the same run.
  */
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import postgres from 'postgres';
 
 /** processor-gateway's prefetch of `charge.requested`: the charges it has in flight at once. */
@@ -42,6 +43,7 @@ export async function runBillingBaseline(options: {
 }): Promise<BaselineResult> {
   const concurrency = options.concurrency ?? BASELINE_CONCURRENCY;
   const sql = postgres(options.databaseUrl, { max: POOL, onnotice: () => {} });
+  const cleanups: Array<() => void> = [];
   try {
     await sql.unsafe(`
       create schema if not exists baseline;
@@ -68,14 +70,35 @@ export async function runBillingBaseline(options: {
       await sql`insert into baseline.installments ${sql(rows.slice(at, at + 5_000))}`;
     await sql`analyze baseline.installments`;
 
-    const post = async (path: string, operation: Record<string, unknown>) => {
-      const response = await fetch(`${options.sandboxUrl}/vpos/api/0.3/${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ public_key: PUBLIC_KEY, operation }),
+    // node:http with a keep-alive agent: the cheapest client Node has, one socket per worker kept open.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+    const post = (path: string, operation: Record<string, unknown>) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const body = JSON.stringify({ public_key: PUBLIC_KEY, operation });
+        const request = http.request(
+          `${options.sandboxUrl}/vpos/api/0.3/${path}`,
+          {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              try {
+                resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+              } catch (error) {
+                reject(error);
+              }
+            });
+            response.on('error', reject);
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
       });
-      return (await response.json()) as Record<string, unknown>;
-    };
+    cleanups.push(() => agent.destroy());
     let declined = 0;
     const started = Date.now();
     const due = await sql<
@@ -145,6 +168,7 @@ export async function runBillingBaseline(options: {
       declined,
     };
   } finally {
+    for (const cleanup of cleanups) cleanup();
     await sql.end();
   }
 }
