@@ -298,3 +298,13 @@ export {
   subscriptionOfLinkPath,
   subscriptionOfLinkResponse,
 } from './subscription-of-link';
+export {
+  type CustomerSubscriptionView,
+  customerSubscriptionCancelPath,
+  customerSubscriptionCardBody,
+  customerSubscriptionCardPath,
+  customerSubscriptionCardResponse,
+  customerSubscriptionView,
+  customerSubscriptionsPath,
+  customerSubscriptionsResponse,
+} from './customer-subscriptions';

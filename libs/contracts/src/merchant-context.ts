@@ -23,6 +23,11 @@ export const merchantContextSchema = z.object({
   timezone: z.string(),
   processors: z.array(z.enum(PROCESSORS)),
   /**
+   * The customer may cancel their own subscription on their page (`/pay/account`, issue 29); off by
+   * default, and absent from contexts signed before the setting existed.
+   */
+  customerCancelAllowed: z.boolean().optional(),
+  /**
    * The e-mails to the merchant's customers (issue 29): which kinds, and the reminder's days before a debit.
    * Absent in contexts signed before it: every kind on, 3 days.
    */

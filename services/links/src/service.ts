@@ -7,6 +7,7 @@ import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/ru
 import type { MiddlewareHandler } from 'hono';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { devMailboxRoutes } from './adapters/http/dev-mailbox-routes';
+import { accountPages } from './adapters/http/pay/account-routes';
 import { identityPages } from './adapters/http/pay/identity-routes';
 import { payRoutes } from './adapters/http/pay/routes';
 import type { CustomerVariables } from './adapters/http/pay/session';
@@ -106,6 +107,13 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         }),
       );
       const csrf = { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') };
+      const subscriptions = subscriptionsClient({
+        upstream: upstream('subscriptions'),
+        internalSecret,
+        timeoutMs: settings.SUBSCRIPTIONS_TIMEOUT_MS,
+      });
+      const vault = vaultCardsClient({ upstream: upstream('processor-gateway'), internalSecret });
+      const customers = postgresCustomerRepository(database.db);
       const sessions = postgresCustomerSessionRepository(database.db);
       app.route(
         '/pay',
@@ -114,11 +122,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           payments,
           merchants,
           cards,
-          subscriptions: subscriptionsClient({
-            upstream: upstream('subscriptions'),
-            internalSecret,
-            timeoutMs: settings.SUBSCRIPTIONS_TIMEOUT_MS,
-          }),
+          subscriptions,
           clock,
           publicBaseUrl,
           customerSession:
@@ -130,19 +134,35 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
               merchantOfSlug: async (slug) => (await links.findBySlug(slug))?.merchantId,
               rememberLanguage: rememberCustomerLanguage(database.db),
             }),
-          identityPages: identityPages({
-            links,
-            merchants,
-            clock,
-            csrf,
-            emailLogins: postgresEmailLoginRepository(database.db),
-            mailer: mail.mailer,
-            sessions,
-            customers: postgresCustomerRepository(database.db),
-            loginCodes: postgresLoginCodeRepository(database.db),
-            vault: vaultCardsClient({ upstream: upstream('processor-gateway'), internalSecret }),
-            secret: internalSecret,
-          }),
+          identityPages: (pay) => {
+            identityPages({
+              links,
+              merchants,
+              clock,
+              csrf,
+              emailLogins: postgresEmailLoginRepository(database.db),
+              mailer: mail.mailer,
+              sessions,
+              customers,
+              loginCodes: postgresLoginCodeRepository(database.db),
+              vault,
+              subscriptions,
+              secret: internalSecret,
+            })(pay);
+            // The customer's own page (issue 29): subscriptions, their card, payments and receipts.
+            accountPages({
+              links,
+              merchants,
+              customers,
+              subscriptions,
+              cards,
+              vault,
+              clock,
+              csrf,
+              publicBaseUrl,
+              processorOrigins: processorOrigins(settings),
+            })(pay);
+          },
           careLinks: careRoutes({
             outbox: emailOutbox,
             emails: emailStore,

@@ -16,6 +16,7 @@ export function toMerchantContext(row: MerchantRow): MerchantContext {
     currency: row.currency,
     saasContract: row.saasContract,
     noLoginEnabled: row.noLoginEnabled,
+    customerCancelAllowed: row.customerCancelAllowed,
     callbackUrl: row.callbackUrl,
     timezone: row.timezone,
     processors: row.processors,
@@ -44,6 +45,7 @@ function settingsColumns(
     currency: settings.currency,
     saasContract: settings.saasContract,
     noLoginEnabled: settings.noLoginEnabled,
+    customerCancelAllowed: settings.customerCancelAllowed,
     callbackUrl: settings.callbackUrl,
     timezone: settings.timezone,
     processors: settings.processors,
@@ -78,6 +80,7 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       currency: context.currency,
       saasContract: context.saasContract,
       noLoginEnabled: context.noLoginEnabled,
+      customerCancelAllowed: context.customerCancelAllowed === true,
       callbackUrl: context.callbackUrl,
       timezone: context.timezone,
       processors: context.processors,
@@ -113,6 +116,7 @@ export function postgresMerchantStore(db: Database): MerchantStore {
           currency: context.currency,
           saasContract: context.saasContract,
           noLoginEnabled: context.noLoginEnabled,
+          customerCancelAllowed: context.customerCancelAllowed === true,
           callbackUrl: context.callbackUrl,
           timezone: context.timezone,
           processors: context.processors,
@@ -163,7 +167,13 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       return db.transaction(async (tx) => {
         await tx
           .insert(merchants)
-          .values({ id: merchant.merchantId, ...settingsColumns(merchant) })
+          .values({
+            id: merchant.merchantId,
+            ...settingsColumns({
+              ...merchant,
+              customerCancelAllowed: merchant.customerCancelAllowed === true,
+            }),
+          })
           .onConflictDoNothing();
         // A token given again after another replaced it is live again: the same DEMO_API_TOKEN keeps working.
         const [kept] = await tx
