@@ -29,6 +29,7 @@ export const CONSUMERS = [
   'links.cancel-link-on-subscription-cancelled',
   'links.settle-link-on-payment',
   'links.record-refund-on-refund-succeeded',
+  'links.mail-customers-on-account-events',
   'subscriptions.request-charge-on-charge-due',
   'subscriptions.pay-installment-on-payment-succeeded',
   'subscriptions.record-decline-on-payment-failed',

@@ -414,6 +414,19 @@ export const eventSchemas = {
       declineCategory: z.enum(DECLINE_CATEGORIES).nullable().default(null),
     }),
   },
+  /**
+   * An operator's billing run as of a day started (billing-scheduler): of one merchant, or of all (null).
+   * With simulated time a run as of a future day is how tests and demos move a merchant's calendar; links
+   * takes that day as the merchant's today for its customers' e-mails (reminders, a signed link's validity).
+   */
+  'billing-run.started': {
+    1: z.object({
+      runId: z.string().uuid(),
+      merchantId: z.string().uuid().nullable(),
+      asOf: isoDate,
+      startedAt: z.string(),
+    }),
+  },
   /** Dunning (billing-scheduler's policy per merchant): after a failed attempt, the next one is on `nextAttemptOn`. */
   'installment.retry-scheduled': {
     1: z.object({

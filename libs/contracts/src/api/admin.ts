@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
+import { contactEmailField, DEFAULT_CUSTOMER_EMAIL_SETTINGS, customerEmailSettings } from './customer-emails';
 import { MAX_LENGTH, text, textRules } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
 import { DEMO_MERCHANT_ID } from './story';
@@ -53,6 +54,8 @@ const settingsFields = {
   callbackUrl: callbackUrl.nullable(),
   timezone,
   processors,
+  customerEmails: customerEmailSettings,
+  contactEmail: contactEmailField.nullable(),
 };
 
 export const createMerchantRequest = z.object({
@@ -67,6 +70,10 @@ export const createMerchantRequest = z.object({
   callbackUrl: callbackUrl.nullish(),
   timezone: timezone.default(DEFAULT_TIMEZONE),
   processors: processors.optional().meta({ description: 'Default: both processors.' }),
+  customerEmails: customerEmailSettings
+    .optional()
+    .meta({ description: 'Default: every e-mail on, reminders 3 days before.' }),
+  contactEmail: contactEmailField.nullish(),
 });
 
 export type CreateMerchantRequest = z.infer<typeof createMerchantRequest>;
@@ -82,6 +89,8 @@ export const updateMerchantRequest = z.object({
   callbackUrl: callbackUrl.nullable().optional(),
   timezone: timezone.optional(),
   processors: processors.optional(),
+  customerEmails: customerEmailSettings.optional(),
+  contactEmail: contactEmailField.nullable().optional(),
 });
 
 export type UpdateMerchantRequest = z.infer<typeof updateMerchantRequest>;
@@ -161,6 +170,8 @@ const merchantExample = {
   callbackUrl: 'https://gym.example.com/payments/callback',
   timezone: 'America/Asuncion',
   processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+  customerEmails: { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, upcomingDebitDays: 5 },
+  contactEmail: 'hola@gym.example.com',
   createdAt: '2026-11-22T12:00:00.000Z',
   updatedAt: '2026-11-22T12:00:00.000Z',
   tokens: [
@@ -241,6 +252,8 @@ export const adminApi = {
               callbackUrl: 'https://shop.example.com/payments/callback',
               timezone: 'America/Asuncion',
               processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+              customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+              contactEmail: null,
               createdAt: '2026-11-23T12:00:00.000Z',
               updatedAt: '2026-11-23T12:00:00.000Z',
             },
@@ -358,6 +371,8 @@ export const merchantProfileApi = {
           callbackUrl: 'https://shop.example.com/payments/callback',
           timezone: 'America/Asuncion',
           processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+          customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+          contactEmail: null,
         },
       },
     },

@@ -1,5 +1,7 @@
 import {
   type Currency,
+  type CustomerEmailSettings,
+  DEFAULT_CUSTOMER_EMAIL_SETTINGS,
   INSTANCE_CURRENCIES,
   type INSTANCES,
   type Processor,
@@ -21,6 +23,10 @@ export interface MerchantSettings {
   callbackUrl: string | null;
   timezone: string;
   processors: Processor[];
+  /** Which e-mails the merchant's customers get (issue 29). */
+  customerEmails: CustomerEmailSettings;
+  /** The `Reply-To` of those e-mails. */
+  contactEmail: string | null;
 }
 
 export interface NewMerchantRequest {
@@ -33,6 +39,8 @@ export interface NewMerchantRequest {
   callbackUrl?: string | null;
   timezone: string;
   processors?: Processor[];
+  customerEmails?: CustomerEmailSettings;
+  contactEmail?: string | null;
 }
 
 /** Spec 2.5: a national instance charges PYG; an international one USD (default) or EUR. */
@@ -51,6 +59,8 @@ export function newMerchantSettings(request: NewMerchantRequest): MerchantSettin
     callbackUrl: request.callbackUrl ?? null,
     timezone: request.timezone,
     processors: request.processors ?? [...PROCESSORS],
+    customerEmails: request.customerEmails ?? DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+    contactEmail: request.contactEmail ?? null,
   });
 }
 

@@ -4,6 +4,7 @@ import {
   apiOperations,
   billingAdminApi,
   billingAdminOperations,
+  customerEmailSettings,
   MERCHANT_PAGE,
   type MerchantContext,
   merchantProfileApi,
@@ -41,6 +42,8 @@ export function merchantView(merchant: MerchantRecord) {
     callbackUrl: merchant.callbackUrl,
     timezone: merchant.timezone,
     processors: merchant.processors,
+    customerEmails: merchant.customerEmails,
+    contactEmail: merchant.contactEmail,
     createdAt: merchant.createdAt.toISOString(),
     updatedAt: merchant.updatedAt.toISOString(),
     tokens: merchant.tokens.map((token) => ({
@@ -196,6 +199,8 @@ export function merchantProfileRoutes<E extends Env>(app: Hono<E>): void {
       callbackUrl: merchant.callbackUrl,
       timezone: merchant.timezone,
       processors: merchant.processors,
+      customerEmails: customerEmailSettings.parse(merchant.customerEmails ?? {}),
+      contactEmail: merchant.contactEmail ?? null,
     });
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
+import { customerEmailSettings, type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { Database, Executor } from '@payrail/db';
 import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { MerchantSettings } from '../../domain/merchant';
@@ -20,6 +20,8 @@ export function toMerchantContext(row: MerchantRow): MerchantContext {
     callbackUrl: row.callbackUrl,
     timezone: row.timezone,
     processors: row.processors,
+    customerEmails: customerEmailSettings.parse(row.customerEmails ?? {}),
+    contactEmail: row.contactEmail,
   });
 }
 
@@ -33,7 +35,10 @@ async function announceCredentialsChange(tx: Executor, merchantId: string): Prom
   await tx.execute(sql`select pg_notify(${CREDENTIALS_CHANNEL}, ${merchantId})`);
 }
 
-function settingsColumns(settings: MerchantSettings) {
+function settingsColumns(
+  settings: Omit<MerchantSettings, 'customerEmails' | 'contactEmail'> &
+    Partial<Pick<MerchantSettings, 'customerEmails' | 'contactEmail'>>,
+) {
   return {
     name: settings.name,
     instance: settings.instance,
@@ -44,6 +49,8 @@ function settingsColumns(settings: MerchantSettings) {
     callbackUrl: settings.callbackUrl,
     timezone: settings.timezone,
     processors: settings.processors,
+    customerEmails: settings.customerEmails ?? null,
+    contactEmail: settings.contactEmail ?? null,
   };
 }
 
@@ -77,6 +84,8 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       callbackUrl: context.callbackUrl,
       timezone: context.timezone,
       processors: context.processors,
+      customerEmails: customerEmailSettings.parse(context.customerEmails ?? {}),
+      contactEmail: context.contactEmail ?? null,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       tokens,
@@ -111,6 +120,8 @@ export function postgresMerchantStore(db: Database): MerchantStore {
           callbackUrl: context.callbackUrl,
           timezone: context.timezone,
           processors: context.processors,
+          customerEmails: customerEmailSettings.parse(context.customerEmails ?? {}),
+          contactEmail: context.contactEmail ?? null,
           createdAt: row.createdAt,
           updatedAt: row.updatedAt,
         };

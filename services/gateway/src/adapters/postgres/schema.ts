@@ -33,6 +33,10 @@ export const merchants = gatewaySchema.table('merchants', {
   callbackUrl: varchar('callback_url', { length: MAX_LENGTH.url }),
   timezone: text('timezone').notNull().default('America/Asuncion'),
   processors: jsonb('processors').$type<string[]>().notNull(),
+  /** The customers' e-mails (issue 29): each kind on or off, the reminder's days; null: the defaults. */
+  customerEmails: jsonb('customer_emails').$type<Record<string, unknown> | null>(),
+  /** The `Reply-To` of the customers' e-mails. */
+  contactEmail: varchar('contact_email', { length: MAX_LENGTH.email }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
