@@ -2,17 +2,16 @@ import type { Page } from 'playwright-core';
 import { waitFor } from '@payrail/testing';
 import { type ReceivedMail, startTestSmtpServer, type TestSmtpServer } from '@payrail/testing/smtp';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { schedulerCaughtUp } from '../debit-support';
 import {
-  ADMIN_TOKEN,
+  billingRun,
   type BrowserSystem,
   byTestId,
   CARDS,
+  chargesOf,
   fillCardForm,
-  ledger,
-  type Merchant,
   MerchantApi,
   newCustomer,
+  paymentSuccesses,
   processorFrame,
   startBrowserSystem,
 } from './harness';
@@ -67,43 +66,6 @@ async function signIn(page: Page, email: string): Promise<void> {
   await byTestId(page, 'login-code').fill(code);
   await byTestId(page, 'login-verify').click();
   await byTestId(page, 'pay-form').waitFor({ timeout: 15_000 });
-}
-
-/** An operator's as-of run for the merchant, once billing-scheduler has caught up, until it completes. */
-async function billingRun(owner: Merchant, asOf: string): Promise<Record<string, unknown>> {
-  await schedulerCaughtUp(env.sql);
-  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-  const started = await fetch(`${env.gatewayUrl}/admin/billing/runs`, {
-    method: 'POST',
-    headers: admin,
-    body: JSON.stringify({ asOf, merchantId: owner.id }),
-  });
-  expect(started.status).toBe(202);
-  const { id } = (await started.json()) as { id: string };
-  return waitFor(
-    async () => {
-      const run = (await (
-        await fetch(`${env.gatewayUrl}/admin/billing/runs/${id}`, { headers: admin })
-      ).json()) as Record<string, unknown>;
-      return run.status === 'completed' ? run : undefined;
-    },
-    60_000,
-    200,
-  );
-}
-
-/** The sandbox's approvals of one amount, and the merchant's PAYMENT_SUCCESS events of it. */
-async function approvals(amount: number) {
-  return (await ledger(env)).filter(
-    (entry) => entry.kind === 'charge' && Number(entry.amount) === amount && entry.resultCode === '00',
-  );
-}
-async function paymentSuccesses(owner: Merchant, amount: number) {
-  const rows = await env.sql<Array<{ body: string }>>`
-    select body from gateway.webhook_events where merchant_id = ${owner.id} and kind = 'PAYMENT_SUCCESS'`;
-  return rows
-    .map((row) => JSON.parse(row.body) as { data: { amount: number } })
-    .filter((event) => Number(event.data.amount) === amount);
 }
 
 function daysAfter(date: string, days: number): string {
@@ -174,12 +136,12 @@ describe.skipIf(!chromium.available)('the recovery path of a declined installmen
       subscription.installments.find((row) => row.number === number) as { paymentDate: string };
 
     // Installment 2 declined on its as-of run: the "payment failed" e-mail reaches the SMTP server.
-    expect(await billingRun(merchant, installment(2).paymentDate)).toMatchObject({ due: 1, failed: 1 });
+    expect(await billingRun(env, merchant, installment(2).paymentDate)).toMatchObject({ due: 1, failed: 1 });
     const failed = await waitFor(() => mailsOfKind(EMAIL, 'payment-failed')[0], 30_000, 200);
     expect(failed.parsed.text).toContain('0341');
     const careUrl = actionLink(failed);
     expect(new URL(careUrl).pathname).toMatch(/^\/pay\/care\/[^/]+$/);
-    expect(await approvals(INSTALLMENT)).toHaveLength(0);
+    expect(await chargesOf(env, String(INSTALLMENT))).toHaveLength(0);
 
     // A browser with no session opens the link: the card change, without a login code.
     const customer = await newCustomer(env, 'es-PY');
@@ -210,17 +172,17 @@ describe.skipIf(!chromium.available)('the recovery path of a declined installmen
     );
     const successes = await waitFor(
       async () => {
-        const found = await paymentSuccesses(merchant, INSTALLMENT);
+        const found = await paymentSuccesses(env, merchant, INSTALLMENT);
         return found.length > 0 ? found : undefined;
       },
       30_000,
       250,
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const approved = await approvals(INSTALLMENT);
+    const approved = await chargesOf(env, String(INSTALLMENT));
     expect(approved, JSON.stringify(approved)).toHaveLength(1);
     expect(approved[0]).toMatchObject({ processor: 'PARAGUAY.PROCESSOR_B', last4: '4242' });
-    expect(await paymentSuccesses(merchant, INSTALLMENT)).toHaveLength(successes.length);
+    expect(await paymentSuccesses(env, merchant, INSTALLMENT)).toHaveLength(successes.length);
     expect(successes).toHaveLength(1);
     expect(await byTestId(page, 'account-subscription').getAttribute('data-status')).toBe('active');
 
@@ -240,11 +202,11 @@ describe.skipIf(!chromium.available)('the recovery path of a declined installmen
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ last4: '4242', codes: ['51'] }),
     });
-    expect(await billingRun(merchant, installment(3).paymentDate)).toMatchObject({ due: 1, failed: 1 });
+    expect(await billingRun(env, merchant, installment(3).paymentDate)).toMatchObject({ due: 1, failed: 1 });
     const secondFailed = await waitFor(() => mailsOfKind(EMAIL, 'payment-failed')[1], 30_000, 200);
     const freshUrl = actionLink(secondFailed);
     expect(freshUrl).not.toBe(careUrl);
-    await billingRun(merchant, daysAfter(installment(3).paymentDate, 8));
+    await billingRun(env, merchant, daysAfter(installment(3).paymentDate, 8));
     const late = await again.newPage();
     const expired = await late.goto(freshUrl);
     expect(expired?.status()).toBe(409);
