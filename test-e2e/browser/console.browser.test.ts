@@ -375,6 +375,11 @@ describe.skipIf(!chromium.available)('the merchant console in Chromium (issue 28
     expect(await row.locator('[data-testid="link-status"]').getAttribute('data-status')).toBe('paid');
     await open(page, `/console/links?q=${encodeURIComponent('marta@')}`);
     expect(await page.locator('[data-testid="link-row"]').count()).toBe(1);
+    // Paid on the link's own page too.
+    await row.locator('a').first().click();
+    await page.waitForURL(new RegExp(`/console/links/${id}$`));
+    expect(await byTestId(page, 'link-status').getAttribute('data-status')).toBe('paid');
+    await screenshot(page, 'console/link-paid');
     await byTestId(page, 'nav-home').click();
     expect((await byTestId(page, 'home-links-paid').textContent())?.replace(/\D/g, '')).toBe('1');
     await page.close();

@@ -70,6 +70,23 @@ const WRITE_OPERATIONS = Object.entries(OPERATION_PERMISSIONS)
   .map(([operationId]) => operationId)
   .sort();
 
+/** Who made an audit log entry: a user's e-mail, a token's name (the operator's have none), the operator. */
+function ActorOf(props: { entry: AuditEntry; c: Ctx }) {
+  const text = t(props.c);
+  const { type, id, label } = props.entry.actor;
+  const kind = text.settings.actorKind[type] ?? type;
+  if (type === 'operator') return <>{label ? `${kind}: ${label}` : kind}</>;
+  if (label) return <>{`${kind}: ${label}`}</>;
+  if (type === 'token')
+    return (
+      <>
+        {`${kind}: ${text.developers.operatorToken}`}
+        {id ? <span class="hint mono">{id.slice(0, 8)}</span> : null}
+      </>
+    );
+  return <>{`${kind}: ${id ?? '—'}`}</>;
+}
+
 type Tab = 'profile' | 'users' | 'audit' | 'account';
 
 function Tabs(props: { c: Ctx; active: Tab }) {
@@ -417,8 +434,7 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
                     {entry.clientAddress ? <span class="hint mono">{entry.clientAddress}</span> : null}
                   </Cell>
                   <Cell label={text.settings.actor}>
-                    {text.settings.actorKind[entry.actor.type] ?? entry.actor.type}:{' '}
-                    {entry.actor.label ?? entry.actor.id ?? '—'}
+                    <ActorOf entry={entry} c={c} />
                   </Cell>
                   <Cell label={text.settings.action}>
                     <span class="mono">{entry.operationId}</span>
