@@ -68,11 +68,6 @@ export interface ProcessOptions {
    * times each service started alone).
    */
   only?: ServiceName[];
-  /**
-   * Another TypeScript entry for a service than `services/<name>/src/main.ts` (not with `compiled`): the
-   * console's browser tests run the gateway with a test sign-in this way.
-   */
-  entries?: Partial<Record<ServiceName, string>>;
   /** How many processes of a service to start (default 1); see `ProcessSystem.addReplica`. */
   replicas?: Partial<Record<ServiceName, number>>;
 }
@@ -208,7 +203,7 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
             ...(options.nodeArgs ?? []),
             '--import',
             'tsx',
-            options.entries?.[name] ?? path.join(options.root, 'services', name, 'src', 'main.ts'),
+            path.join(options.root, 'services', name, 'src', 'main.ts'),
           ],
       {
         cwd: options.root,
