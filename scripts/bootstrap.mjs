@@ -26,6 +26,7 @@ const commands = {
   'bench-start': 'bench/start.bench.ts',
   admin: 'services/gateway/src/cli.ts',
   'chaos-billing': 'scripts/chaos-billing.ts',
+  soak: 'bench/soak.bench.ts',
 };
 
 const [major, minor] = process.versions.node.split('.').map(Number);
