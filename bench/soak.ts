@@ -93,6 +93,10 @@ export interface SoakResult {
   requests: number;
   money: {
     approvedLedgerCharges: number;
+    /** Charges the sandbox declined (declined cards on the pay page, declined debits). */
+    declinedLedgerCharges: number;
+    /** Installments (debits, number 2 and after) with an approved charge. */
+    installmentsCharged: number;
     duplicateReferences: number;
     unknownReferences: number;
     missingAtSandbox: number;
@@ -120,6 +124,12 @@ const CARD_APPROVED = '4242424242424242';
 const CARD_DECLINED = '4000000000000002';
 /** Registers on the form and pays the first payment, then every debit is declined (51). */
 const CARD_DEBITS_DECLINED = '4000000000009995';
+
+/** An error's message with its cause's (fetch's "fetch failed" says nothing alone). */
+const describe = (error: unknown) => {
+  const { message, cause } = error as Error & { cause?: { code?: string; message?: string } };
+  return cause ? `${message} (${cause.code ?? ''} ${cause.message ?? ''})` : message;
+};
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -262,7 +272,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         otherErrors += 1;
         minuteOtherErrors += 1;
       }
-      if (errorSamples.length < 20) errorSamples.push(`${what}: ${detail.slice(0, 300)}`);
+      if (errorSamples.length < 20) {
+        errorSamples.push(`${what}: ${detail.slice(0, 300)}`);
+        log(`error: ${what}: ${detail.slice(0, 300)}`);
+      }
     };
 
     /** One HTTP call of the load: counted, timed by its operation, 5xx and failures recorded. */
@@ -288,7 +301,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         }
         return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
       } catch (error) {
-        fail(what, `${method} ${url}: ${(error as Error).message}`, false);
+        fail(what, `${method} ${url}: ${describe(error)}`, false);
         return undefined;
       }
     };
@@ -366,8 +379,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           option,
         });
       } catch (error) {
-        const message = (error as Error).message;
-        fail(what, message, /answered 5\d\d/.test(message));
+        const message = describe(error);
+        fail(what, message, /(answered|status) 5\d\d/.test(message));
         return undefined;
       }
     };
@@ -727,14 +740,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       `load ended after ${((loadEnded - started) / 1000).toFixed(0)} s; the receiver went down ${receiverDowns} time(s)`,
     );
 
-    // ---- drain: queues, outboxes, webhooks and open charges back to 0 ------------------------------
+    // ---- drain: queues, outboxes, webhooks and open debits back to 0 -------------------------------
+    // (A hosted charge a customer left on the form stays open until it expires: not a backlog.)
     let drainSeconds: number | null = null;
     let lastDrainLog = 0;
     for (;;) {
       const { queued } = await queueDepths();
       const { outbox, webhooks } = await backlogs();
       const [open] = await sql<Array<{ charges: number; runs: number }>>`
-        select (select count(*)::int from processor_gateway.charges where status in ('pending', 'unknown')) as charges,
+        select (select count(*)::int from processor_gateway.charges
+                where kind = 'stored-card' and status in ('pending', 'unknown')) as charges,
                (select count(*)::int from billing_scheduler.installments where state = 'claimed') as runs`;
       const left = queued + outbox + webhooks + (open?.charges ?? 0) + (open?.runs ?? 0);
       const waited = (Date.now() - loadEnded) / 1000;
@@ -760,7 +775,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // ---- money against the sandbox's ledger -------------------------------------------------------
     const money = await checkMoney(sql, running.urls['processor-sandbox'], linkPaymentsSeen);
     log(
-      `money: ${money.approvedLedgerCharges} approved ledger charges; ${money.duplicateReferences} references approved twice, ${money.unknownReferences} unknown to us, ${money.missingAtSandbox} of ours missing at the sandbox; ${money.installmentsChargedTwice} installments and ${money.linksChargedTwice} links charged twice; ${money.paidWithoutCharge} paid without a charge, ${money.chargedNotPaid} charged not paid; link payments approved ${money.linkPaymentsSeen} seen on the pay page / ${money.linkPaymentsCharged} charged: ${money.ok ? 'OK' : 'FAILED'}`,
+      `money: ${money.approvedLedgerCharges} approved ledger charges (${money.installmentsCharged} debits), ${money.declinedLedgerCharges} declined; ${money.duplicateReferences} references approved twice, ${money.unknownReferences} unknown to us, ${money.missingAtSandbox} of ours missing at the sandbox; ${money.installmentsChargedTwice} installments and ${money.linksChargedTwice} links charged twice; ${money.paidWithoutCharge} paid without a charge, ${money.chargedNotPaid} charged not paid; link payments approved ${money.linkPaymentsSeen} seen on the pay page / ${money.linkPaymentsCharged} charged: ${money.ok ? 'OK' : 'FAILED'}`,
     );
 
     // ---- webhooks: every event delivered once per id -----------------------------------------------
@@ -880,7 +895,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     )
       .map(([op, l]) => `${short[op] ?? op} ${l.p99.toFixed(0)}`)
       .join(' ')} ms`;
-    if (!pass) for (const line of errorSamples) log(`  error: ${line}`);
     if (!pass)
       for (const line of serviceLines.filter((l) => /error|fatal|unhandled/i.test(l)).slice(-20))
         log(`  ${line}`);
@@ -926,6 +940,7 @@ async function checkMoney(
   linkPaymentsSeen: number,
 ): Promise<SoakResult['money']> {
   const approved = new Map<string, number>();
+  let declined = 0;
   for (let after: number | null = 0; after !== null; ) {
     const page: LedgerPage = (await (
       await fetch(`${sandboxUrl}/__sandbox/ledger?after=${after}&limit=10000`)
@@ -933,6 +948,7 @@ async function checkMoney(
     for (const entry of page.entries)
       if (entry.kind === 'charge' && entry.resultCode === '00')
         approved.set(entry.reference, (approved.get(entry.reference) ?? 0) + 1);
+      else if (entry.kind === 'charge') declined += 1;
     after = page.next;
   }
   const charges = await sql<
@@ -954,6 +970,8 @@ async function checkMoney(
   const paidIds = new Set(paid.map((row) => row.id));
   const result = {
     approvedLedgerCharges: [...approved.values()].reduce((sum, n) => sum + n, 0),
+    declinedLedgerCharges: declined,
+    installmentsCharged: perInstallment.size,
     duplicateReferences: [...approved.values()].filter((n) => n > 1).length,
     unknownReferences: [...approved.keys()].filter((reference) => !ours.has(reference)).length,
     missingAtSandbox: charges.filter((c) => !approved.has(c.reference)).length,
