@@ -123,7 +123,7 @@ const CARD_APPROVED = '4242424242424242';
 /** Refused on the hosted form (05): a customer's declined payment. */
 const CARD_DECLINED = '4000000000000002';
 /** Registers on the form and pays the first payment, then every debit is declined (51). */
-const CARD_DEBITS_DECLINED = '4000000000009995';
+const CARD_DEBITS_DECLINED = '4000000000000341';
 
 /** An error's message with its cause's (fetch's "fetch failed" says nothing alone). */
 const describe = (error: unknown) => {
@@ -966,7 +966,7 @@ async function checkMoney(
   }
   const paid = await sql<
     Array<{ id: number }>
-  >`select id from subscriptions.installments where status = 'paid'`;
+  >`select id from subscriptions.installments where status = 'paid' and number >= 2`;
   const paidIds = new Set(paid.map((row) => row.id));
   const result = {
     approvedLedgerCharges: [...approved.values()].reduce((sum, n) => sum + n, 0),
