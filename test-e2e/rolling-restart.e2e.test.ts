@@ -86,7 +86,10 @@ async function call(
   return { status: response.status, body: text ? JSON.parse(text) : {} };
 }
 
-/** A client that tries again on a 5xx or a connection error (same request, same Idempotency-Key). */
+/**
+ * A client that tries again on a 5xx, a connection error or a conflict with its own first try still running
+ * (same request, same Idempotency-Key).
+ */
 async function withRetry<T>(
   work: () => Promise<{ status: number; body: T }>,
   counts: { retried: number },
@@ -95,7 +98,10 @@ async function withRetry<T>(
   for (let attempt = 0; attempt < 8; attempt += 1) {
     try {
       const answer = await work();
-      if (answer.status < 500) return answer;
+      // 409 IDEMPOTENCY_IN_PROGRESS: the first try still runs (its caller lost the connection); "retry later".
+      const inProgress =
+        answer.status === 409 && (answer.body as { code?: string }).code === 'IDEMPOTENCY_IN_PROGRESS';
+      if (answer.status < 500 && !inProgress) return answer;
       last = `status ${answer.status}: ${JSON.stringify(answer.body)}`;
     } catch (error) {
       last = `${(error as Error).message} ${String((error as { cause?: Error }).cause?.message ?? '')}`;
