@@ -8,7 +8,7 @@
  *
  * The load, open loop (an operation starts every 1/rate s whatever the answers, up to `maxInFlight` at once):
  * link creation; customers opening links and paying on the hosted page (approved and declined cards);
- * subscriptions sold and subscribed on the pay page (some with a card whose debits are declined); list and
+ * subscriptions sold and subscribed on the pay page (some with a card refused after it is registered); list and
  * retrieval calls; bulk changes of installments; and, every `daySeconds`, a billing run as of the next
  * simulated day (`SIMULATED_TIME=true`). Webhooks of every kind go to a local receiver that is down (its
  * port closed) one minute in ten.
@@ -122,8 +122,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const CARD_APPROVED = '4242424242424242';
 /** Refused on the hosted form (05): a customer's declined payment. */
 const CARD_DECLINED = '4000000000000002';
-/** Registers on the form and pays the first payment, then every debit is declined (51). */
-const CARD_DEBITS_DECLINED = '4000000000000341';
+/**
+ * Registers on the form, then every stored-card charge is refused (51), the subscription's first payment
+ * among them: a customer whose subscription does not start.
+ */
+const CARD_REFUSED_AFTER_REGISTRATION = '4000000000000341';
 
 /** An error's message with its cause's (fetch's "fetch failed" says nothing alone). */
 const describe = (error: unknown) => {
@@ -435,13 +438,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         });
         if (!created) return;
         links.push(created.body.id);
-        const card = index % 7 === 0 ? CARD_DEBITS_DECLINED : CARD_APPROVED;
+        const refused = index % 7 === 0;
+        const card = refused ? CARD_REFUSED_AFTER_REGISTRATION : CARD_APPROVED;
         const paid = await payOnPage('subscribe', created.body.slug, documentNumber, card, 'subscription');
         if (!paid) return;
         if (paid.outcome !== 'approved' && paid.outcome !== 'registered') {
           fail('subscribe', `the first payment ended ${paid.outcome}`, false);
           return;
         }
+        if (refused) return;
         linkPaymentsSeen += 1;
         const found = await call<{ subscriptions: Array<{ id: number; status: string }> }>(
           'list-subscriptions',
