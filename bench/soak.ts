@@ -864,9 +864,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           ]),
         );
       };
-      // Minutes 5–10 are rows 5..10 (indices 4..9); the last five are the last five full minutes.
+      // Minutes 5–10 are rows 5..10 (indices 4..9); the last five are the last five rows.
       const reference = window(4, 10);
-      const lastFive = window(Math.max(0, allSamples.length - 6), allSamples.length - 1);
+      const lastFive = window(Math.max(0, allSamples.length - 5), allSamples.length);
       const compared = [...lastFive].map(([op, p99]) => ({ op, p99, reference: reference.get(op) ?? p99 }));
       targets.push({
         name: 'p99 of each operation in the last 5 minutes within 25 % of minutes 5–10',
