@@ -106,8 +106,12 @@ export interface SoakResult {
     chargedNotPaid: number;
     /** Link payments (one-off and subscriptions' first) the customers saw approved on the pay page. */
     linkPaymentsSeen: number;
-    /** Links with an approved hosted charge. */
+    /** Links with an approved charge of their payment. */
     linkPaymentsCharged: number;
+    /** Links seen approved with no approved charge. */
+    seenNotCharged: number[];
+    /** Links charged that no customer saw approved (beyond refused cards and flows that failed half-way). */
+    chargedNotSeen: number[];
     ok: boolean;
   };
   webhooks: { events: number; received: number; duplicates: number; missing: number; ok: boolean };
@@ -264,6 +268,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     let minuteOtherErrors = 0;
     let minuteShed = 0;
     let requests = 0;
+    let socketRetries = 0;
     let serverErrors = 0;
     let otherErrors = 0;
     const errorSamples: string[] = [];
@@ -290,11 +295,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ): Promise<ApiAnswer<T> | undefined> => {
       requests += 1;
       minuteRequests += 1;
-      try {
-        const response = await fetch(url.startsWith('http') ? url : `${gatewayUrl}${url}`, {
+      const send = () =>
+        fetch(url.startsWith('http') ? url : `${gatewayUrl}${url}`, {
           method,
           headers: { 'content-type': 'application/json', ...init.headers },
           body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        });
+      try {
+        // A GET sent on a kept-alive connection the server closed as it idled ("other side closed") is
+        // sent again once, as browsers and HTTP clients do for idempotent requests; counted apart.
+        const response = await send().catch((error: Error & { cause?: { code?: string } }) => {
+          if (method !== 'GET' || error.cause?.code !== 'UND_ERR_SOCKET') throw error;
+          socketRetries += 1;
+          return send();
         });
         const text = await response.text();
         const expected = init.expect ?? [200, 201, 202];
@@ -333,7 +346,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const unpaidLinks: Array<{ id: number; slug: string; documentNumber: string }> = [];
     const links: number[] = [];
     const subscriptions: Array<{ id: number; customIdentifier: string }> = [];
-    let linkPaymentsSeen = 0;
+    const seenLinks = new Set<number>();
+    /** Links whose payment's outcome the load cannot know (a flow that failed half-way, a card refused later). */
+    const uncertainLinks = new Set<number>();
     let sequence = 0;
     const today = isoDay(new Date());
     let simulatedDay = today;
@@ -401,8 +416,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           declined ? CARD_DECLINED : CARD_APPROVED,
           'single',
         );
-        if (!paid) return;
-        if (paid.outcome === 'approved') linkPaymentsSeen += 1;
+        if (!paid) {
+          uncertainLinks.add(link.id);
+          return;
+        }
+        if (paid.outcome === 'approved') seenLinks.add(link.id);
         else if (!declined) fail('pay-link', `an approved card's payment ended ${paid.outcome}`, false);
       },
       subscribe: async () => {
@@ -441,13 +459,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const refused = index % 7 === 0;
         const card = refused ? CARD_REFUSED_AFTER_REGISTRATION : CARD_APPROVED;
         const paid = await payOnPage('subscribe', created.body.slug, documentNumber, card, 'subscription');
+        if (!paid || refused) uncertainLinks.add(created.body.id);
         if (!paid) return;
         if (paid.outcome !== 'approved' && paid.outcome !== 'registered') {
           fail('subscribe', `the first payment ended ${paid.outcome}`, false);
           return;
         }
         if (refused) return;
-        linkPaymentsSeen += 1;
+        seenLinks.add(created.body.id);
         const found = await call<{ subscriptions: Array<{ id: number; status: string }> }>(
           'list-subscriptions',
           'GET',
@@ -778,9 +797,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     );
 
     // ---- money against the sandbox's ledger -------------------------------------------------------
-    const money = await checkMoney(sql, running.urls['processor-sandbox'], linkPaymentsSeen);
+    const money = await checkMoney(sql, running.urls['processor-sandbox'], seenLinks, uncertainLinks);
     log(
-      `money: ${money.approvedLedgerCharges} approved ledger charges (${money.installmentsCharged} debits), ${money.declinedLedgerCharges} declined; ${money.duplicateReferences} references approved twice, ${money.unknownReferences} unknown to us, ${money.missingAtSandbox} of ours missing at the sandbox; ${money.installmentsChargedTwice} installments and ${money.linksChargedTwice} links charged twice; ${money.paidWithoutCharge} paid without a charge, ${money.chargedNotPaid} charged not paid; link payments approved ${money.linkPaymentsSeen} seen on the pay page / ${money.linkPaymentsCharged} charged: ${money.ok ? 'OK' : 'FAILED'}`,
+      `money: ${money.approvedLedgerCharges} approved ledger charges (${money.installmentsCharged} debits), ${money.declinedLedgerCharges} declined; ${money.duplicateReferences} references approved twice, ${money.unknownReferences} unknown to us, ${money.missingAtSandbox} of ours missing at the sandbox; ${money.installmentsChargedTwice} installments and ${money.linksChargedTwice} links charged twice; ${money.paidWithoutCharge} paid without a charge, ${money.chargedNotPaid} charged not paid; link payments approved ${money.linkPaymentsSeen} seen on the pay page / ${money.linkPaymentsCharged} charged (seen not charged: ${money.seenNotCharged.slice(0, 10).join(' ') || 'none'}; charged not seen: ${money.chargedNotSeen.slice(0, 10).join(' ') || 'none'}): ${money.ok ? 'OK' : 'FAILED'}`,
     );
 
     // ---- webhooks: every event delivered once per id -----------------------------------------------
@@ -895,7 +914,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       );
     const pass = targets.every((target) => target.ok || !target.enforced);
     const p99s = rows.at(-1)?.latency ?? {};
-    const summary = `soak: ${pass ? 'pass' : 'fail'} ${options.minutes} min at ${options.rate} op/s, ${requests} requests (${(requests / ((loadEnded - started) / 1000)).toFixed(0)}/s), ${serverErrors} 5xx, ${otherErrors} other errors, ${money.approvedLedgerCharges} charges (${money.duplicateReferences + money.installmentsChargedTwice + money.linksChargedTwice} twice, ${money.missingAtSandbox + money.chargedNotPaid + money.paidWithoutCharge} missing), ${webhooks.events} webhooks (${duplicates} twice, ${missing} missing), drained in ${drainSeconds === null ? 'never' : `${drainSeconds.toFixed(0)} s`}, last minute p99 ${Object.entries(
+    const summary = `soak: ${pass ? 'pass' : 'fail'} ${options.minutes} min at ${options.rate} op/s, ${requests} requests (${socketRetries} GETs resent after a closed keep-alive connection, ${(requests / ((loadEnded - started) / 1000)).toFixed(0)}/s), ${serverErrors} 5xx, ${otherErrors} other errors, ${money.approvedLedgerCharges} charges (${money.duplicateReferences + money.installmentsChargedTwice + money.linksChargedTwice} twice, ${money.missingAtSandbox + money.chargedNotPaid + money.paidWithoutCharge} missing), ${webhooks.events} webhooks (${duplicates} twice, ${missing} missing), drained in ${drainSeconds === null ? 'never' : `${drainSeconds.toFixed(0)} s`}, last minute p99 ${Object.entries(
       p99s,
     )
       .map(([op, l]) => `${short[op] ?? op} ${l.p99.toFixed(0)}`)
@@ -942,7 +961,8 @@ interface LedgerPage {
 async function checkMoney(
   sql: postgres.Sql,
   sandboxUrl: string,
-  linkPaymentsSeen: number,
+  seenLinks: Set<number>,
+  uncertainLinks: Set<number>,
 ): Promise<SoakResult['money']> {
   const approved = new Map<string, number>();
   let declined = 0;
@@ -984,8 +1004,10 @@ async function checkMoney(
     linksChargedTwice: [...perLink.values()].filter((n) => n > 1).length,
     paidWithoutCharge: [...paidIds].filter((id) => !perInstallment.has(id)).length,
     chargedNotPaid: [...perInstallment.keys()].filter((id) => !paidIds.has(id)).length,
-    linkPaymentsSeen,
+    linkPaymentsSeen: seenLinks.size,
     linkPaymentsCharged: perLink.size,
+    seenNotCharged: [...seenLinks].filter((id) => !perLink.has(id)),
+    chargedNotSeen: [...perLink.keys()].filter((id) => !seenLinks.has(id) && !uncertainLinks.has(id)),
     ok: false,
   };
   result.ok =
@@ -996,7 +1018,8 @@ async function checkMoney(
     result.linksChargedTwice === 0 &&
     result.paidWithoutCharge === 0 &&
     result.chargedNotPaid === 0 &&
-    result.linkPaymentsSeen === result.linkPaymentsCharged &&
+    result.seenNotCharged.length === 0 &&
+    result.chargedNotSeen.length === 0 &&
     result.approvedLedgerCharges > 0;
   return result;
 }

@@ -54,7 +54,9 @@ it(`holds ${minutes} minutes of mixed load with no error, every charge once and 
     chargedNotPaid: 0,
     ok: true,
   });
-  expect(result.money.linkPaymentsCharged).toBe(result.money.linkPaymentsSeen);
+  // Every link a customer saw approved charged once, and no link charged that nobody paid.
+  expect(result.money.seenNotCharged).toEqual([]);
+  expect(result.money.chargedNotSeen).toEqual([]);
   // Webhooks: through the receiver's downtime, every event delivered, none twice.
   expect(result.webhooks.events).toBeGreaterThan(0);
   expect(result.webhooks).toMatchObject({ duplicates: 0, missing: 0, ok: true });
