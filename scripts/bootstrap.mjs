@@ -23,6 +23,7 @@ const commands = {
   'bench-billing': 'bench/billing.bench.ts',
   'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',
   'bench-links': 'bench/links.bench.ts',
+  'bench-payments': 'bench/payments.bench.ts',
   'bench-start': 'bench/start.bench.ts',
   admin: 'services/gateway/src/cli.ts',
   'chaos-billing': 'scripts/chaos-billing.ts',

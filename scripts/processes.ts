@@ -39,6 +39,7 @@ export const CONSUMERS = [
   'billing-scheduler.project-installments',
   'billing-scheduler.record-charge-outcomes',
   'processor-gateway.charge-on-charge-requested',
+  'processor-gateway.record-movements-on-money-events',
   'gateway.record-webhook-events',
 ];
 

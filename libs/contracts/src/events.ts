@@ -179,6 +179,9 @@ export const eventSchemas = {
       currency: z.enum(CURRENCIES),
       customIdentifier: identifier,
       customIdentifier2: identifier,
+      /** The customer as the link names them (e-mail or phone, name); null in older messages. */
+      handleValue: z.string().nullable().default(null),
+      handleLabel: z.string().nullable().default(null),
       paymentMethods: z.array(z.enum(PROCESSORS)),
       timezone: z.string(),
       /** Creation instant (ISO 8601, UTC) and the same day in the merchant's time zone. */

@@ -205,6 +205,26 @@ export {
   settleLinkByTransferResponse,
 } from './api/bank-notifications';
 export {
+  type ListPaymentsQuery,
+  listPaymentsQuery,
+  PAYMENT_CSV_COLUMNS,
+  PAYMENT_KINDS,
+  PAYMENT_MOVEMENT_METHODS,
+  PAYMENT_PAGE,
+  PAYMENT_STATUSES,
+  type PaymentDetailsResponse,
+  type PaymentKind,
+  type PaymentListResponse,
+  type PaymentMovement,
+  type PaymentMovementMethod,
+  type PaymentStatus,
+  paymentApi,
+  paymentDetailsResponse,
+  paymentListResponse,
+  paymentMovement,
+  paymentOperations,
+} from './api/payments';
+export {
   paymentIdParams,
   REFUND_STATUSES,
   type RefundRequest,

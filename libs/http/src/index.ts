@@ -12,6 +12,8 @@ export { domainProblem, type ErrorTable } from './domain-problem';
 export { presetResponseHeader, requestHeader } from './headers';
 export {
   callForAnswer,
+  callForStream,
+  type StreamedAnswer,
   callWithDeadline,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   httpUpstream,

@@ -32,7 +32,19 @@ export interface UpstreamAnswer {
  */
 export type Upstream = ((request: Request) => Promise<Response>) & {
   direct?: (call: UpstreamCall, timeoutMs: number) => Promise<UpstreamAnswer>;
+  /** The same call with its body handed on as it arrives (`callForStream`). */
+  streamed?: (call: UpstreamCall, timeoutMs: number) => Promise<StreamedAnswer>;
 };
+
+/**
+ * What `callForStream` gives: status and headers once they arrived, the body as a stream that reads from
+ * the service only as fast as it is read (an export of any size through constant memory).
+ */
+export interface StreamedAnswer {
+  status: number;
+  headers: UpstreamAnswer['headers'];
+  body: ReadableStream<Uint8Array> | null;
+}
 
 /** Long enough for a 200 × 60 bulk under load, short enough that a hung service does not pile up callers. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
@@ -216,7 +228,72 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
     for (const name of WIRE_HEADERS) delete out[name];
     return { status: answer.status, headers: out, body: answer.body };
   };
-  return Object.assign(viaRequest, { direct });
+  /**
+   * The call answered as a stream: the deadline covers the status and headers only (an export may take
+   * minutes); the body is read from the socket as the stream is pulled, so the service's sending is held
+   * back by the client's reading (TCP backpressure) and nothing is gathered here. Never sent twice.
+   */
+  const streamed = (
+    { method, path, headers, body }: UpstreamCall,
+    deadlineMs: number,
+  ): Promise<StreamedAnswer> =>
+    new Promise<StreamedAnswer>((resolve, reject) => {
+      const sent = body ? { ...headers, 'content-length': String(body.byteLength) } : headers;
+      const call = transport.request(
+        {
+          protocol: base.protocol,
+          hostname: base.hostname,
+          port: base.port,
+          path: `${basePath}${path}`,
+          method,
+          headers: sent,
+          agent,
+        },
+        (answer) => {
+          clearTimeout(timer);
+          const out: UpstreamAnswer['headers'] = { ...answer.headers };
+          for (const name of WIRE_HEADERS) delete out[name];
+          const chunks = answer[Symbol.asyncIterator]();
+          const stream = new ReadableStream<Uint8Array>(
+            {
+              async pull(controller) {
+                try {
+                  const next = await chunks.next();
+                  if (next.done) {
+                    if (!answer.complete) controller.error(new Error('the answer was cut short'));
+                    else controller.close();
+                    return;
+                  }
+                  const chunk = next.value as Buffer;
+                  controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+                } catch (error) {
+                  controller.error(error);
+                }
+              },
+              cancel() {
+                answer.destroy();
+              },
+            },
+            { highWaterMark: 0 },
+          );
+          resolve({
+            status: answer.statusCode ?? 502,
+            headers: out,
+            body: nullBodyStatus(answer.statusCode ?? 502) ? null : stream,
+          });
+        },
+      );
+      const timer = setTimeout(
+        () => call.destroy(new UpstreamTimeout(deadlineMs)),
+        Math.min(deadlineMs, timeoutMs),
+      );
+      call.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      call.end(body);
+    });
+  return Object.assign(viaRequest, { direct, streamed });
 }
 
 /**
@@ -300,4 +377,30 @@ export async function callWithDeadline(
     upstream(new Request(request, { signal })),
   );
   return new Response(body.byteLength > 0 ? body : null, { status, headers });
+}
+
+/**
+ * Makes `call` to `upstream` and hands its answer on as it arrives: status and headers before `timeoutMs`
+ * (over HTTP, else `UpstreamTimeout`), the body as a stream read only as fast as the caller reads it. Over HTTP
+ * through `Upstream.streamed`; an in-memory upstream (embedded mode) answers a `Response` whose body is a
+ * stream.
+ */
+export async function callForStream(
+  upstream: Upstream,
+  call: UpstreamCall,
+  timeoutMs: number,
+): Promise<StreamedAnswer> {
+  if (upstream.streamed) return upstream.streamed(call, timeoutMs);
+  // In memory the service's app answers at once with its stream: there is no socket to time out.
+  const response = await upstream(
+    new Request(`http://internal${call.path}`, {
+      method: call.method,
+      headers: call.headers,
+      body: call.body,
+      redirect: 'manual',
+    }),
+  );
+  const headers = new Headers(response.headers);
+  for (const name of WIRE_HEADERS) headers.delete(name);
+  return { status: response.status, headers: headerRecord(headers), body: response.body };
 }

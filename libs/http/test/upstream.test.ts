@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   callForAnswer,
+  callForStream,
   callWithDeadline,
   httpUpstream,
   SERVER_KEEP_ALIVE_MS,
@@ -272,4 +273,52 @@ describe('callForAnswer', () => {
     const hanging = () => new Promise<Response>(() => undefined);
     await expect(callForAnswer(hanging, call(), 100)).rejects.toBeInstanceOf(UpstreamTimeout);
   });
+});
+
+describe('callForStream', () => {
+  it('hands the answer on before the service has finished it, and the service waits for the reader', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let writtenBeforeRelease = 0;
+    const service = await fakeService((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/csv' });
+      response.write('id\r\n');
+      // More than the socket buffers take: the writes stall until the client reads (backpressure).
+      const chunk = 'x'.repeat(64 * 1024);
+      const pump = () => {
+        while (writtenBeforeRelease < 400) {
+          writtenBeforeRelease += 1;
+          if (!response.write(chunk)) {
+            response.once('drain', pump);
+            return;
+          }
+        }
+        void released.then(() => response.end('end\r\n'));
+      };
+      pump();
+    });
+    const upstream = httpUpstream(service.url);
+    const answer = await callForStream(upstream, { method: 'GET', path: '/export', headers: {} }, 5_000);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/csv');
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value).startsWith('id')).toBe(true);
+    // Nobody reads for a moment: the service is held back far short of its 25 MB.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(writtenBeforeRelease).toBeLessThan(400);
+    release();
+    let bytes = first.value?.byteLength ?? 0;
+    let last = '';
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      bytes += next.value.byteLength;
+      last = new TextDecoder().decode(next.value.slice(-5));
+    }
+    expect(bytes).toBe('id\r\n'.length + 400 * 64 * 1024 + 'end\r\n'.length);
+    expect(last).toBe('end\r\n');
+  }, 30_000);
 });

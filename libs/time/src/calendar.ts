@@ -87,7 +87,7 @@ function dayFormatter(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-const QUARTER_HOUR_MS = 900_000;
+const OFFSET_STEP_MS = 900_000;
 /** Since then every zone's offsets and changes of offset are whole quarter hours (earlier, some were not). */
 const QUARTER_HOURS_FROM = Date.UTC(1990, 0, 1);
 /** Per time zone, the last day worked out and the UTC quarter hour it was for. */
@@ -98,7 +98,7 @@ export function localDate(instant: Date, timezone: string): IsoDate {
   // A local day starts and ends on a UTC quarter hour, so one quarter hour is one local day: the busy
   // callers (every link created) ask about the same quarter hour again and again.
   const time = instant.getTime();
-  const quarter = Math.floor(time / QUARTER_HOUR_MS);
+  const quarter = Math.floor(time / OFFSET_STEP_MS);
   const last = lastDays.get(timezone);
   if (last?.quarter === quarter) return last.date;
   const parts: Record<string, string> = {};
@@ -140,6 +140,39 @@ export function sameLocalDay(a: Date, b: Date, timezone: string): boolean {
  */
 export function localDateTimeWithOffset(instant: Date, timezone: string): string {
   return format(new TZDate(instant, timezone), "yyyy-MM-dd'T'HH:mm:ssXXX");
+}
+
+const OFFSETS_KEPT = 100_000;
+
+const pad2 = (value: number) => (value < 10 ? `0${value}` : String(value));
+
+/**
+ * `localDateTimeWithOffset` for many instants of one zone (an export of thousands of rows): the same text,
+ * but the zone's offset is looked up once per UTC quarter hour (offsets change on those only) and
+ * the rest is arithmetic, some 50 times cheaper than a formatter per instant.
+ */
+export function localDateTimeWithOffsetWriter(timezone: string): (instant: Date) => string {
+  const offsets = new Map<number, number>();
+  return (instant) => {
+    const time = instant.getTime();
+    // Offsets change on whole UTC quarter hours only since 1990 (`QUARTER_HOURS_FROM`).
+    if (time < QUARTER_HOURS_FROM) return localDateTimeWithOffset(instant, timezone);
+    const quarter = Math.floor(time / OFFSET_STEP_MS);
+    let offsetMinutes = offsets.get(quarter);
+    if (offsetMinutes === undefined) {
+      offsetMinutes = -new TZDate(quarter * OFFSET_STEP_MS, timezone).getTimezoneOffset();
+      if (offsets.size >= OFFSETS_KEPT) offsets.clear();
+      offsets.set(quarter, offsetMinutes);
+    }
+    // Whole seconds, as `localDateTimeWithOffset` writes them.
+    const local = new Date(Math.floor(time / 1000) * 1000 + offsetMinutes * 60_000)
+      .toISOString()
+      .slice(0, 19);
+    if (offsetMinutes === 0) return `${local}Z`;
+    const sign = offsetMinutes < 0 ? '-' : '+';
+    const absolute = Math.abs(offsetMinutes);
+    return `${local}${sign}${pad2(Math.floor(absolute / 60))}:${pad2(absolute % 60)}`;
+  };
 }
 
 /** The instant a calendar day starts in a time zone: `2026-11-23` in Asunción starts at `2026-11-23T03:00Z`. */

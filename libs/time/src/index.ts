@@ -11,6 +11,7 @@ export {
   endOfLocalDay,
   instantOfLocalDateTime,
   localDateTimeWithOffset,
+  localDateTimeWithOffsetWriter,
   startOfLocalDay,
   monthOf,
   monthsBetween,

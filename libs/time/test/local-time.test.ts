@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { instantOfLocalDateTime, localDate, localDateTime, sameLocalDay } from '../src/index';
+import {
+  instantOfLocalDateTime,
+  localDate,
+  localDateTime,
+  localDateTimeWithOffset,
+  localDateTimeWithOffsetWriter,
+  sameLocalDay,
+} from '../src/index';
 
 const ASUNCION = 'America/Asuncion';
 
@@ -60,5 +67,39 @@ describe('wall-clock time in a zone', () => {
     expect(sameLocalDay(late, early, 'UTC')).toBe(false);
     expect(sameLocalDay(late, new Date('2026-11-24T03:00:00Z'), ASUNCION)).toBe(false);
     expect(localDate(late, ASUNCION)).toBe('2026-11-23');
+  });
+});
+
+describe('localDateTimeWithOffsetWriter', () => {
+  it('writes what localDateTimeWithOffset writes, across offset changes and odd offsets', () => {
+    for (const zone of [
+      'America/Asuncion',
+      'UTC',
+      'Asia/Kathmandu',
+      'Australia/Lord_Howe',
+      'America/St_Johns',
+    ]) {
+      const write = localDateTimeWithOffsetWriter(zone);
+      const mismatches: string[] = [];
+      // Every ~8 h 40 min over about 4 years: both sides of every change of offset of these zones.
+      for (let index = 0; index < 4_000; index += 1) {
+        const instant = new Date(Date.UTC(2024, 0, 1) + index * 31_111_111);
+        const expected = localDateTimeWithOffset(instant, zone);
+        if (write(instant) !== expected)
+          mismatches.push(`${zone} ${instant.toISOString()}: ${write(instant)} ≠ ${expected}`);
+      }
+      expect(mismatches).toEqual([]);
+    }
+  }, 60_000);
+
+  it('writes whole seconds with the offset of the instant', () => {
+    const write = localDateTimeWithOffsetWriter('America/Asuncion');
+    expect(write(new Date('2026-11-23T12:00:59.999Z'))).toBe('2026-11-23T09:00:59-03:00');
+    expect(localDateTimeWithOffsetWriter('UTC')(new Date('2026-11-23T12:00:00Z'))).toBe(
+      '2026-11-23T12:00:00Z',
+    );
+    expect(localDateTimeWithOffsetWriter('Asia/Kathmandu')(new Date('2026-11-23T12:00:00Z'))).toBe(
+      '2026-11-23T17:45:00+05:45',
+    );
   });
 });

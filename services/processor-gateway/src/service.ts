@@ -1,16 +1,17 @@
 import path from 'node:path';
 import { PROCESSOR_GATEWAY_ERRORS } from '@payrail/contracts';
 import { createApp } from '@payrail/http';
-import { createOutboxRelay } from '@payrail/messaging';
+import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
 import { registerChargesProbe } from '@payrail/observability';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { refundRoutes } from './adapters/http/refund-routes';
 import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
+import { recordMovementsOnMoneyEvents } from './adapters/messaging/record-movements-on-money-events.consumer';
 import { countChargesByOutcome } from './adapters/postgres/charge-metrics';
 import { gatewayStores, postgresTransaction } from './adapters/postgres/stores';
-import { outbox } from './adapters/postgres/schema';
+import { inbox, outbox } from './adapters/postgres/schema';
 import { bankTransfers } from './bank-transfers';
 import { createCardProcessors } from './adapters/processors';
 import { type ChargeJanitor, createChargeJanitor } from './application/charge-janitor';
@@ -48,6 +49,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         clock,
         timings: config.timings,
       };
+      const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: gatewayStores });
       const janitor = createChargeJanitor(deps, config.janitorIntervalMs, logger);
       // Refunds are settled by a janitor of their own, on the charges' interval and timings.
       const refundJanitor = createRefundJanitor({ ...deps, logger }, config.janitorIntervalMs, logger);
@@ -85,6 +87,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         markNotReady,
         async start() {
           await bus.subscribe(chargeOnChargeRequested(deps, logger));
+          await bus.subscribe(recordMovementsOnMoneyEvents(unitOfWork));
           await relay.start();
           janitor.start();
           refundJanitor.start();

@@ -114,6 +114,8 @@ export const OPERATION_PERMISSIONS: Record<string, Permission> = {
   listAuditLog: read('audit'),
   refundPayment: write('refunds'),
   getRefund: read('refunds'),
+  listPayments: read('refunds'),
+  getPayment: read('refunds'),
   getMerchantProfile: read('settings'),
   listCustomers: read('links'),
   getCustomer: read('links'),

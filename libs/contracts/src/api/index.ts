@@ -5,6 +5,7 @@ import { billingAdminOperations } from './billing';
 import { customerOperations } from './customers';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
+import { paymentOperations } from './payments';
 import { refundOperations } from './refunds';
 import { subscriptionOperations } from './subscriptions';
 import { adminWebhookOperations, webhookOperations } from './webhooks';
@@ -16,6 +17,7 @@ export const apiOperations: ApiOperation[] = [
   ...customerOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
+  ...paymentOperations,
   ...refundOperations,
   ...webhookOperations,
   ...accessOperations,

@@ -14,6 +14,8 @@ export const API_TAGS = {
     'Installments of a subscription found by its identifiers or its link (camelCase): by amount, all, dates, cancel.',
   'Bank transfers':
     'Transfers made outside the service, notified by the merchant, settling a link or an installment.',
+  Payments:
+    'Every money movement (card payments, declined attempts, bank transfers, refunds) in one ledger: found, read and exported as CSV.',
   Refunds:
     'Money given back from a payment: through its processor (whole, as each processor allows) or outside the service, recorded.',
   Webhooks:

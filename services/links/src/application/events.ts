@@ -24,6 +24,8 @@ export function linkCreatedEvent(link: PaymentLink, merchant: MerchantContext, n
       currency: link.currency as MerchantContext['currency'],
       customIdentifier: link.customIdentifier,
       customIdentifier2: link.customIdentifier2,
+      handleValue: link.handleValue,
+      handleLabel: link.handleLabel,
       paymentMethods: link.paymentMethods.filter((p): p is Processor =>
         (PROCESSORS as readonly string[]).includes(p),
       ),

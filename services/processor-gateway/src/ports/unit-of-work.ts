@@ -1,6 +1,8 @@
 import type { CardRegistrationStore } from './card-registration-store';
 import type { ChargeStore } from './charge-store';
+import type { UnitOfWork } from '@payrail/messaging';
 import type { EventOutbox } from './event-outbox';
+import type { LedgerStore } from './ledger-store';
 import type { PaymentMethodStore } from './payment-method-store';
 import type { ProcessorCustomerStore } from './processor-customer-store';
 import type { RefundStore } from './refund-store';
@@ -12,6 +14,7 @@ export interface GatewayStores {
   customers: ProcessorCustomerStore;
   registrations: CardRegistrationStore;
   refunds: RefundStore;
+  ledger: LedgerStore;
   outbox: EventOutbox;
 }
 
@@ -22,3 +25,9 @@ export interface GatewayStores {
  * transactions of their own, and the idempotency key, not an inbox row, makes a redelivery a no-op.
  */
 export type InTransaction = <T>(work: (stores: GatewayStores) => Promise<T>) => Promise<T>;
+
+/**
+ * How the ledger's consumer runs (libs/messaging's unit of work): its inbox row and the ledger's writes
+ * commit together, so a redelivered event changes nothing.
+ */
+export type GatewayUnitOfWork = UnitOfWork<GatewayStores>;

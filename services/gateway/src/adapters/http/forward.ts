@@ -1,6 +1,7 @@
 import type { MerchantContext } from '@payrail/contracts';
 import {
   callForAnswer,
+  callForStream,
   HttpProblem,
   requestBytes,
   requestHeader,
@@ -22,7 +23,7 @@ export const ROUTES: Array<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/customers', service: 'links' },
   { prefix: '/api/subscriptions', service: 'subscriptions' },
   { prefix: '/api/bank-notification/', service: 'processor-gateway' },
-  { prefix: '/api/payments/', service: 'processor-gateway' },
+  { prefix: '/api/payments', service: 'processor-gateway' },
 ];
 
 export function ownerOf(path: string): ServiceName | undefined {
@@ -95,6 +96,16 @@ async function forward(
   const body = await bodyOf(c, method);
   let answer: UpstreamAnswer;
   try {
+    if (asksForExport(method, path, headers.accept)) {
+      // An export (the payments ledger's CSV) of any size: handed on as it arrives, never gathered here.
+      const streamed = await callForStream(upstream, { method, path, headers, body }, timeoutMs);
+      const contentType = streamed.headers['content-type'];
+      const out: Record<string, string> =
+        typeof contentType === 'string' ? { 'content-type': contentType } : {};
+      const disposition = streamed.headers['content-disposition'];
+      if (typeof disposition === 'string') out['content-disposition'] = disposition;
+      return new Response(streamed.body, { status: streamed.status, headers: out });
+    }
     answer = await callForAnswer(upstream, { method, path, headers, body }, timeoutMs);
   } catch (error) {
     const pathname = path.split('?')[0];
@@ -113,6 +124,17 @@ async function forward(
   }
   const contentType = answer.headers['content-type'];
   return answerOf(answer, typeof contentType === 'string' ? { 'content-type': contentType } : {});
+}
+
+/**
+ * A read asking for CSV (`Accept: text/csv`, or `format=csv` in its query): an export, whose answer is
+ * streamed rather than read whole.
+ */
+function asksForExport(method: string, path: string, accept: string | undefined): boolean {
+  if (method !== 'GET') return false;
+  const query = path.indexOf('?');
+  if (query >= 0 && /[?&]format=csv(&|$)/.test(path.slice(query))) return true;
+  return accept !== undefined && /(^|[,\s])text\/csv\b/i.test(accept);
 }
 
 /** The service's answer as the gateway's response, with the headers chosen to pass. */

@@ -11,6 +11,7 @@ import { localDateTimeWithOffset } from '@payrail/time';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { getRefund } from '../../application/get-refund';
+import { paymentRoutes } from './payment-routes';
 import { refundPayment } from '../../application/refund-payment';
 import type { RefundDeps, RefundState } from '../../application/settle-refund';
 import { IdempotencyKeyRequired, InvalidIdempotencyKey } from '../../domain/errors';
@@ -74,7 +75,10 @@ export function refundView({ refund, payment, totals }: RefundState, timezone: s
  */
 export function refundRoutes(deps: RefundRoutesDeps) {
   const api = new Hono<{ Variables: { merchant: MerchantContext } }>();
+  api.use('/payments', requireMerchant(deps.internalSecret));
   api.use('/payments/*', requireMerchant(deps.internalSecret));
+  // The ledger's reads first: `/payments/{id}` is theirs, `/payments/{id}/refunds...` the refunds'.
+  paymentRoutes(api, { ledger: deps.stores.ledger });
 
   route(
     api,

@@ -244,3 +244,83 @@ export const refunds = processorGatewaySchema.table(
     check('refunds_amount_positive', sql`${table.amount} > 0`),
   ],
 );
+
+/**
+ * The payments ledger (issue 27): one row per money movement of a merchant, written by
+ * `record-movements-on-money-events` from this service's own events (charges, transfers, refunds) through
+ * the inbox, its context (link, subscription, installment, customer) from the events that carry it. `id` is
+ * the movement's `txId`. Pages are read newest first by (`created_at`, `id`), which never change.
+ */
+export const ledger = processorGatewaySchema.table(
+  'ledger',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id').notNull(),
+    kind: text('kind', {
+      enum: ['LINK_PAYMENT', 'INSTALLMENT_CHARGE', 'BANK_TRANSFER', 'REFUND'],
+    }).notNull(),
+    status: text('status', { enum: ['succeeded', 'declined', 'pending', 'scheduled', 'failed'] }).notNull(),
+    method: text('method', { enum: ['CARD', 'BANK_TRANSFER', 'CASH'] }).notNull(),
+    processor: text('processor'),
+    amount: numeric('amount', { precision: 18, scale: 2, mode: 'string' }).notNull(),
+    currency: text('currency').notNull(),
+    refundedAmount: numeric('refunded_amount', { precision: 18, scale: 2, mode: 'string' })
+      .notNull()
+      .default('0'),
+    cardBrand: text('card_brand'),
+    cardLast4: text('card_last4'),
+    processorReference: text('processor_reference'),
+    reference: text('reference'),
+    /** A refund: the movement it gives money back from. */
+    paymentId: uuid('payment_id'),
+    linkId: bigint('link_id', { mode: 'number' }),
+    label: text('label'),
+    subscriptionId: bigint('subscription_id', { mode: 'number' }),
+    installmentId: bigint('installment_id', { mode: 'number' }),
+    installmentNumber: integer('installment_number'),
+    handleValue: text('handle_value'),
+    handleLabel: text('handle_label'),
+    customIdentifier: text('custom_identifier'),
+    customIdentifier2: text('custom_identifier2'),
+    declineCode: text('decline_code'),
+    declineCategory: text('decline_category'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (table) => [
+    index('ledger_merchant_created_idx').on(table.merchantId, table.createdAt, table.id),
+    index('ledger_merchant_status_idx').on(table.merchantId, table.status, table.createdAt, table.id),
+    index('ledger_merchant_kind_idx').on(table.merchantId, table.kind, table.createdAt, table.id),
+    index('ledger_link_idx').on(table.linkId),
+    index('ledger_subscription_idx').on(table.merchantId, table.subscriptionId),
+    index('ledger_installment_idx').on(table.installmentId),
+    index('ledger_payment_idx').on(table.paymentId),
+    index('ledger_custom_identifier_idx').on(table.merchantId, table.customIdentifier),
+    index('ledger_handle_value_idx').on(table.merchantId, sql`lower(${table.handleValue}) text_pattern_ops`),
+    index('ledger_handle_label_idx').on(table.merchantId, sql`lower(${table.handleLabel}) text_pattern_ops`),
+  ],
+);
+
+/**
+ * What the ledger's rows of a link say of it and its customer (`link.created`; `subscription.created` adds
+ * the subscription), kept so that a movement recorded later gets them, and rows recorded before get them
+ * when it arrives.
+ */
+export const ledgerLinks = processorGatewaySchema.table('ledger_links', {
+  linkId: bigint('link_id', { mode: 'number' }).primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  label: text('label'),
+  handleValue: text('handle_value'),
+  handleLabel: text('handle_label'),
+  customIdentifier: text('custom_identifier'),
+  customIdentifier2: text('custom_identifier2'),
+  subscriptionId: bigint('subscription_id', { mode: 'number' }),
+});
+
+/** An installment's subscription, number and link (`subscription.created`, `installments.scheduled`). */
+export const ledgerInstallments = processorGatewaySchema.table('ledger_installments', {
+  installmentId: bigint('installment_id', { mode: 'number' }).primaryKey(),
+  subscriptionId: bigint('subscription_id', { mode: 'number' }).notNull(),
+  linkId: bigint('link_id', { mode: 'number' }),
+  number: integer('number').notNull(),
+});

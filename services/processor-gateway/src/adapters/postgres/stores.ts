@@ -3,6 +3,7 @@ import type { GatewayStores, InTransaction } from '../../ports/unit-of-work';
 import { postgresCardRegistrationStore } from './card-registration-store';
 import { postgresChargeStore } from './charge-store';
 import { postgresEventOutbox } from './event-outbox';
+import { postgresLedgerStore } from './ledger-store';
 import { postgresPaymentMethodStore } from './payment-method-store';
 import { postgresProcessorCustomerStore } from './processor-customer-store';
 import { postgresRefundStore } from './refund-store';
@@ -15,6 +16,7 @@ export function gatewayStores(executor: Executor): GatewayStores {
     customers: postgresProcessorCustomerStore(executor),
     registrations: postgresCardRegistrationStore(executor),
     refunds: postgresRefundStore(executor),
+    ledger: postgresLedgerStore(executor),
     outbox: postgresEventOutbox(executor),
   };
 }

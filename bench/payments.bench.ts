@@ -1,0 +1,249 @@
+/**
+ * `npm run bench:payments`: the payments ledger (issue 27) at size. BENCH_ROWS (default 1,000,000) ledger rows
+ * of the demo merchant among 20 merchants (the 19 others hold as many rows again between them), inserted in
+ * bulk with generate_series (not through the API), then, with the services running as separate processes on
+ * PostgreSQL and RabbitMQ as `npm start` runs them:
+ *
+ * - a page of 50 with a filter (`GET /api/payments?status=declined&limit=50`, newest first, a tenth of the
+ *   rows match) through the gateway, driven by autocannon for BENCH_SECONDS (default 10) at BENCH_CONNECTIONS
+ *   (default 20), beside a bare baseline: the same SELECT through postgres.js from this process, no service
+ *   in between, at the same concurrency (p50, p99, req/s of each);
+ * - the export of EXPORT_ROWS (100,000, or half of a smaller BENCH_ROWS) rows as CSV through the gateway, read to the end:
+ *   its time, rows/s, every row once, and the peak RSS growth of the serving processes (gateway and
+ *   processor-gateway) over their RSS before it.
+ *
+ * Targets (issue 27): the page ≥ 50 % of the baseline's req/s and p99 ≤ 50 ms; the export ≥ 50,000 rows/s
+ * with RSS growth under 50 MB. The last line is `bench:payments: pass|fail` and the figures. Not a test.
+ */
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { startProcesses } from '../scripts/processes';
+import {
+  benchServicesEnv,
+  buildServices,
+  cleanUpOnInterrupt,
+  demoToken,
+  freshInfrastructure,
+  log as logger,
+  machine,
+  ROOT,
+  rssMb,
+  servicePortsEnv,
+  undoOnInterrupt,
+} from './support';
+
+const log = logger('bench:payments');
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const EXPORT_ROWS = Math.min(100_000, Math.floor(ROWS / 2));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const OTHER_MERCHANTS = 19;
+const TARGET = { pageRatio: 0.5, pageP99Ms: 50, exportRowsPerSecond: 50_000, rssGrowthMb: 50 };
+const PAGE_QUERY = 'status=declined&limit=50';
+
+/**
+ * The merchant's rows: one a second back from now, a tenth declined; the first EXPORT_ROWS are bank
+ * transfers (what the export asks for), the others card payments and installment charges.
+ */
+async function insertRows(sql: postgres.Sql, merchantId: string, rows: number, exportRows: number) {
+  const chunk = 100_000;
+  for (let from = 1; from <= rows; from += chunk) {
+    const to = Math.min(rows, from + chunk - 1);
+    await sql`
+      insert into processor_gateway.ledger
+        (id, merchant_id, kind, status, method, processor, amount, currency, card_brand, card_last4,
+         link_id, label, handle_value, handle_label, custom_identifier, reference, created_at, settled_at,
+         decline_code, decline_category)
+      select gen_random_uuid(), ${merchantId}::uuid,
+             case when g <= ${exportRows} then 'BANK_TRANSFER' when g % 2 = 0 then 'LINK_PAYMENT' else 'INSTALLMENT_CHARGE' end,
+             case when g % 10 = 0 and g > ${exportRows} then 'declined' else 'succeeded' end,
+             case when g <= ${exportRows} then 'BANK_TRANSFER' else 'CARD' end,
+             case when g <= ${exportRows} then null else 'PARAGUAY.PROCESSOR_A' end,
+             ((g % 500) * 1000 + 1000)::numeric, 'PYG',
+             case when g <= ${exportRows} then null else 'VISA' end,
+             case when g <= ${exportRows} then null else lpad((g % 10000)::text, 4, '0') end,
+             g % 50000 + 1, 'Plan "' || (g % 100) || '", monthly', 'customer' || (g % 20000) || '@example.com',
+             'Customer ' || (g % 20000), 'CUST-' || (g % 20000),
+             case when g <= ${exportRows} then 'TRF-' || g else null end,
+             now() - g * interval '1 second', now() - g * interval '1 second',
+             case when g % 10 = 0 and g > ${exportRows} then 'INSUFFICIENT_FUNDS' else null end,
+             case when g % 10 = 0 and g > ${exportRows} then 'soft' else null end
+      from generate_series(${from}::int, ${to}::int) g`;
+  }
+}
+
+async function pageThroughGateway(url: string, token: string) {
+  const result = await autocannon({
+    url,
+    headers: { 'api-token': token },
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/** The same SELECT the service runs for the page, straight through postgres.js, CONNECTIONS at a time. */
+async function pageBaseline(databaseUrl: string, merchantId: string) {
+  const sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+  const latencies: number[] = [];
+  const until = Date.now() + SECONDS * 1000;
+  const worker = async () => {
+    while (Date.now() < until) {
+      const started = performance.now();
+      await sql`
+        select *, (extract(epoch from created_at) * 1000000)::bigint as created_micros
+        from processor_gateway.ledger
+        where merchant_id = ${merchantId} and status = 'declined'
+        order by created_at desc, id desc
+        limit 51`;
+      latencies.push(performance.now() - started);
+    }
+  };
+  const started = Date.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsed = (Date.now() - started) / 1000;
+  await sql.end();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { requestsPerSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+}
+
+/** Reads the export to the end, counting rows and ids, while sampling the RSS of the serving processes. */
+async function exportThroughGateway(url: string, token: string, pids: Map<string, number | undefined>) {
+  const before = new Map([...pids].map(([name, pid]) => [name, rssMb(pid) ?? 0]));
+  const peak = new Map(before);
+  const timer = setInterval(() => {
+    for (const [name, pid] of pids) peak.set(name, Math.max(peak.get(name) ?? 0, rssMb(pid) ?? 0));
+  }, 100);
+  const started = performance.now();
+  const response = await fetch(url, { headers: { 'api-token': token, accept: 'text/csv' } });
+  if (response.status !== 200 || !response.body) throw new Error(`export answered ${response.status}`);
+  const ids = new Set<string>();
+  let lines = 0;
+  let rest = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body) {
+    rest += decoder.decode(chunk, { stream: true });
+    let end = rest.indexOf('\r\n');
+    let start = 0;
+    while (end >= 0) {
+      const line = rest.slice(start, end);
+      if (lines > 0) ids.add(line.slice(0, 36));
+      lines += 1;
+      start = end + 2;
+      end = rest.indexOf('\r\n', start);
+    }
+    rest = rest.slice(start);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(timer);
+  const growth = new Map([...pids].map(([name]) => [name, (peak.get(name) ?? 0) - (before.get(name) ?? 0)]));
+  return { rows: lines - 1, distinct: ids.size, seconds, growth };
+}
+
+async function main() {
+  undoOnInterrupt(log);
+  log(`machine: ${machine()}`);
+  log(
+    `${ROWS} rows of the merchant among ${OTHER_MERCHANTS + 1}; page ${PAGE_QUERY}; export ${EXPORT_ROWS} rows`,
+  );
+  buildServices();
+  const infra = await freshInfrastructure('payments');
+  const token = demoToken();
+  const ports = await servicePortsEnv();
+  const env = { ...benchServicesEnv(infra, ports), DEMO_API_TOKEN: token };
+  let system: Awaited<ReturnType<typeof startProcesses>> | undefined;
+  const forget = cleanUpOnInterrupt(async () => {
+    await system?.stop();
+  });
+  const serviceOutput: string[] = [];
+  try {
+    system = await startProcesses({
+      root: ROOT,
+      env,
+      port: ports.gatewayPort,
+      compiled: true,
+      output: (service, line) => serviceOutput.push(`[${service}] ${line}`),
+    });
+    const base = `http://127.0.0.1:${ports.gatewayPort}/api/payments`;
+    // The demo merchant the token is for, as the API names it.
+    const profile = await fetch(`http://127.0.0.1:${ports.gatewayPort}/api/merchant`, {
+      headers: { 'api-token': token },
+    });
+    const merchantId = ((await profile.json()) as { id: string }).id;
+    const sql = postgres(infra.databaseUrl, { max: 1, onnotice: () => {} });
+    let started = Date.now();
+    await insertRows(sql, merchantId, ROWS, EXPORT_ROWS);
+    const perOther = Math.ceil(ROWS / OTHER_MERCHANTS);
+    for (let index = 0; index < OTHER_MERCHANTS; index += 1)
+      await insertRows(sql, crypto.randomUUID(), perOther, Math.min(EXPORT_ROWS, perOther));
+    await sql`analyze processor_gateway.ledger`;
+    log(
+      `inserted ${ROWS + perOther * OTHER_MERCHANTS} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    await sql.end();
+
+    // Warm-up of both sides (plans, connections, JIT).
+    await fetch(`${base}?${PAGE_QUERY}`, { headers: { 'api-token': token } });
+    const page = await pageThroughGateway(`${base}?${PAGE_QUERY}`, token);
+    const baseline = await pageBaseline(infra.databaseUrl, merchantId);
+    log(
+      `page through the gateway: ${page.requestsPerSecond.toFixed(0)} req/s, p50 ${page.p50} ms, p99 ${page.p99} ms` +
+        (page.failures > 0 ? ` (${page.failures} failed)` : ''),
+    );
+    log(
+      `baseline (same SELECT, postgres.js): ${baseline.requestsPerSecond.toFixed(0)} req/s, p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms`,
+    );
+
+    const pids = new Map<string, number | undefined>(
+      ['gateway', 'processor-gateway'].map((name) => [name, system?.children.get(name as never)?.pid]),
+    );
+    started = Date.now();
+    const exported = await exportThroughGateway(`${base}?kind=BANK_TRANSFER`, token, pids);
+    const rowsPerSecond = exported.rows / exported.seconds;
+    const growth = Math.max(...exported.growth.values());
+    log(
+      `export: ${exported.rows} rows (${exported.distinct} distinct) in ${exported.seconds.toFixed(2)} s, ` +
+        `${rowsPerSecond.toFixed(0)} rows/s; RSS growth ${[...exported.growth].map(([name, mb]) => `${name} ${mb.toFixed(0)} MB`).join(', ')}`,
+    );
+
+    const ratio = page.requestsPerSecond / baseline.requestsPerSecond;
+    const checks = {
+      pageRatio: ratio >= TARGET.pageRatio,
+      pageP99: page.p99 <= TARGET.pageP99Ms,
+      pageFailures: page.failures === 0,
+      exportEveryRowOnce: exported.rows === EXPORT_ROWS && exported.distinct === EXPORT_ROWS,
+      exportRate: rowsPerSecond >= TARGET.exportRowsPerSecond,
+      rss: growth < TARGET.rssGrowthMb,
+    };
+    for (const [name, ok] of Object.entries(checks)) log(`target ${name}: ${ok ? 'met' : 'NOT met'}`);
+    const pass = Object.values(checks).every(Boolean);
+    log(
+      `bench:payments: ${pass ? 'pass' : 'fail'} (rows ${ROWS}; page ${page.requestsPerSecond.toFixed(0)} req/s = ` +
+        `${(ratio * 100).toFixed(0)} % of the baseline's ${baseline.requestsPerSecond.toFixed(0)}, p50 ${page.p50} ms, ` +
+        `p99 ${page.p99} ms; export ${exported.rows} rows in ${exported.seconds.toFixed(2)} s = ${rowsPerSecond.toFixed(0)} rows/s, ` +
+        `RSS growth ${growth.toFixed(0)} MB)`,
+    );
+    if (!pass) process.exitCode = 1;
+  } catch (error) {
+    process.stderr.write(`${serviceOutput.slice(-40).join('\n')}\n`);
+    throw error;
+  } finally {
+    forget();
+    await system?.stop();
+    await infra.drop();
+  }
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error) => {
+    process.stderr.write(`bench:payments failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,55 @@
+import { decodePosition, encodePosition, type LedgerFilter, type Movement } from '../domain/ledger';
+import { PaymentToRefundNotFound } from '../domain/errors';
+import type { LedgerStore } from '../ports/ledger-store';
+
+export interface LedgerPage {
+  movements: Movement[];
+  nextCursor: string | null;
+}
+
+/** One page of the merchant's movements, newest first, after `cursor` (checked by the caller: one of ours). */
+export async function listPayments(
+  ledger: LedgerStore,
+  merchantId: string,
+  filter: LedgerFilter,
+  cursor: string | undefined,
+  limit: number,
+): Promise<LedgerPage> {
+  const after = cursor === undefined ? undefined : decodePosition(cursor);
+  // One more than asked tells whether a next page exists without a count.
+  const rows = await ledger.page(merchantId, filter, after, limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    movements: page.map((row) => row.movement),
+    nextCursor: rows.length > limit && last ? encodePosition(last.position) : null,
+  };
+}
+
+/**
+ * Every matching movement, newest first, a batch at a time (each batch read after the one before is
+ * handed on): what the CSV export streams, in memory one batch at most.
+ */
+export async function* everyPayment(
+  ledger: LedgerStore,
+  merchantId: string,
+  filter: LedgerFilter,
+  batchSize = 1000,
+): AsyncGenerator<Movement[]> {
+  let after: ReturnType<typeof decodePosition>;
+  for (;;) {
+    const rows = await ledger.page(merchantId, filter, after, batchSize);
+    if (rows.length === 0) return;
+    yield rows.map((row) => row.movement);
+    if (rows.length < batchSize) return;
+    after = rows[rows.length - 1]?.position;
+  }
+}
+
+/** A movement of the merchant with its refunds (404 for another merchant's or none). */
+export async function getPayment(ledger: LedgerStore, merchantId: string, id: string) {
+  const movement = await ledger.find(merchantId, id);
+  if (!movement) throw new PaymentToRefundNotFound(id);
+  const refunds = movement.kind === 'REFUND' ? [] : await ledger.refundsOf(merchantId, id);
+  return { movement, refunds };
+}

@@ -1,0 +1,46 @@
+import type {
+  InstallmentContext,
+  LedgerFilter,
+  LedgerPosition,
+  LinkContext,
+  Movement,
+} from '../domain/ledger';
+
+/** A ledger row with its position in the order (for the next page's cursor). */
+export interface PositionedMovement {
+  movement: Movement;
+  position: LedgerPosition;
+}
+
+/**
+ * The payments ledger and the context its rows take from links and subscriptions. Written only by the
+ * ledger's consumer, in its unit of work (a redelivered event finds its inbox row and writes nothing).
+ */
+export interface LedgerStore {
+  /**
+   * Writes the movement, or brings the one there up to date: a final status (`succeeded`, `declined`,
+   * `failed`) is never replaced by another; the creation instant (the order) never changes.
+   */
+  record(movement: Movement): Promise<void>;
+  /** The payment's `refundedAmount` set from its refunds in the ledger that succeeded. */
+  refreshRefunded(paymentId: string): Promise<void>;
+  findLink(linkId: number): Promise<LinkContext | undefined>;
+  findInstallment(installmentId: number): Promise<InstallmentContext | undefined>;
+  /** Keeps the link's context and gives it to the link's rows already written. */
+  saveLink(link: LinkContext): Promise<void>;
+  /** Keeps the installments' places and gives them to rows already written. */
+  saveInstallments(installments: InstallmentContext[]): Promise<void>;
+  /** The subscription made from the link: kept for the link and given to its rows. */
+  setLinkSubscription(merchantId: string, linkId: number, subscriptionId: number): Promise<void>;
+  /** A movement of the merchant (undefined for another merchant's). */
+  find(merchantId: string, id: string): Promise<Movement | undefined>;
+  /** The refunds of a payment in the ledger, oldest first. */
+  refundsOf(merchantId: string, paymentId: string): Promise<Movement[]>;
+  /** Up to `limit` movements after `after` (newest first), matching every filter. */
+  page(
+    merchantId: string,
+    filter: LedgerFilter,
+    after: LedgerPosition | undefined,
+    limit: number,
+  ): Promise<PositionedMovement[]>;
+}
