@@ -290,11 +290,14 @@ export const eventSchemas = {
   'subscription.activated': { 1: subscriptionSnapshot.extend({ activatedAt: z.string() }) },
   'subscription.completed': { 1: subscriptionSnapshot },
   /**
-   * `reason`: `merchant` (cancel-all) or `dunning` (the merchant's policy cancels after N installments failed
+   * `reason`: `merchant` (cancel-all), `customer` (on their own page, where the merchant allows it) or
+   * `dunning` (the merchant's policy cancels after N installments failed
    * in a row; `merchant` in older messages).
    */
   'subscription.cancelled': {
-    1: subscriptionSnapshot.extend({ reason: z.enum(['merchant', 'dunning']).default('merchant') }),
+    1: subscriptionSnapshot.extend({
+      reason: z.enum(['merchant', 'dunning', 'customer']).default('merchant'),
+    }),
   },
   /**
    * Merchant operations change a set of installments of one subscription: one event per subscription and

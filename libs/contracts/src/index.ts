@@ -283,3 +283,13 @@ export {
   subscriptionOfLinkPath,
   subscriptionOfLinkResponse,
 } from './subscription-of-link';
+export {
+  type CustomerSubscriptionView,
+  customerSubscriptionCancelPath,
+  customerSubscriptionCardBody,
+  customerSubscriptionCardPath,
+  customerSubscriptionCardResponse,
+  customerSubscriptionView,
+  customerSubscriptionsPath,
+  customerSubscriptionsResponse,
+} from './customer-subscriptions';

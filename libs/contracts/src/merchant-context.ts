@@ -21,6 +21,11 @@ export const merchantContextSchema = z.object({
   callbackUrl: z.string().nullable(),
   timezone: z.string(),
   processors: z.array(z.enum(PROCESSORS)),
+  /**
+   * The customer may cancel their own subscription on their page (`/pay/account`, issue 29); off by
+   * default, and absent from contexts signed before the setting existed.
+   */
+  customerCancelAllowed: z.boolean().optional(),
 });
 
 export type MerchantContext = z.infer<typeof merchantContextSchema>;

@@ -7,6 +7,7 @@ import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/ru
 import type { MiddlewareHandler } from 'hono';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { devMailboxRoutes } from './adapters/http/dev-mailbox-routes';
+import { accountPages } from './adapters/http/pay/account-routes';
 import { identityPages } from './adapters/http/pay/identity-routes';
 import { payRoutes } from './adapters/http/pay/routes';
 import type { CustomerVariables } from './adapters/http/pay/session';
@@ -93,6 +94,13 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         }),
       );
       const csrf = { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') };
+      const subscriptions = subscriptionsClient({
+        upstream: upstream('subscriptions'),
+        internalSecret,
+        timeoutMs: settings.SUBSCRIPTIONS_TIMEOUT_MS,
+      });
+      const vault = vaultCardsClient({ upstream: upstream('processor-gateway'), internalSecret });
+      const customers = postgresCustomerRepository(database.db);
       const sessions = postgresCustomerSessionRepository(database.db);
       app.route(
         '/pay',
@@ -101,11 +109,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           payments,
           merchants,
           cards,
-          subscriptions: subscriptionsClient({
-            upstream: upstream('subscriptions'),
-            internalSecret,
-            timeoutMs: settings.SUBSCRIPTIONS_TIMEOUT_MS,
-          }),
+          subscriptions,
           clock,
           publicBaseUrl,
           customerSession:
@@ -116,19 +120,35 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
               secureCookies: csrf.secureCookies,
               merchantOfSlug: async (slug) => (await links.findBySlug(slug))?.merchantId,
             }),
-          identityPages: identityPages({
-            links,
-            merchants,
-            clock,
-            csrf,
-            emailLogins: postgresEmailLoginRepository(database.db),
-            mailer: mail.mailer,
-            sessions,
-            customers: postgresCustomerRepository(database.db),
-            loginCodes: postgresLoginCodeRepository(database.db),
-            vault: vaultCardsClient({ upstream: upstream('processor-gateway'), internalSecret }),
-            secret: internalSecret,
-          }),
+          identityPages: (pay) => {
+            identityPages({
+              links,
+              merchants,
+              clock,
+              csrf,
+              emailLogins: postgresEmailLoginRepository(database.db),
+              mailer: mail.mailer,
+              sessions,
+              customers,
+              loginCodes: postgresLoginCodeRepository(database.db),
+              vault,
+              subscriptions,
+              secret: internalSecret,
+            })(pay);
+            // The customer's own page (issue 29): subscriptions, their card, payments and receipts.
+            accountPages({
+              links,
+              merchants,
+              customers,
+              subscriptions,
+              cards,
+              vault,
+              clock,
+              csrf,
+              publicBaseUrl,
+              processorOrigins: processorOrigins(settings),
+            })(pay);
+          },
           csrf,
           processorOrigins: processorOrigins(settings),
         }),

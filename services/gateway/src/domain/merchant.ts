@@ -16,6 +16,8 @@ export interface MerchantSettings {
   currency: Currency;
   saasContract: boolean;
   noLoginEnabled: boolean;
+  /** The paying customer may cancel their own subscription on their page (issue 29); off by default. */
+  customerCancelAllowed: boolean;
   callbackUrl: string | null;
   timezone: string;
   processors: Processor[];
@@ -27,6 +29,7 @@ export interface NewMerchantRequest {
   currency?: Currency;
   saasContract: boolean;
   noLoginEnabled: boolean;
+  customerCancelAllowed?: boolean;
   callbackUrl?: string | null;
   timezone: string;
   processors?: Processor[];
@@ -44,6 +47,7 @@ export function newMerchantSettings(request: NewMerchantRequest): MerchantSettin
     currency: request.currency ?? defaultCurrency(request.instance),
     saasContract: request.saasContract,
     noLoginEnabled: request.noLoginEnabled,
+    customerCancelAllowed: request.customerCancelAllowed ?? false,
     callbackUrl: request.callbackUrl ?? null,
     timezone: request.timezone,
     processors: request.processors ?? [...PROCESSORS],

@@ -16,6 +16,7 @@ export function toMerchantContext(row: MerchantRow): MerchantContext {
     currency: row.currency,
     saasContract: row.saasContract,
     noLoginEnabled: row.noLoginEnabled,
+    customerCancelAllowed: row.customerCancelAllowed,
     callbackUrl: row.callbackUrl,
     timezone: row.timezone,
     processors: row.processors,
@@ -39,6 +40,7 @@ function settingsColumns(settings: MerchantSettings) {
     currency: settings.currency,
     saasContract: settings.saasContract,
     noLoginEnabled: settings.noLoginEnabled,
+    customerCancelAllowed: settings.customerCancelAllowed,
     callbackUrl: settings.callbackUrl,
     timezone: settings.timezone,
     processors: settings.processors,
@@ -71,6 +73,7 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       currency: context.currency,
       saasContract: context.saasContract,
       noLoginEnabled: context.noLoginEnabled,
+      customerCancelAllowed: context.customerCancelAllowed === true,
       callbackUrl: context.callbackUrl,
       timezone: context.timezone,
       processors: context.processors,
@@ -104,6 +107,7 @@ export function postgresMerchantStore(db: Database): MerchantStore {
           currency: context.currency,
           saasContract: context.saasContract,
           noLoginEnabled: context.noLoginEnabled,
+          customerCancelAllowed: context.customerCancelAllowed === true,
           callbackUrl: context.callbackUrl,
           timezone: context.timezone,
           processors: context.processors,
@@ -152,7 +156,13 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       return db.transaction(async (tx) => {
         await tx
           .insert(merchants)
-          .values({ id: merchant.merchantId, ...settingsColumns(merchant) })
+          .values({
+            id: merchant.merchantId,
+            ...settingsColumns({
+              ...merchant,
+              customerCancelAllowed: merchant.customerCancelAllowed === true,
+            }),
+          })
           .onConflictDoNothing();
         // A token given again after another replaced it is live again: the same DEMO_API_TOKEN keeps working.
         const [kept] = await tx

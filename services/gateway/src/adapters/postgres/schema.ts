@@ -28,6 +28,8 @@ export const merchants = gatewaySchema.table('merchants', {
   currency: text('currency', { enum: ['PYG', 'USD', 'EUR'] }).notNull(),
   saasContract: boolean('saas_contract').notNull().default(false),
   noLoginEnabled: boolean('no_login_enabled').notNull().default(false),
+  /** The paying customer may cancel their own subscription on `/pay/account` (issue 29). */
+  customerCancelAllowed: boolean('customer_cancel_allowed').notNull().default(false),
   callbackUrl: varchar('callback_url', { length: MAX_LENGTH.url }),
   timezone: text('timezone').notNull().default('America/Asuncion'),
   processors: jsonb('processors').$type<string[]>().notNull(),
