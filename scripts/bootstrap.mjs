@@ -29,6 +29,7 @@ const commands = {
   'bench-webhooks': 'bench/webhooks.bench.ts',
   admin: 'services/gateway/src/cli.ts',
   'chaos-billing': 'scripts/chaos-billing.ts',
+  soak: 'bench/soak.bench.ts',
 };
 
 const [major, minor] = process.versions.node.split('.').map(Number);
