@@ -13,6 +13,7 @@ import {
 } from '@payrail/testing';
 import postgres from 'postgres';
 import { type Browser, type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
+import { schedulerCaughtUp } from '../debit-support';
 import { CONSUMERS, type E2eSystem, ROOT, startSystem } from '../support';
 import { CHROMIUM_ARGS } from './chromium';
 
@@ -88,8 +89,6 @@ async function startMerchantSite(): Promise<MerchantSite> {
 export interface BrowserSystemOptions {
   /** More environment for every service (e.g. `SIMULATED_TIME`). */
   env?: Record<string, string>;
-  /** Another entry for the gateway process (the console's tests: its test sign-in). */
-  gatewayEntry?: string;
 }
 
 /** Everything a browser test file needs, started once (about 20 s on a two-core machine). */
@@ -102,26 +101,23 @@ export async function startBrowserSystem(
   const queuePrefix = `${uniqueName('browser')}.`;
   const merchantSite = await startMerchantSite();
   let sandboxUrl = '';
-  const system = await startSystem(
-    (ports) => {
-      sandboxUrl = ports.sandboxUrl;
-      return {
-        DATABASE_URL: testDb.url,
-        AMQP_URL: testAmqpUrl(),
-        EVENTS_EXCHANGE: exchange,
-        QUEUE_PREFIX: queuePrefix,
-        ADMIN_TOKEN,
-        INTERNAL_SECRET: 'browser-internal-secret-0123456789',
-        // The browser reaches the pay page and the processors' forms at these very URLs.
-        PUBLIC_BASE_URL: ports.gatewayUrl,
-        PROCESSOR_SANDBOX_PUBLIC_URL: ports.sandboxUrl,
-        DEV_MAILBOX: 'true',
-        LOG_LEVEL: 'warn',
-        ...options.env,
-      };
-    },
-    options.gatewayEntry ? { entries: { gateway: options.gatewayEntry } } : {},
-  );
+  const system = await startSystem((ports) => {
+    sandboxUrl = ports.sandboxUrl;
+    return {
+      DATABASE_URL: testDb.url,
+      AMQP_URL: testAmqpUrl(),
+      EVENTS_EXCHANGE: exchange,
+      QUEUE_PREFIX: queuePrefix,
+      ADMIN_TOKEN,
+      INTERNAL_SECRET: 'browser-internal-secret-0123456789',
+      // The browser reaches the pay page and the processors' forms at these very URLs.
+      PUBLIC_BASE_URL: ports.gatewayUrl,
+      PROCESSOR_SANDBOX_PUBLIC_URL: ports.sandboxUrl,
+      DEV_MAILBOX: 'true',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    };
+  });
   const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   const sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
   return {
@@ -252,6 +248,41 @@ export async function chargesOf(env: BrowserSystem, amount: string): Promise<Led
   const wanted = Number(amount);
   return (await ledger(env)).filter(
     (entry) => entry.kind === 'charge' && Number(entry.amount) === wanted && entry.resultCode === '00',
+  );
+}
+
+/** The merchant's PAYMENT_SUCCESS events (its webhook log) of one amount. */
+export async function paymentSuccesses(
+  env: BrowserSystem,
+  merchant: Merchant,
+  amount: number,
+): Promise<Array<{ data: { txId: string; amount: number } }>> {
+  const rows = await env.sql<Array<{ body: string }>>`
+    select body from gateway.webhook_events where merchant_id = ${merchant.id} and kind = 'PAYMENT_SUCCESS'`;
+  return rows
+    .map((row) => JSON.parse(row.body) as { data: { txId: string; amount: number } })
+    .filter((event) => Number(event.data.amount) === amount);
+}
+
+/** An operator's as-of billing run for one merchant, once billing-scheduler has caught up, until it completes. */
+export async function billingRun(env: BrowserSystem, merchant: Merchant, asOf: string): Promise<Json> {
+  await schedulerCaughtUp(env.sql);
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const started = await fetch(`${env.gatewayUrl}/admin/billing/runs`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ asOf, merchantId: merchant.id }),
+  });
+  if (started.status !== 202) throw new Error(`billing run: ${started.status} ${await started.text()}`);
+  const { id } = (await started.json()) as { id: string };
+  return waitFor(
+    async () => {
+      const response = await fetch(`${env.gatewayUrl}/admin/billing/runs/${id}`, { headers: admin });
+      const run = (await response.json()) as Json;
+      return run.status === 'completed' ? run : undefined;
+    },
+    60_000,
+    200,
   );
 }
 

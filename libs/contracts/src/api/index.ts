@@ -2,6 +2,7 @@ import { accessOperations, adminAccessOperations } from './access';
 import { adminOperations, merchantProfileOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
+import { customerEmailOperations } from './customer-emails';
 import { customerOperations } from './customers';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
@@ -16,6 +17,7 @@ export const apiOperations: ApiOperation[] = [
   ...merchantProfileOperations,
   ...paymentLinkOperations,
   ...customerOperations,
+  ...customerEmailOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
   ...paymentOperations,
