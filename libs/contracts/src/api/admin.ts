@@ -207,6 +207,8 @@ export const adminApi = {
         noLoginEnabled: false,
         customerCancelAllowed: false,
         callbackUrl: 'https://gym.example.com/payments/callback',
+        customerEmails: { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, upcomingDebitDays: 5 },
+        contactEmail: 'hola@gym.example.com',
       },
     },
     responses: {
