@@ -224,12 +224,7 @@ export function CollectedChart(props: {
           {summary}
         </span>
       </figcaption>
-      <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-        role="img"
-        aria-label={`${text.home.chartTitle}. ${summary}`}
-        preserveAspectRatio="none"
-      >
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`${text.home.chartTitle}. ${summary}`}>
         <line x1="0" y1={HEIGHT - AXIS} x2={WIDTH} y2={HEIGHT - AXIS} stroke="#6b7280" stroke-width="1" />
         {figures.days.map((entry, index) => {
           const height = heightOf(entry.collected);
@@ -247,11 +242,11 @@ export function CollectedChart(props: {
               >
                 <title>{`${day(entry.date, lang)}: ${money(entry.collected, currency, lang)}`}</title>
               </rect>
-              {index % 7 === 0 || index === figures.days.length - 1 ? (
+              {(figures.days.length - 1 - index) % 7 === 0 ? (
                 <text
-                  x={(x + slot / 2).toFixed(1)}
+                  x={index === figures.days.length - 1 ? WIDTH : (x + slot / 2).toFixed(1)}
                   y={HEIGHT - 6}
-                  text-anchor="middle"
+                  text-anchor={index === figures.days.length - 1 ? 'end' : 'middle'}
                   font-size="11"
                   fill="#374151"
                 >
