@@ -196,7 +196,7 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     await byTestId(page, 'nav-payments').click();
     await byTestId(page, 'filter-form').locator('[name=q]').fill('sofia@');
     await byTestId(page, 'filter-form').locator('button[type=submit]').click();
-    await page.waitForURL(/\/console\/payments\?q=sofia%40/);
+    await page.waitForURL(/\/console\/payments\?(.*&)?q=sofia%40/);
     const row = page.locator(`[data-testid="payment-row"][data-id="${paymentId}"]`);
     await row.waitFor();
     expect(await row.getAttribute('data-status')).toBe('succeeded');
@@ -209,15 +209,28 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     await byTestId(page, 'refund-new').click();
     expect(await byTestId(page, 'refund-amount').inputValue()).toBe('97000');
     await shootEveryWay(page, 'refund');
-    await byTestId(page, 'refund-review').click();
-    await byTestId(page, 'refund-confirm').waitFor();
-    await shootEveryWay(page, 'refund-confirm');
+    // The confirmation page answers a POST: each language's is reached by the form again.
+    for (const lang of ['es', 'en'] as const) {
+      await switchTo(page, lang);
+      await reviewRefund(page, paymentId, { method: 'CARD' });
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await expectAccessible(page, `refund-confirm (${lang}, ${width})`);
+        await screenshot(page, `console/payments-refund-confirm-${lang}-${width}`);
+      }
+    }
+    await page.setViewportSize(WIDE);
+    await switchTo(page, 'es');
+    await reviewRefund(page, paymentId, { method: 'CARD' });
+    expect((await byTestId(page, 'refund-review-amount').textContent())?.replace(/\D/g, '')).toBe('97000');
     // The confirmation form as it will be sent, to send it again after (a reload, a second click).
     const confirmation = await byTestId(page, 'refund-review-form').evaluate((form) =>
       Object.fromEntries(new FormData(form as HTMLFormElement) as unknown as Iterable<[string, string]>),
     );
     await byTestId(page, 'refund-confirm').click();
-    await page.waitForURL(new RegExp(`/console/payments/${paymentId}\\?done=succeeded$`));
+    await page.waitForURL(
+      new RegExp(`/console/payments/${paymentId}\\?done=succeeded&refund=[0-9a-f-]{36}$`),
+    );
     await byTestId(page, 'done-notice').waitFor();
     const refundRows = page.locator('[data-testid="refund-row"]');
     expect(await refundRows.count()).toBe(1);
@@ -238,8 +251,11 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
       { action: `/console/payments/${paymentId}/refund`, fields: confirmation },
     );
     expect(again).toBe(303);
-    const payment = await api.request(merchant, 'GET', `/api/payments/${paymentId}`);
-    expect(payment.refundedAmount).toBe('97000.00');
+    // The ledger is written from the refund's events: it shows the refund a moment later.
+    const payment = await waitFor(async () => {
+      const found = await api.request(merchant, 'GET', `/api/payments/${paymentId}`);
+      return found.refundedAmount === '97000.00' ? found : undefined;
+    });
     expect(payment.refunds as unknown[]).toHaveLength(1);
     expect((payment.refunds as Array<{ status: string; processor: string }>)[0]).toMatchObject({
       status: 'succeeded',
@@ -259,7 +275,9 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     const page = await owner.newPage();
     await reviewRefund(page, paymentId, { method: 'BANK_TRANSFER', amount: '20000', reference: 'DEV-0042' });
     await byTestId(page, 'refund-confirm').click();
-    await page.waitForURL(new RegExp(`/console/payments/${paymentId}\\?done=succeeded$`));
+    await page.waitForURL(
+      new RegExp(`/console/payments/${paymentId}\\?done=succeeded&refund=[0-9a-f-]{36}$`),
+    );
     expect(await page.locator('[data-testid="refund-row"][data-status="succeeded"]').count()).toBe(1);
     expect((await byTestId(page, 'payment-left').textContent())?.replace(/\D/g, '')).toBe('44000');
 
@@ -280,8 +298,15 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     expect(await problem.textContent()).toContain('only the whole payment');
     await screenshot(page, 'console/payments-refund-refused-en-1280');
     await switchTo(page, 'es');
-    const payment = await api.request(merchant, 'GET', `/api/payments/${paymentId}`);
-    expect(payment.refundedAmount).toBe('20000.00');
+    const payment = await waitFor(async () => {
+      const found = await api.request(merchant, 'GET', `/api/payments/${paymentId}`);
+      return found.refundedAmount === '20000.00' ? found : undefined;
+    });
+    expect(payment.refunds as unknown[]).toHaveLength(1);
+    await waitFor(async () => {
+      const found = await api.request(merchant, 'GET', '/api/payments?q=sofia&kind=REFUND');
+      return (found.payments as unknown[]).length === 2 ? true : undefined;
+    });
 
     // The export of the filtered rows, downloaded by the browser and read back.
     await page.goto(`${env.gatewayUrl}/console/payments?q=sofia`);

@@ -247,7 +247,7 @@ describe('the Payments pages', () => {
     expect(calls.some((call) => call.method === 'POST')).toBe(false);
     const done = await request(`/console/payments/${PAYMENT_ID}/refund`, { ...fields, step: 'confirm' });
     expect(done.status).toBe(303);
-    expect(done.headers.get('location')).toBe(`/console/payments/${PAYMENT_ID}?done=succeeded`);
+    expect(done.headers.get('location')).toBe(`/console/payments/${PAYMENT_ID}?done=succeeded&refund=r1`);
     expect(calls.filter((call) => call.method === 'POST')).toEqual([
       {
         method: 'POST',
@@ -309,6 +309,38 @@ describe('the Payments pages', () => {
     expect(crafted.status).toBe(403);
     expect(await crafted.text()).toContain('data-code="FORBIDDEN"');
     expect(calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+
+  it('the refund just made is shown from the refunds API until the ledger has it', async () => {
+    const refundId = '0193b2c1-0a1b-7c2d-8e3f-4a5b6c7d8e11';
+    const { request, calls } = consoleFor(user('owner'), {
+      [`GET /api/payments/${PAYMENT_ID}`]: DETAIL,
+      [`GET /api/payments/${PAYMENT_ID}/refunds/${refundId}`]: {
+        status: 200,
+        body: {
+          id: refundId,
+          paymentId: PAYMENT_ID,
+          status: 'succeeded',
+          amount: '97000.00',
+          currency: 'PYG',
+          mode: 'reversal',
+          method: 'CARD',
+          processor: 'PARAGUAY.PROCESSOR_B',
+          reference: null,
+          reason: null,
+          createdAt: '2026-11-27T10:05:00-03:00',
+          succeededAt: '2026-11-27T10:05:01-03:00',
+          failedAt: null,
+        },
+      },
+    });
+    const html = await (
+      await request(`/console/payments/${PAYMENT_ID}?done=succeeded&refund=${refundId}`)
+    ).text();
+    expect(calls.at(-1)?.path).toBe(`/api/payments/${PAYMENT_ID}/refunds/${refundId}`);
+    expect(html).toContain(`data-testid="refund-row" data-id="${refundId}" data-status="succeeded"`);
+    expect(html).toContain('data-testid="done-notice"');
+    expect(html).not.toContain('data-testid="refund-new"');
   });
 
   it('another merchant’s payment (404 from the API) is not found', async () => {

@@ -334,6 +334,15 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
     const tz = c.var.merchantProfile.timezone;
     const lang = c.var.lang;
     const done = c.req.query('done');
+    // The refund just made, from the refunds API, until the ledger (written from its events) shows it too.
+    const justMade = c.req.query('refund');
+    if (justMade && UUID.test(justMade) && !payment.refunds.some((refund) => refund.id === justMade)) {
+      const answer = await callApi<RefundResponse>(c, {
+        method: 'GET',
+        path: `/api/payments/${payment.id}/refunds/${justMade}`,
+      });
+      if (answer.ok) payment.refunds.push(refundAsMovement(payment, answer.body));
+    }
     const left = leftToRefund(payment);
     return page(
       c,
@@ -710,8 +719,34 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
       if (answer.status === 403) return forbidden(c, answer.problem);
       return refundForm(c, form, answer.problem);
     }
-    return c.redirect(`/console/payments/${id}?done=${answer.body.status}`, 303);
+    return c.redirect(
+      withQuery(`/console/payments/${id}`, { done: answer.body.status, refund: answer.body.id }),
+      303,
+    );
   });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A refund as the refunds API answers it, shown as a row of the payment's refunds. */
+function refundAsMovement(payment: PaymentDetailsResponse, refund: RefundResponse): PaymentMovement {
+  return {
+    ...payment,
+    id: refund.id,
+    kind: 'REFUND',
+    status: refund.status,
+    method: refund.method,
+    processor: refund.processor,
+    amount: refund.amount,
+    currency: refund.currency,
+    refundedAmount: '0.00',
+    reference: refund.reference,
+    paymentId: payment.id,
+    declineCode: null,
+    declineCategory: null,
+    createdAt: refund.createdAt,
+    settledAt: refund.succeededAt ?? refund.failedAt,
+  };
 }
 
 /** The payment a refund form is about. */
