@@ -224,9 +224,11 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     await reviewRefund(page, paymentId, { method: 'CARD' });
     expect((await byTestId(page, 'refund-review-amount').textContent())?.replace(/\D/g, '')).toBe('97000');
     // The confirmation form as it will be sent, to send it again after (a reload, a second click).
-    const confirmation = await byTestId(page, 'refund-review-form').evaluate((form) =>
-      Object.fromEntries(new FormData(form as HTMLFormElement) as unknown as Iterable<[string, string]>),
-    );
+    const confirmation: Record<string, string> = {};
+    for (const input of await byTestId(page, 'refund-review-form').locator('input[type=hidden]').all()) {
+      confirmation[(await input.getAttribute('name')) ?? ''] = (await input.getAttribute('value')) ?? '';
+    }
+    expect(confirmation.idem).toMatch(/^[0-9a-f-]{36}$/);
     await byTestId(page, 'refund-confirm').click();
     await page.waitForURL(
       new RegExp(`/console/payments/${paymentId}\\?done=succeeded&refund=[0-9a-f-]{36}$`),
@@ -268,11 +270,13 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
       '97000.00',
     );
     await page.close();
-  });
+  }, 300_000);
 
   it('an outside partial refund; more than is left (422) and a part by card (409) refused in both languages', async () => {
     const { paymentId } = await paidOnProcessorB('Clase de pilates', 64000, 'sofia.d@example.com');
     const page = await owner.newPage();
+    await page.goto(`${env.gatewayUrl}/console/payments`);
+    await switchTo(page, 'es');
     await reviewRefund(page, paymentId, { method: 'BANK_TRANSFER', amount: '20000', reference: 'DEV-0042' });
     await byTestId(page, 'refund-confirm').click();
     await page.waitForURL(
@@ -322,7 +326,7 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     expect(lines.some((line) => line.startsWith(`${paymentId},LINK_PAYMENT,succeeded,CARD`))).toBe(true);
     expect(lines.filter((line) => line.includes(',REFUND,succeeded,'))).toHaveLength(2);
     await page.close();
-  });
+  }, 180_000);
 
   it('a viewer sees the payments without a refund button; a crafted refund form is refused 403 by the API', async () => {
     const [first] = (await api.request(merchant, 'GET', '/api/payments?kind=LINK_PAYMENT&status=succeeded'))
@@ -343,9 +347,9 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     expect(await byTestId(page, 'refund-new').count()).toBe(0);
     await expectAccessible(page, 'payment as a viewer');
     const before = await api.request(merchant, 'GET', `/api/payments/${open}`);
+    const csrf = (await page.locator('input[name=csrf]').first().getAttribute('value')) ?? '';
     const status = await page.evaluate(
-      async ({ action }) => {
-        const csrf = (document.querySelector('input[name=csrf]') as HTMLInputElement).value;
+      async ({ action, csrf }) => {
         const fields = {
           csrf,
           step: 'confirm',
@@ -360,7 +364,7 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
         });
         return { status: response.status, html: await response.text() };
       },
-      { action: `/console/payments/${open}/refund` },
+      { action: `/console/payments/${open}/refund`, csrf },
     );
     expect(status.status).toBe(403);
     expect(status.html).toContain('data-testid="form-problem"');
