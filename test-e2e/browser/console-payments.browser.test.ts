@@ -352,7 +352,7 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
       async ({ action, csrf }) => {
         const fields = {
           csrf,
-          step: 'confirm',
+          confirm: 'yes',
           idem: crypto.randomUUID(),
           method: 'CASH',
           amount: '1000',

@@ -245,7 +245,13 @@ describe('the Payments pages', () => {
     expect(reviewHtml).toContain('data-testid="refund-confirm"');
     expect(reviewHtml).toContain(`name="idem" value="${idem}"`);
     expect(calls.some((call) => call.method === 'POST')).toBe(false);
-    const done = await request(`/console/payments/${PAYMENT_ID}/refund`, { ...fields, step: 'confirm' });
+    // Without the confirmation: the form again, nothing sent.
+    const unconfirmed = await request(`/console/payments/${PAYMENT_ID}/refund`, fields);
+    expect(unconfirmed.status).toBe(400);
+    expect(await unconfirmed.text()).toContain('data-code="CONFIRMATION_REQUIRED"');
+    expect(calls.some((call) => call.method === 'POST')).toBe(false);
+    expect(reviewHtml).toContain('name="confirm" value="yes"');
+    const done = await request(`/console/payments/${PAYMENT_ID}/refund`, { ...fields, confirm: 'yes' });
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(`/console/payments/${PAYMENT_ID}?done=succeeded&refund=r1`);
     expect(calls.filter((call) => call.method === 'POST')).toEqual([
@@ -259,7 +265,7 @@ describe('the Payments pages', () => {
   });
 
   it('the API’s refusals in the user’s language: 422 more than is left (es), 409 a part by card (en)', async () => {
-    const fields = { csrf: 'csrf-of-this-session', idem: crypto.randomUUID(), step: 'confirm' };
+    const fields = { csrf: 'csrf-of-this-session', idem: crypto.randomUUID(), confirm: 'yes' };
     const refused = (status: number, code: string) => ({
       [`GET /api/payments/${PAYMENT_ID}`]: DETAIL,
       [`POST /api/payments/${PAYMENT_ID}/refunds`]: {
@@ -302,7 +308,7 @@ describe('the Payments pages', () => {
     const crafted = await request(`/console/payments/${PAYMENT_ID}/refund`, {
       csrf: 'csrf-of-this-session',
       idem: crypto.randomUUID(),
-      step: 'confirm',
+      confirm: 'yes',
       method: 'CASH',
       amount: '1000',
     });

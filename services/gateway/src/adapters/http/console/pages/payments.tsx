@@ -14,6 +14,8 @@ import {
   type ConsoleEnv,
   type Ctx,
   callApi,
+  confirmationProblem,
+  confirmed,
   DoneNotice,
   Field,
   FormSecrets,
@@ -643,7 +645,7 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
         >
           <input type="hidden" name="csrf" value={c.var.csrfToken} />
           <input type="hidden" name="idem" value={form.idem ?? ''} />
-          <input type="hidden" name="step" value="confirm" />
+          <input type="hidden" name="confirm" value="yes" />
           <input type="hidden" name="method" value={method} />
           <input type="hidden" name="amount" value={amount} />
           <input type="hidden" name="reference" value={form.reference ?? ''} />
@@ -700,7 +702,9 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
     const form = await formOf(c);
     const id = c.req.param('id');
     if (form.step === 'review') return reviewPage(c, form);
-    if (form.step !== 'confirm') return refundForm(c, form);
+    if (form.step === 'edit') return refundForm(c, form);
+    // Only the confirmation page sends `confirm=yes`; a form without it is the first step's form again.
+    if (!confirmed(form)) return refundForm(c, form, confirmationProblem(c));
     // Confirmed: the API decides (the role's permission, what is left, what the processor can do). The
     // form's key makes a second submit (a reload, a double click) answer the same refund, never a second.
     const method = form.method === 'BANK_TRANSFER' || form.method === 'CASH' ? form.method : 'CARD';
