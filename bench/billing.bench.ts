@@ -5,7 +5,10 @@
  * as-of run per month through the gateway charges what is due: first one month untimed (a warm-up: a
  * deployment in service has charged before, and its tables have rows and statistics; analyzed after it),
  * then BENCH_MONTHS months (BENCH_SUBSCRIPTIONS × BENCH_MONTHS installments, 100,000 by default) with one
- * process of billing-scheduler, subscriptions and processor-gateway, the next BENCH_MONTHS with two of each. Prints charges per second of each, the ratio,
+ * process of billing-scheduler, subscriptions and processor-gateway, then as many charges through the bare
+ * baseline (bench/billing-baseline.ts: per installment the sandbox's charge over a kept-alive connection and
+ * one transaction, the same concurrency), the next BENCH_MONTHS with two of each. Prints charges per second
+ * of each, the system's rate over the baseline's (target ≥ 50 %), the two-process ratio,
  * the CPU each process used, and checks the sandbox's ledger: one approved charge per installment, every one
  * paid. Not a test: it prints figures and the targets (the smoke test test-e2e/bench-billing.e2e.test.ts runs
  * the same code at a tiny size).
@@ -25,7 +28,7 @@ const log = logger('bench:billing');
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 10);
 const SEED_CONCURRENCY = Number(process.env.BENCH_SEED_CONCURRENCY ?? 16);
-const TARGET_CHARGES_PER_SECOND = 1_000;
+const TARGET_BASELINE_SHARE = 0.5;
 const TARGET_RATIO = 1.6;
 
 async function main() {
@@ -60,15 +63,25 @@ async function main() {
   );
   log(`machine after: ${machine()}`);
   const [one] = result.phases;
+  const { baseline } = result;
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const shareMet = result.baselineRatio >= TARGET_BASELINE_SHARE;
+  const moneyMet =
+    ledger.duplicates === 0 &&
+    ledger.charged === ledger.expected &&
+    ledger.unpaid === 0 &&
+    baseline.chargedTwice === 0;
   log(
-    `target: ≥ ${TARGET_CHARGES_PER_SECOND} charges/s with one process each: ${one?.chargesPerSecond.toFixed(0)} (${verdict((one?.chargesPerSecond ?? 0) >= TARGET_CHARGES_PER_SECOND)})`,
+    `target: ≥ ${TARGET_BASELINE_SHARE * 100} % of the bare baseline with one process each: ${one?.chargesPerSecond.toFixed(0)} charges/s beside ${baseline.chargesPerSecond.toFixed(0)} = ${(100 * result.baselineRatio).toFixed(0)} % (${verdict(shareMet)})`,
   );
   log(
-    `target: 0 duplicates, every installment paid: ${ledger.duplicates} duplicates, ${ledger.expected - ledger.charged} not charged, ${ledger.unpaid} not paid (${verdict(ledger.duplicates === 0 && ledger.charged === ledger.expected && ledger.unpaid === 0)})`,
+    `target: 0 duplicates, every installment paid: ${ledger.duplicates} duplicates (${baseline.chargedTwice} in the baseline), ${ledger.expected - ledger.charged} not charged, ${ledger.unpaid} not paid (${verdict(moneyMet)})`,
   );
   log(
-    `target: ratio ≥ ${TARGET_RATIO} with the cores for it: ${result.ratio.toFixed(2)} on this ${machine().split(',')[0]} machine (${verdict(result.ratio >= TARGET_RATIO)})`,
+    `(not a target here) two processes each over one: ${result.ratio.toFixed(2)} on this ${machine().split(',')[0]} machine (${TARGET_RATIO} with the cores for it)`,
+  );
+  log(
+    `bench:billing: ${shareMet && moneyMet ? 'pass' : 'fail'} system=${one?.chargesPerSecond.toFixed(0)}/s baseline=${baseline.chargesPerSecond.toFixed(0)}/s ratio=${(100 * result.baselineRatio).toFixed(0)}% charged-twice=${ledger.duplicates + baseline.chargedTwice} two-processes=${result.ratio.toFixed(2)}x`,
   );
 }
 

@@ -9,6 +9,7 @@
 import { payOnPayPage } from '@payrail/testing/pay-page';
 import postgres from 'postgres';
 import { type ProcessSystem, startProcesses } from '../scripts/processes';
+import { type BaselineResult, runBillingBaseline } from './billing-baseline';
 import {
   autovacuumStandIn,
   benchServicesEnv,
@@ -88,6 +89,10 @@ export interface BillingBenchResult {
   phases: PhaseResult[];
   /** Charges per second with two processes of each over one. */
   ratio: number;
+  /** The bare loop's charges (bench/billing-baseline.ts), as many as the one-process phase's, same run. */
+  baseline: BaselineResult;
+  /** Charges per second with one process each over the bare loop's. */
+  baselineRatio: number;
   ledger: LedgerCheck;
 }
 
@@ -361,6 +366,16 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
     );
     for (const line of describePhase(phases[0] as PhaseResult)) log(line);
     log(`  autovacuum stand-in so far: ${maintenance.vacuumed} vacuums, ${maintenance.analyzed} analyzes`);
+    // The bare loop, now, on the same machine and sandbox: as many charges as the phase just measured.
+    log(`baseline: the bare loop charges ${options.months} installments of each stored card`);
+    const baseline = await runBillingBaseline({
+      databaseUrl: infra.databaseUrl,
+      sandboxUrl: sandboxUrl as string,
+      perCard: options.months,
+    });
+    log(
+      `baseline: ${baseline.charges} charges in ${baseline.seconds.toFixed(1)} s = ${baseline.chargesPerSecond.toFixed(0)} charges/s (${baseline.declined} declined, ${baseline.chargedTwice} charged twice)`,
+    );
     for (const name of ['billing-scheduler', 'subscriptions', 'processor-gateway'] as const)
       await system.addReplica(name);
     log(
@@ -379,6 +394,8 @@ export async function runBillingBench(options: BillingBenchOptions): Promise<Bil
       seedSeconds,
       phases,
       ratio: two.chargesPerSecond / one.chargesPerSecond,
+      baseline,
+      baselineRatio: one.chargesPerSecond / baseline.chargesPerSecond,
       ledger,
     };
   } catch (error) {

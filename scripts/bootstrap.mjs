@@ -25,8 +25,11 @@ const commands = {
   'bench-links': 'bench/links.bench.ts',
   'bench-payments': 'bench/payments.bench.ts',
   'bench-start': 'bench/start.bench.ts',
+  'bench-pay-page': 'bench/pay-page.bench.ts',
+  'bench-webhooks': 'bench/webhooks.bench.ts',
   admin: 'services/gateway/src/cli.ts',
   'chaos-billing': 'scripts/chaos-billing.ts',
+  soak: 'bench/soak.bench.ts',
 };
 
 const [major, minor] = process.versions.node.split('.').map(Number);

@@ -29,6 +29,7 @@ export const CONSUMERS = [
   'links.cancel-link-on-subscription-cancelled',
   'links.settle-link-on-payment',
   'links.record-refund-on-refund-succeeded',
+  'links.mail-customers-on-account-events',
   'subscriptions.request-charge-on-charge-due',
   'subscriptions.pay-installment-on-payment-succeeded',
   'subscriptions.record-decline-on-payment-failed',
@@ -67,13 +68,13 @@ export interface ProcessOptions {
    * times each service started alone).
    */
   only?: ServiceName[];
-  /**
-   * Another TypeScript entry for a service than `services/<name>/src/main.ts` (not with `compiled`): the
-   * console's browser tests run the gateway with a test sign-in this way.
-   */
-  entries?: Partial<Record<ServiceName, string>>;
   /** How many processes of a service to start (default 1); see `ProcessSystem.addReplica`. */
   replicas?: Partial<Record<ServiceName, number>>;
+  /**
+   * The URL the services are given for a service instead of its first process's: a load balancer in front
+   * of its replicas (the rolling-restart test's).
+   */
+  serviceUrls?: Partial<Record<ServiceName, string>>;
 }
 
 /** A second (third…) process of a service: same environment, database and queues, a port of its own. */
@@ -100,6 +101,11 @@ export interface ProcessSystem {
   kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
   /** Starts one service again (after `kill`), optionally with other environment, and waits for `/readyz`. */
   restart(name: ServiceName, env?: Record<string, string>): Promise<void>;
+  /**
+   * Ends one extra process of a service (SIGTERM by default: a graceful shutdown), waits for its exit, starts
+   * it again on the same port and waits for its `/readyz`; the replica's `child` is the new process after.
+   */
+  restartReplica(replica: Replica, signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -167,14 +173,15 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   const urls = Object.fromEntries(
     SERVICES.map((name) => [name, `http://127.0.0.1:${ports.get(name)}`]),
   ) as Record<ServiceName, string>;
+  const given = { ...urls, ...options.serviceUrls };
   const shared = {
     ...options.env,
-    LINKS_URL: urls.links,
-    SUBSCRIPTIONS_URL: urls.subscriptions,
-    BILLING_SCHEDULER_URL: urls['billing-scheduler'],
-    PROCESSOR_GATEWAY_URL: urls['processor-gateway'],
-    PROCESSOR_SANDBOX_URL: urls['processor-sandbox'],
-    GATEWAY_URL: urls.gateway,
+    LINKS_URL: given.links,
+    SUBSCRIPTIONS_URL: given.subscriptions,
+    BILLING_SCHEDULER_URL: given['billing-scheduler'],
+    PROCESSOR_GATEWAY_URL: given['processor-gateway'],
+    PROCESSOR_SANDBOX_URL: given['processor-sandbox'],
+    GATEWAY_URL: given.gateway,
   };
   const output =
     options.output ??
@@ -207,7 +214,7 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
             ...(options.nodeArgs ?? []),
             '--import',
             'tsx',
-            options.entries?.[name] ?? path.join(options.root, 'services', name, 'src', 'main.ts'),
+            path.join(options.root, 'services', name, 'src', 'main.ts'),
           ],
       {
         cwd: options.root,
@@ -255,6 +262,12 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   };
   const kill = (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => end(children.get(name), signal);
 
+  const restartReplica = async (replica: Replica, signal: NodeJS.Signals = 'SIGTERM') => {
+    await end(replica.child, signal);
+    replica.child = await spawnService(replica.name, Number(new URL(replica.url).port), replica.number);
+    await waitReady(`${replica.url}/readyz`, replica.child, 60_000);
+  };
+
   const stop = async () => {
     await Promise.all([
       ...[...children.keys()].map((name) => kill(name, 'SIGTERM')),
@@ -271,5 +284,5 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
     await stop();
     throw error;
   }
-  return { children, urls, replicas, addReplica, kill, restart: launch, stop };
+  return { children, urls, replicas, addReplica, kill, restart: launch, restartReplica, stop };
 }

@@ -3,8 +3,8 @@ import { runBillingBench } from '../bench/billing';
 
 // The smoke run of `npm run bench:billing` (bench/billing.ts), so the script cannot rot: the same code at a
 // tiny size, services from their TypeScript. 20 subscriptions subscribed on the pay page, a warm-up month,
-// two monthly runs with one process of billing-scheduler, subscriptions and processor-gateway, two more with
-// two of each.
+// two monthly runs with one process of billing-scheduler, subscriptions and processor-gateway, the bare
+// baseline's 40 charges, two more monthly runs with two of each.
 
 describe('bench:billing at a tiny size', () => {
   it('charges every due installment once at the sandbox, with one and with two processes each', async () => {
@@ -43,5 +43,8 @@ describe('bench:billing at a tiny size', () => {
       outboxRows: 0,
     });
     expect(Number.isFinite(result.ratio)).toBe(true);
+    // The bare baseline ran in the same run, as many charges as the one-process phase, none twice.
+    expect(result.baseline).toMatchObject({ charges: 40, declined: 0, chargedTwice: 0 });
+    expect(result.baselineRatio).toBeGreaterThan(0);
   }, 300_000);
 });

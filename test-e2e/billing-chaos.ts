@@ -1,19 +1,25 @@
-// The automatic-debit chaos run: many due installments charged while billing-scheduler, subscriptions and
-// processor-gateway are killed with SIGKILL (twice each) and the broker is stopped and started
-// (`rabbitmqctl stop_app`/`start_app`) once. After recovery the processor sandbox's ledger must show no
-// installment charged twice, every installment must be `paid`, and that within 60 s of the last restart.
-// Every service is its own process on a database of its own and on a private RabbitMQ node (the shared
-// broker is never touched). `npm run chaos:billing`; CHAOS_SUBSCRIPTIONS (400) and CHAOS_INSTALLMENTS (5)
-// set the size, CHAOS_CONCURRENCY (8) how many customers subscribe at once (scripts/chaos-billing.ts);
-// test-e2e/billing-chaos.e2e.test.ts runs it under vitest.
+// The automatic-debit chaos run: many due installments charged while billing-scheduler, subscriptions,
+// processor-gateway and the gateway are killed with SIGKILL (three times each, `rounds`), the broker is
+// stopped and started (`rabbitmqctl stop_app`/`start_app`) once and PostgreSQL restarted (`pg_ctl restart
+// -m fast`) once, while the gateway delivers the merchant's webhooks to a local receiver. After recovery the
+// processor sandbox's ledger must show no installment charged twice, every installment must be `paid`,
+// every webhook delivered (its delivery row `delivered`, its id seen by the receiver), and that within 60 s
+// of the last fault. Every service is its own process on a PostgreSQL server and a RabbitMQ node of the
+// run's own (started for it in a temporary directory: the shared servers are never restarted). The
+// timeline of the faults is printed as they happen and again at the end. `npm run chaos:billing`;
+// CHAOS_SUBSCRIPTIONS (400) and CHAOS_INSTALLMENTS (5) set the size, CHAOS_CONCURRENCY (8) how many
+// customers subscribe at once (scripts/chaos-billing.ts); test-e2e/billing-chaos.e2e.test.ts runs it under
+// vitest.
+import http from 'node:http';
 import { DEMO_MERCHANT } from '@payrail/gateway';
 import type { ServiceName } from '@payrail/runtime';
 import { aStaticLink } from '@payrail/testing/mothers';
 import { payOnPayPage } from '@payrail/testing/pay-page';
 import {
   createScratchDatabase,
-  LOCAL_POSTGRES_URL,
+  type PrivatePostgres,
   type PrivateRabbitMq,
+  startPrivatePostgres,
   startPrivateRabbitMq,
   type TestDatabase,
   uniqueName,
@@ -36,8 +42,8 @@ export interface BillingChaosOptions {
   concurrency?: number;
   /** The longest the system may take to converge after the last restart. */
   convergenceLimitSeconds?: number;
-  /** The PostgreSQL server the run makes its database on (TEST_POSTGRES_URL, else the local one). */
-  postgresUrl?: string;
+  /** Rounds of kills: each kills billing-scheduler, subscriptions, processor-gateway and the gateway once. */
+  rounds?: number;
   log?: (line: string) => void;
 }
 
@@ -47,8 +53,21 @@ export interface Disruption {
   at: number;
   /** Installments paid when it happened. */
   paidBefore: number;
-  /** Seconds until the service answered /readyz again (or start_app returned). */
+  /** Seconds until the service answered /readyz again (or the server accepted connections again). */
   downSeconds: number;
+}
+
+export interface WebhookCheck {
+  /** Envelopes in the gateway's event log (the merchant's endpoint takes each). */
+  events: number;
+  /** `PAYMENT_SUCCESS` envelopes among them (one per payment: at least one per due installment). */
+  paymentSuccesses: number;
+  /** Delivery rows not `delivered` (pending or failed). */
+  undelivered: number;
+  /** Event ids the receiver never saw. */
+  missing: number;
+  /** Ids the receiver saw more than once (at-least-once delivery: a kill mid-send sends again). */
+  redelivered: number;
 }
 
 export interface BillingChaosResult {
@@ -64,9 +83,10 @@ export interface BillingChaosResult {
   /** Approved ledger charges no processor-gateway charge row accounts for. */
   unknownCharges: number;
   disruptions: Disruption[];
+  webhooks: WebhookCheck;
   subscribeSeconds: number;
   runSeconds: number;
-  /** From the last restart to every installment paid (null: not within the wait). */
+  /** From the last fault to every installment paid and every webhook delivered (null: not within the wait). */
   convergenceSeconds: number | null;
   convergenceLimitSeconds: number;
   /** Services that exited without being killed by the run. */
@@ -81,6 +101,7 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
   const subscriptions = options.subscriptions ?? 400;
   const installments = options.installments ?? 5;
   const concurrency = options.concurrency ?? 8;
+  const rounds = options.rounds ?? 3;
   const limit = options.convergenceLimitSeconds ?? 60;
   const log = options.log ?? ((line: string) => console.log(`[chaos] ${line}`));
   if (installments < 1 || installments > MAX_DUE_PER_CARD)
@@ -88,6 +109,8 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
   const due = subscriptions * installments;
 
   let broker: PrivateRabbitMq | undefined;
+  let server: PrivatePostgres | undefined;
+  let receiver: http.Server | undefined;
   let database: TestDatabase | undefined;
   let system: E2eSystem | undefined;
   let sql: postgres.Sql | undefined;
@@ -97,14 +120,24 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
   let stopping = false;
   try {
     log(
-      `starting a private RabbitMQ node, a database and the services (${subscriptions} x ${installments} = ${due} due)`,
+      `starting a private RabbitMQ node, a private PostgreSQL server and the services (${subscriptions} x ${installments} = ${due} due)`,
     );
     broker = await startPrivateRabbitMq({ name: 'payrail-chaos' });
-    database = await createScratchDatabase(
-      options.postgresUrl ?? process.env.TEST_POSTGRES_URL ?? LOCAL_POSTGRES_URL,
-      'chaos_billing',
-    );
+    server = await startPrivatePostgres({ name: 'payrail-chaos-postgres' });
+    database = await createScratchDatabase(server.url, 'chaos_billing');
     sql = postgres(database.url, { max: 4, onnotice: () => {} });
+    // The merchant's webhook receiver: answers 200 at once, counts each id it is sent.
+    const received = new Map<string, number>();
+    receiver = http.createServer((request, response) => {
+      const id = String(request.headers['webhook-id'] ?? '');
+      request.resume();
+      request.on('end', () => {
+        if (id) received.set(id, (received.get(id) ?? 0) + 1);
+        response.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/payrail`;
     const amqpUrl = broker.url;
     const databaseUrl = database.url;
     system = await startSystem((ports) => ({
@@ -119,6 +152,11 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       SIMULATED_TIME: 'true',
       BILLING_RUN_INTERVAL_MS: '0',
       LOG_LEVEL: 'warn',
+      // The receiver is on this machine; a retry comes soon (a kill's or a restart's failed send).
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s,10s,...',
+      WEBHOOK_RETRY_WINDOW: '1h',
+      DATABASE_POOL_MAX: '6',
     }));
     const running = system;
     const watchExits = () => {
@@ -132,6 +170,7 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       }
     };
     watchExits();
+    await api(running, 'POST', '/api/webhook-endpoints', { url: receiverUrl, events: ['*'] });
 
     // Phase 1: customers subscribe on the pay page, one subscription each.
     const subscribeStarted = Date.now();
@@ -192,10 +231,47 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
     // Phase 2: one as-of run makes every debit due; the chaos happens while the charges flow.
     const [{ asOf }] = await sql<[{ asOf: string }]>`
       select max(payment_date)::text as "asOf" from billing_scheduler.installments`;
-    const paidCount = async () => {
-      const [row] = await sql!<[{ paid: number }]>`
-        select count(*)::int as paid from subscriptions.installments where number >= 2 and status = 'paid'`;
-      return row.paid;
+    // The run's own queries ride out the PostgreSQL restart: asked again until the server is back.
+    const paidCount = () =>
+      retried(async () => {
+        const [row] = await sql!<[{ paid: number }]>`
+          select count(*)::int as paid from subscriptions.installments where number >= 2 and status = 'paid'`;
+        return row.paid;
+      });
+    const webhookCheck = () =>
+      retried(async (): Promise<WebhookCheck> => {
+        const [counts] = await sql!<[{ events: number; successes: number; undelivered: number }]>`
+          select (select count(*)::int from gateway.webhook_events) as events,
+                 (select count(*)::int from gateway.webhook_events where kind = 'PAYMENT_SUCCESS') as successes,
+                 (select count(*)::int from gateway.webhook_deliveries where status <> 'delivered') as undelivered`;
+        const ids = await sql!<Array<{ id: string }>>`select id from gateway.webhook_events`;
+        return {
+          events: counts.events,
+          paymentSuccesses: counts.successes,
+          undelivered: counts.undelivered,
+          missing: ids.filter(({ id }) => !received.has(id)).length,
+          redelivered: [...received.values()].filter((count) => count > 1).length,
+        };
+      });
+    const webhooksDone = (check: WebhookCheck) =>
+      check.undelivered === 0 && check.missing === 0 && check.paymentSuccesses >= due;
+    // The payments' webhooks: one PAYMENT_SUCCESS per installment, the first ones' (on the pay page) sent
+    // before the run. Progress is the mean of the share paid and the share of their webhooks delivered.
+    const deliveredSuccesses = () =>
+      retried(async () => {
+        const [row] = await sql!<[{ delivered: number }]>`
+          select count(*)::int as delivered from gateway.webhook_deliveries
+          where status = 'delivered' and kind = 'PAYMENT_SUCCESS'`;
+        return row.delivered;
+      });
+    const successesBefore = await deliveredSuccesses();
+    const successesExpected = due + subscriptions;
+    const progress = async () => {
+      const hooks = (await deliveredSuccesses()) - successesBefore;
+      return (
+        ((await paidCount()) / due + Math.max(0, hooks) / Math.max(1, successesExpected - successesBefore)) /
+        2
+      );
     };
     const runStarted = Date.now();
     const run = await api(
@@ -209,33 +285,28 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
 
     const disruptions: Disruption[] = [];
     let lastRestart = runStarted;
-    const plan: Array<ServiceName | 'rabbitmq'> = [
-      'billing-scheduler',
-      'subscriptions',
-      'processor-gateway',
-      'rabbitmq',
-      'billing-scheduler',
-      'subscriptions',
-      'processor-gateway',
-    ];
+    const plan = faultPlan(rounds);
     for (const [index, target] of plan.entries()) {
-      // Spaced over the run: each waits for its share of the payments (5 % to 90 %, so that the last
-      // restart leaves little to do), or goes ahead when nothing has been paid for 45 s (a stall the
-      // convergence check will report).
-      const share = Math.ceil(due * (0.05 + (0.85 * index) / (plan.length - 1)));
-      let seen = await paidCount();
+      // Spaced over the run, the charges and the webhooks they cause: each waits for its share of the
+      // progress (5 % to 95 %, so that the last fault leaves little to do), or goes ahead when nothing
+      // has moved for 45 s (a stall the convergence check will report).
+      const share = 0.05 + (0.9 * index) / (plan.length - 1);
+      let seen = await progress();
       let progressAt = Date.now();
       while (seen < share && Date.now() - progressAt < 45_000) {
         await sleep(250);
-        const now = await paidCount();
+        const now = await progress();
         if (now > seen) progressAt = Date.now();
         seen = now;
       }
       const paidBefore = await paidCount();
+      const progressBefore = await progress();
       const at = seconds(runStarted);
       const downStarted = Date.now();
       if (target === 'rabbitmq') {
         await broker.restart();
+      } else if (target === 'postgresql') {
+        await server.restart();
       } else {
         const child = running.children.get(target);
         killedByUs.add(child);
@@ -246,14 +317,14 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       }
       lastRestart = Date.now();
       const disruption = {
-        what: target === 'rabbitmq' ? 'rabbitmq stop_app/start_app' : `kill -9 ${target}`,
+        what: faultName(target),
         at,
         paidBefore,
         downSeconds: seconds(downStarted),
       };
       disruptions.push(disruption);
       log(
-        `${disruption.what} at ${at} s (${paidBefore}/${due} paid), back after ${disruption.downSeconds} s`,
+        `${disruption.what} at ${at} s (${paidBefore}/${due} paid, progress ${Math.round(100 * progressBefore)} %), back after ${disruption.downSeconds} s`,
       );
     }
 
@@ -261,24 +332,32 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
     let convergenceSeconds: number | null = null;
     const waitUntil = lastRestart + Math.max(limit * 3, 180) * 1000;
     let lastReport = 0;
+    let paidAt: number | null = null;
+    let convergedAt: number | null = null;
     for (;;) {
       const paid = await paidCount();
-      if (paid === due) {
+      if (paid === due && paidAt === null) paidAt = seconds(lastRestart);
+      const hooks = paid === due ? await webhookCheck() : undefined;
+      if (hooks && webhooksDone(hooks)) {
         convergenceSeconds = seconds(lastRestart);
+        convergedAt = seconds(runStarted);
         break;
       }
       if (Date.now() > waitUntil) break;
       if (Date.now() - lastReport > 10_000) {
         lastReport = Date.now();
-        log(`converging: ${paid}/${due} paid, ${seconds(lastRestart)} s after the last restart`);
+        log(
+          `converging: ${paid}/${due} paid${hooks ? `, webhooks ${hooks.undelivered} undelivered, ${hooks.missing} not received` : ''}, ${seconds(lastRestart)} s after the last fault`,
+        );
       }
-      await sleep(250);
+      await sleep(500);
     }
+    const webhooks = await webhookCheck();
     const runSeconds = seconds(runStarted);
     log(
       convergenceSeconds === null
-        ? `phase converge: not converged ${seconds(lastRestart)} s after the last restart`
-        : `phase converge: every installment paid ${convergenceSeconds} s after the last restart (run ${runSeconds} s)`,
+        ? `phase converge: not converged ${seconds(lastRestart)} s after the last fault`
+        : `phase converge: every installment paid ${paidAt} s and every webhook delivered ${convergenceSeconds} s after the last fault (run ${runSeconds} s)`,
     );
 
     // Phase 4: the checks, the sandbox's ledger as judge of what was charged.
@@ -315,6 +394,7 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       doubleCharges,
       unknownCharges,
       disruptions,
+      webhooks,
       subscribeSeconds,
       runSeconds,
       convergenceSeconds,
@@ -327,6 +407,7 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       result.doubleCharges === 0 &&
       result.unknownCharges === 0 &&
       Object.keys(schedulerNotPaid).length === 0 &&
+      webhooksDone(webhooks) &&
       convergenceSeconds !== null &&
       convergenceSeconds <= limit &&
       unexpectedExits.length === 0;
@@ -334,8 +415,20 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
       `summary: ${paid}/${due} paid, ${result.lost} lost, ${doubleCharges} double charges, ` +
         `${perInstallment.size} installments charged (${approved.length} approved ledger charges, ` +
         `${unknownCharges} unaccounted), scheduler rows not paid ${JSON.stringify(schedulerNotPaid)}, ` +
-        `converged ${convergenceSeconds ?? 'never'} s after the last restart (limit ${limit} s), ` +
+        `webhooks ${webhooks.events} events (${webhooks.paymentSuccesses} PAYMENT_SUCCESS), ${webhooks.undelivered} undelivered, ` +
+        `${webhooks.missing} never received, ${webhooks.redelivered} received twice or more, ` +
+        `converged ${convergenceSeconds ?? 'never'} s after the last fault (limit ${limit} s), ` +
         `unexpected exits ${unexpectedExits.length ? unexpectedExits.join(', ') : 'none'}: ${result.ok ? 'OK' : 'FAILED'}`,
+    );
+    log('timeline (seconds since the billing run started):');
+    for (const d of disruptions)
+      log(
+        `  ${String(d.at).padStart(7)} s  ${d.what.padEnd(32)} ${d.paidBefore}/${due} paid, back after ${d.downSeconds} s`,
+      );
+    log(
+      convergedAt === null
+        ? `  ${String(runSeconds).padStart(7)} s  not converged (every installment paid: ${paidAt === null ? 'no' : `${paidAt} s after the last fault`})`
+        : `  ${String(convergedAt).padStart(7)} s  converged: every installment paid ${paidAt} s, every webhook delivered ${convergenceSeconds} s after the last fault`,
     );
     if (!result.ok) {
       const errors = system.logs.filter((line) => /error|fatal|unhandled/i.test(line)).slice(-30);
@@ -347,7 +440,46 @@ export async function runBillingChaos(options: BillingChaosOptions = {}): Promis
     await system?.stop().catch(() => {});
     await sql?.end().catch(() => {});
     await database?.drop().catch(() => {});
+    await server?.stop().catch(() => {});
     await broker?.stop().catch(() => {});
+    receiver?.close();
+  }
+}
+
+type Fault = ServiceName | 'rabbitmq' | 'postgresql';
+
+/**
+ * The faults in order: each round kills the four processes the charges and the webhooks go through; the
+ * broker's restart after the first round, PostgreSQL's after the second (both between kills, so that each
+ * recovery is seen alone).
+ */
+export function faultPlan(rounds: number): Fault[] {
+  const round: Fault[] = ['billing-scheduler', 'subscriptions', 'processor-gateway', 'gateway'];
+  const plan: Fault[] = [];
+  for (let index = 0; index < rounds; index += 1) {
+    plan.push(...round);
+    if (index === 0) plan.push('rabbitmq');
+    if (index === 1 || (rounds === 1 && index === 0)) plan.push('postgresql');
+  }
+  return plan;
+}
+
+export function faultName(fault: Fault): string {
+  if (fault === 'rabbitmq') return 'rabbitmq stop_app/start_app';
+  if (fault === 'postgresql') return 'postgresql restart -m fast';
+  return `kill -9 ${fault}`;
+}
+
+/** Asked again while PostgreSQL restarts (up to a minute). */
+async function retried<T>(query: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await query();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(500);
+    }
   }
 }
 

@@ -25,7 +25,6 @@ export interface SystemPorts {
  */
 export async function startSystem(
   env: Record<string, string> | ((ports: SystemPorts) => Record<string, string>),
-  options: { entries?: Partial<Record<ServiceName, string>> } = {},
 ): Promise<E2eSystem> {
   const names: ServiceName[] = [
     'gateway',
@@ -51,7 +50,6 @@ export async function startSystem(
     root: ROOT,
     env: fullEnv,
     port,
-    entries: options.entries,
     output: (service, line, replica) => logs.push(`[${service}${replica > 1 ? `-${replica}` : ''}] ${line}`),
   });
   return { ...system, gatewayUrl: `http://127.0.0.1:${port}`, logs, env: fullEnv };

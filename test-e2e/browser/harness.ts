@@ -88,8 +88,6 @@ async function startMerchantSite(): Promise<MerchantSite> {
 export interface BrowserSystemOptions {
   /** More environment for every service (e.g. `SIMULATED_TIME`). */
   env?: Record<string, string>;
-  /** Another entry for the gateway process (the console's tests: its test sign-in). */
-  gatewayEntry?: string;
 }
 
 /** Everything a browser test file needs, started once (about 20 s on a two-core machine). */
@@ -102,26 +100,23 @@ export async function startBrowserSystem(
   const queuePrefix = `${uniqueName('browser')}.`;
   const merchantSite = await startMerchantSite();
   let sandboxUrl = '';
-  const system = await startSystem(
-    (ports) => {
-      sandboxUrl = ports.sandboxUrl;
-      return {
-        DATABASE_URL: testDb.url,
-        AMQP_URL: testAmqpUrl(),
-        EVENTS_EXCHANGE: exchange,
-        QUEUE_PREFIX: queuePrefix,
-        ADMIN_TOKEN,
-        INTERNAL_SECRET: 'browser-internal-secret-0123456789',
-        // The browser reaches the pay page and the processors' forms at these very URLs.
-        PUBLIC_BASE_URL: ports.gatewayUrl,
-        PROCESSOR_SANDBOX_PUBLIC_URL: ports.sandboxUrl,
-        DEV_MAILBOX: 'true',
-        LOG_LEVEL: 'warn',
-        ...options.env,
-      };
-    },
-    options.gatewayEntry ? { entries: { gateway: options.gatewayEntry } } : {},
-  );
+  const system = await startSystem((ports) => {
+    sandboxUrl = ports.sandboxUrl;
+    return {
+      DATABASE_URL: testDb.url,
+      AMQP_URL: testAmqpUrl(),
+      EVENTS_EXCHANGE: exchange,
+      QUEUE_PREFIX: queuePrefix,
+      ADMIN_TOKEN,
+      INTERNAL_SECRET: 'browser-internal-secret-0123456789',
+      // The browser reaches the pay page and the processors' forms at these very URLs.
+      PUBLIC_BASE_URL: ports.gatewayUrl,
+      PROCESSOR_SANDBOX_PUBLIC_URL: ports.sandboxUrl,
+      DEV_MAILBOX: 'true',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    };
+  });
   const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   const sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
   return {

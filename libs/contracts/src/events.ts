@@ -290,11 +290,14 @@ export const eventSchemas = {
   'subscription.activated': { 1: subscriptionSnapshot.extend({ activatedAt: z.string() }) },
   'subscription.completed': { 1: subscriptionSnapshot },
   /**
-   * `reason`: `merchant` (cancel-all) or `dunning` (the merchant's policy cancels after N installments failed
+   * `reason`: `merchant` (cancel-all), `customer` (on their own page, where the merchant allows it) or
+   * `dunning` (the merchant's policy cancels after N installments failed
    * in a row; `merchant` in older messages).
    */
   'subscription.cancelled': {
-    1: subscriptionSnapshot.extend({ reason: z.enum(['merchant', 'dunning']).default('merchant') }),
+    1: subscriptionSnapshot.extend({
+      reason: z.enum(['merchant', 'dunning', 'customer']).default('merchant'),
+    }),
   },
   /**
    * Merchant operations change a set of installments of one subscription: one event per subscription and
@@ -409,6 +412,19 @@ export const eventSchemas = {
       installmentStatus: z.enum(INSTALLMENT_STATUSES).nullable().default(null),
       attemptStatus: z.enum(['requested', 'succeeded', 'failed']).nullable().default(null),
       declineCategory: z.enum(DECLINE_CATEGORIES).nullable().default(null),
+    }),
+  },
+  /**
+   * An operator's billing run as of a day started (billing-scheduler): of one merchant, or of all (null).
+   * With simulated time a run as of a future day is how tests and demos move a merchant's calendar; links
+   * takes that day as the merchant's today for its customers' e-mails (reminders, a signed link's validity).
+   */
+  'billing-run.started': {
+    1: z.object({
+      runId: z.string().uuid(),
+      merchantId: z.string().uuid().nullable(),
+      asOf: isoDate,
+      startedAt: z.string(),
     }),
   },
   /** Dunning (billing-scheduler's policy per merchant): after a failed attempt, the next one is on `nextAttemptOn`. */

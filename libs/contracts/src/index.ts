@@ -127,6 +127,21 @@ export { paymentLinkApi } from './api/payment-links';
 export { subscriptionApi, UPCOMING_DAYS } from './api/subscriptions';
 export { CUSTOMER_PAGE, customerApi, customerOperations } from './api/customers';
 export {
+  CUSTOMER_EMAIL_KINDS,
+  CUSTOMER_EMAIL_PAGE,
+  CUSTOMER_EMAIL_STATUSES,
+  CUSTOMER_EMAIL_SWITCH,
+  type CustomerEmailKind,
+  type CustomerEmailSettings,
+  type CustomerEmailStatus,
+  contactEmailField,
+  customerEmailApi,
+  customerEmailOperations,
+  customerEmailSettings,
+  DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+  UPCOMING_DEBIT_DAYS,
+} from './api/customer-emails';
+export {
   MAX_PAY_WAIT_HOURS,
   PAYMENT_LINK_STATUSES,
   PAYMENT_LINK_STATUS_TABLE,
@@ -283,3 +298,13 @@ export {
   subscriptionOfLinkPath,
   subscriptionOfLinkResponse,
 } from './subscription-of-link';
+export {
+  type CustomerSubscriptionView,
+  customerSubscriptionCancelPath,
+  customerSubscriptionCardBody,
+  customerSubscriptionCardPath,
+  customerSubscriptionCardResponse,
+  customerSubscriptionView,
+  customerSubscriptionsPath,
+  customerSubscriptionsResponse,
+} from './customer-subscriptions';

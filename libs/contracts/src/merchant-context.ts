@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { customerEmailSettings } from './api/customer-emails';
 
 export const PROCESSORS = ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'] as const;
 export type Processor = (typeof PROCESSORS)[number];
@@ -21,6 +22,18 @@ export const merchantContextSchema = z.object({
   callbackUrl: z.string().nullable(),
   timezone: z.string(),
   processors: z.array(z.enum(PROCESSORS)),
+  /**
+   * The customer may cancel their own subscription on their page (`/pay/account`, issue 29); off by
+   * default, and absent from contexts signed before the setting existed.
+   */
+  customerCancelAllowed: z.boolean().optional(),
+  /**
+   * The e-mails to the merchant's customers (issue 29): which kinds, and the reminder's days before a debit.
+   * Absent in contexts signed before it: every kind on, 3 days.
+   */
+  customerEmails: customerEmailSettings.optional(),
+  /** The `Reply-To` of the customers' e-mails; null or absent: none. */
+  contactEmail: z.string().nullable().optional(),
 });
 
 export type MerchantContext = z.infer<typeof merchantContextSchema>;

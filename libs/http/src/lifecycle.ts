@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { serve } from '@hono/node-server';
 
 /** Anything with Hono's `fetch` (an app, or a router composed of apps). */
@@ -18,20 +18,47 @@ export interface RunningServer {
  */
 export const SERVER_KEEP_ALIVE_MS = 5_000;
 
-/** Serves `app` on `port`; rejects (a port in use gives `code: 'EADDRINUSE'`) instead of crashing. */
+/** How often a closing server closes the keep-alive connections that have become idle. */
+const CLOSING_SWEEP_MS = 100;
+
+/**
+ * Serves `app` on `port`; rejects (a port in use gives `code: 'EADDRINUSE'`) instead of crashing.
+ *
+ * `close()` is a graceful end for callers that keep connections alive (another service's pool, a load
+ * balancer): `server.close()` alone stops accepting connections, but a kept-alive one that was busy goes on
+ * carrying new requests for as long as its caller sends them, so under load the close never finished and the
+ * process was killed at the end of its grace period, its in-flight requests and handlers with it (the rolling
+ * restart test, test-e2e/rolling-restart.e2e.test.ts). Once closing, every answer, in flight or new, says
+ * `Connection: close` and its connection is closed after it; connections idle now or later are closed at once.
+ */
 export async function listen(app: FetchApp, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
+    const inFlight = new Set<ServerResponse>();
+    let closing = false;
     const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
       (server as Server).off('error', reject);
       resolve({
         port: info.port,
         close: () =>
           new Promise<void>((done) => {
-            (server as Server).close(() => done());
-            // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+            closing = true;
+            for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
+            // Idle keep-alive sockets would hold close() open; in-flight requests still finish, and their
+            // connections close after their answer (or, once idle, at the next sweep).
+            const sweep = setInterval(() => (server as Server).closeIdleConnections?.(), CLOSING_SWEEP_MS);
+            (server as Server).close(() => {
+              clearInterval(sweep);
+              done();
+            });
             (server as Server).closeIdleConnections?.();
           }),
       });
+    });
+    // Before Hono's own listener: before any answer is written.
+    (server as Server).prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+      if (closing) response.shouldKeepAlive = false;
+      inFlight.add(response);
+      response.once('close', () => inFlight.delete(response));
     });
     (server as Server).keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
     (server as Server).once('error', reject);

@@ -27,6 +27,10 @@ export function createDevMailbox(clock: Clock, capacity = DEV_MAILBOX_CAPACITY):
         to: message.to,
         subject: message.subject,
         text: message.text,
+        ...(message.html ? { html: message.html } : {}),
+        ...(message.fromName ? { fromName: message.fromName } : {}),
+        ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+        ...(message.headers ? { headers: message.headers } : {}),
         sentAt: clock.now().toISOString(),
       });
       if (kept.length > capacity) kept.length = capacity;

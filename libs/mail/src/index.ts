@@ -2,4 +2,4 @@ export { mailEnvFields, mailEnvRules } from './config';
 export { createDevMailbox, DEV_MAILBOX_CAPACITY, type DevMailbox, type MailboxEntry } from './dev-mailbox';
 export { type MailSettings, type MailSetup, MailUnavailable, mailSetup } from './mail-setup';
 export type { Mailer, MailMessage } from './mailer';
-export { smtpMailer } from './smtp-mailer';
+export { addressOf, smtpMailer } from './smtp-mailer';

@@ -29,6 +29,7 @@ settings:
   --currency PYG|USD|EUR        NATIONAL: PYG; INTERNATIONAL: USD (default) or EUR
   --saas-contract true|false    default false
   --no-login-enabled true|false default false
+  --customer-cancel-allowed true|false  customers cancel on /pay/account; default false
   --callback-url <url>|none     enables redirectUrl on links (same origin)
   --timezone <IANA zone>        default America/Asuncion
   --processors A,B              default PARAGUAY.PROCESSOR_A,PARAGUAY.PROCESSOR_B
@@ -41,6 +42,7 @@ const OPTIONS = {
   currency: { type: 'string' },
   'saas-contract': { type: 'string' },
   'no-login-enabled': { type: 'string' },
+  'customer-cancel-allowed': { type: 'string' },
   'callback-url': { type: 'string' },
   timezone: { type: 'string' },
   processors: { type: 'string' },
@@ -72,6 +74,7 @@ function settingsFrom(values: Record<string, string | boolean | undefined>): Rec
     currency: text('currency')?.toUpperCase(),
     saasContract: booleanOption(text('saas-contract'), 'saas-contract'),
     noLoginEnabled: booleanOption(text('no-login-enabled'), 'no-login-enabled'),
+    customerCancelAllowed: booleanOption(text('customer-cancel-allowed'), 'customer-cancel-allowed'),
     callbackUrl: callbackUrl === 'none' ? null : callbackUrl,
     timezone: text('timezone'),
     processors: text('processors')

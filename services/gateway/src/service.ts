@@ -5,7 +5,6 @@ import { answerMethodNotAllowed, createApp } from '@payrail/http';
 import { postgresUnitOfWork } from '@payrail/messaging';
 import { mailSetup } from '@payrail/mail';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
-import type { MiddlewareHandler } from 'hono';
 import { hashToken } from './application/api-tokens';
 import { loadConfig, retryDelaysMs } from './config';
 import { devMailboxRoute } from './adapters/http/dev-mailbox';
@@ -64,22 +63,10 @@ export const DEMO_MERCHANT: MerchantContext = {
 /** Expired idempotency records (and events past their 30 days) are purged this often. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
 
-export interface GatewayOptions {
-  /**
-   * Tests only: a stand-in for the console's sign-in middleware (`consoleAuth().signedIn`), given the
-   * gateway itself to call the public API as the person it signs in. Without it, the real sign-in.
-   */
-  consoleSignIn?: (gateway: InProcessGateway) => MiddlewareHandler;
-}
-
-/** The gateway's own app, called in process. */
-export type InProcessGateway = (request: Request) => Promise<Response>;
-
 /** The only public edge: authenticates merchants and operators, and forwards to the owning service. */
 export const gatewayService: ServiceDefinition = createGatewayService();
 
-/** The gateway, with a stand-in for the console's sign-in where a test gives one. */
-export function createGatewayService(options: GatewayOptions = {}): ServiceDefinition {
+function createGatewayService(): ServiceDefinition {
   return {
     name: 'gateway',
     defaultPort: 3000,
@@ -197,12 +184,7 @@ export function createGatewayService(options: GatewayOptions = {}): ServiceDefin
       app.route('/', consoleAssets());
       app.route('/console', consoleSignIn.routes);
       // (Hono's `/console/*` is `/console` itself too.)
-      app.use(
-        '/console/*',
-        options.consoleSignIn
-          ? options.consoleSignIn((request) => Promise.resolve(app.fetch(request)))
-          : consoleSignIn.signedIn,
-      );
+      app.use('/console/*', consoleSignIn.signedIn);
       app.route('/console', consolePages());
       merchantApiRoutes(app, { upstream, forward });
       answerMethodNotAllowed(app);
@@ -252,7 +234,6 @@ export { openApiDocument } from './adapters/http/docs';
 export { WEBHOOK_EVENTS_CONSUMER } from './adapters/messaging/record-webhook-events-on-events.consumer';
 export { WEBHOOK_SOURCE_EVENTS } from './application/webhooks/record-webhook-events';
 export type {
-  ConsoleAccount,
   ConsoleApi,
   ConsoleApiRequest,
   ConsoleUser,

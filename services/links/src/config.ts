@@ -1,4 +1,4 @@
-import { parseConfig } from '@payrail/config';
+import { env, parseConfig } from '@payrail/config';
 import { mailEnvFields, mailEnvRules } from '@payrail/mail';
 import { serviceEnvSchema } from '@payrail/runtime';
 import { z } from 'zod';
@@ -18,6 +18,24 @@ export const configSchema = serviceEnvSchema
     SUBSCRIPTIONS_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
     /** How often links past their `payWaitHours` are written expired (statusId 6, `link.expired`); 0: never. */
     LINK_EXPIRY_SWEEP_MS: z.coerce.number().int().min(0).default(60_000),
+    /** How often the customer e-mails' outbox is sent (what is due then leaves); 0: never. */
+    CUSTOMER_EMAIL_RELAY_MS: z.coerce.number().int().min(0).default(2_000),
+    /**
+     * The waits after the 1st, 2nd, ... failed SMTP try of a customer e-mail (milliseconds, comma-separated;
+     * the last repeats), for 3 days from the e-mail's creation, then it is `failed`.
+     */
+    CUSTOMER_EMAIL_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\d+(,\d+)*$/, 'must be milliseconds separated by commas')
+      .default('60000,300000,1800000,7200000,21600000,43200000')
+      .transform((value) => value.split(',').map(Number)),
+    /** How often the reminders (a debit ahead, a card expiring) are looked for, besides each as-of billing run; 0: only then. */
+    CUSTOMER_EMAIL_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
+    /**
+     * Tests and demos only (refused with NODE_ENV=production): an as-of billing run's day becomes the
+     * merchant's today for its customers' e-mails (reminders, a signed link's 7 days).
+     */
+    SIMULATED_TIME: env.boolean(false),
     /** Login codes leave by SMTP, or stay in the development mailbox (`libs/mail`). */
     ...mailEnvFields,
     /**
@@ -29,7 +47,16 @@ export const configSchema = serviceEnvSchema
     PROCESSOR_SANDBOX_PUBLIC_URL: z.string().optional(),
     PROCESSOR_SANDBOX_URL: z.string().optional(),
   })
-  .superRefine(mailEnvRules);
+  .superRefine((config, ctx) => {
+    mailEnvRules(config, ctx);
+    if (config.SIMULATED_TIME && config.NODE_ENV === 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SIMULATED_TIME'],
+        message: "simulated time moves the merchants' calendars and is refused when NODE_ENV=production",
+      });
+    }
+  });
 
 export type LinksConfig = z.infer<typeof configSchema>;
 

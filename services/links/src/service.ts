@@ -7,6 +7,7 @@ import { randomPool, readinessChecks, type ServiceDefinition } from '@payrail/ru
 import type { MiddlewareHandler } from 'hono';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
 import { devMailboxRoutes } from './adapters/http/dev-mailbox-routes';
+import { accountPages } from './adapters/http/pay/account-routes';
 import { identityPages } from './adapters/http/pay/identity-routes';
 import { payRoutes } from './adapters/http/pay/routes';
 import type { CustomerVariables } from './adapters/http/pay/session';
@@ -16,6 +17,15 @@ import { linksRoutes } from './adapters/http/routes';
 import { cancelLinkOnSubscriptionCancelled } from './adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { recordRefundOnRefundSucceeded } from './adapters/messaging/record-refund-on-refund-succeeded.consumer';
 import { settleLinkOnPayment } from './adapters/messaging/settle-link-on-payment.consumer';
+import { mailCustomersOnAccountEvents } from './adapters/messaging/mail-customers-on-account-events.consumer';
+import { careRoutes } from './adapters/http/pay/care-routes';
+import {
+  postgresCustomerEmailOutbox,
+  postgresCustomerEmailStore,
+  rememberCustomerLanguage,
+} from './adapters/postgres/customer-email-store';
+import { remindCustomers } from './application/customer-emails/mail-customers';
+import { relayCustomerEmails } from './application/customer-emails/relay-customer-emails';
 import { cardPaymentsClient } from './adapters/processor-gateway/card-payments-client';
 import { subscriptionsClient } from './adapters/subscriptions/subscriptions-client';
 import { linkExpiredEvent } from './application/events';
@@ -65,6 +75,9 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
       const { payments, management } = linksStores(database.db);
       const merchants = postgresMerchantProfiles(database.db);
       const publicBaseUrl = settings.PUBLIC_BASE_URL;
+      const emailOutbox = postgresCustomerEmailOutbox(database.db);
+      const emailStore = postgresCustomerEmailStore(database.db);
+      const simulatedTime = settings.SIMULATED_TIME;
       const { app, markNotReady } = createApp({
         service: 'links',
         logger,
@@ -90,9 +103,17 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           merchants,
           customers: postgresCustomerDirectory(database.db),
           cards,
+          customerEmails: emailOutbox,
         }),
       );
       const csrf = { secret: internalSecret, secureCookies: publicBaseUrl.startsWith('https:') };
+      const subscriptions = subscriptionsClient({
+        upstream: upstream('subscriptions'),
+        internalSecret,
+        timeoutMs: settings.SUBSCRIPTIONS_TIMEOUT_MS,
+      });
+      const vault = vaultCardsClient({ upstream: upstream('processor-gateway'), internalSecret });
+      const customers = postgresCustomerRepository(database.db);
       const sessions = postgresCustomerSessionRepository(database.db);
       app.route(
         '/pay',
@@ -101,11 +122,7 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           payments,
           merchants,
           cards,
-          subscriptions: subscriptionsClient({
-            upstream: upstream('subscriptions'),
-            internalSecret,
-            timeoutMs: settings.SUBSCRIPTIONS_TIMEOUT_MS,
-          }),
+          subscriptions,
           clock,
           publicBaseUrl,
           customerSession:
@@ -115,19 +132,46 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
               clock,
               secureCookies: csrf.secureCookies,
               merchantOfSlug: async (slug) => (await links.findBySlug(slug))?.merchantId,
+              rememberLanguage: rememberCustomerLanguage(database.db),
             }),
-          identityPages: identityPages({
-            links,
+          identityPages: (pay) => {
+            identityPages({
+              links,
+              merchants,
+              clock,
+              csrf,
+              emailLogins: postgresEmailLoginRepository(database.db),
+              mailer: mail.mailer,
+              sessions,
+              customers,
+              loginCodes: postgresLoginCodeRepository(database.db),
+              vault,
+              subscriptions,
+              secret: internalSecret,
+            })(pay);
+            // The customer's own page (issue 29): subscriptions, their card, payments and receipts.
+            accountPages({
+              links,
+              merchants,
+              customers,
+              subscriptions,
+              cards,
+              vault,
+              clock,
+              csrf,
+              publicBaseUrl,
+              processorOrigins: processorOrigins(settings),
+            })(pay);
+          },
+          careLinks: careRoutes({
+            outbox: emailOutbox,
+            emails: emailStore,
             merchants,
             clock,
-            csrf,
-            emailLogins: postgresEmailLoginRepository(database.db),
-            mailer: mail.mailer,
-            sessions,
-            customers: postgresCustomerRepository(database.db),
-            loginCodes: postgresLoginCodeRepository(database.db),
-            vault: vaultCardsClient({ upstream: upstream('processor-gateway'), internalSecret }),
+            simulatedTime,
             secret: internalSecret,
+            sessions,
+            secureCookies: csrf.secureCookies,
           }),
           csrf,
           processorOrigins: processorOrigins(settings),
@@ -156,6 +200,33 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
           logger.warn({ err: error }, 'link expiry sweep failed; will retry');
         }
       };
+      const mailDeps = { emails: emailStore, merchants, clock, simulatedTime };
+      const relayDeps = {
+        outbox: emailOutbox,
+        emails: emailStore,
+        merchants,
+        mailer: mail.mailer,
+        clock,
+        simulatedTime,
+        secret: internalSecret,
+        publicBaseUrl,
+        retryScheduleMs: settings.CUSTOMER_EMAIL_RETRY_SCHEDULE,
+        leaseMs: 120_000,
+        batchSize: 50,
+      };
+      // One relay pass at a time in this process; replicas share the rows (SKIP LOCKED and a lease).
+      let relaying: Promise<void> | undefined;
+      const relayEmails = () => {
+        relaying ??= relayCustomerEmails(relayDeps)
+          .then(() => undefined)
+          .catch((error) => logger.warn({ err: error }, 'customer e-mail relay failed; will retry'))
+          .finally(() => {
+            relaying = undefined;
+          });
+        return relaying;
+      };
+      let relayTimer: NodeJS.Timeout | undefined;
+      let remindTimer: NodeJS.Timeout | undefined;
       return {
         app,
         markNotReady,
@@ -164,7 +235,20 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
             bus.subscribe(cancelLinkOnSubscriptionCancelled(unitOfWork, clock)),
             bus.subscribe(settleLinkOnPayment(unitOfWork, clock)),
             bus.subscribe(recordRefundOnRefundSucceeded(unitOfWork)),
+            bus.subscribe(mailCustomersOnAccountEvents(unitOfWork, { merchants, clock, simulatedTime })),
           ]);
+          if (settings.CUSTOMER_EMAIL_RELAY_MS > 0) {
+            relayTimer = setInterval(relayEmails, settings.CUSTOMER_EMAIL_RELAY_MS);
+            relayTimer.unref();
+          }
+          if (settings.CUSTOMER_EMAIL_SWEEP_MS > 0) {
+            remindTimer = setInterval(() => {
+              remindCustomers(mailDeps, null).catch((error) =>
+                logger.warn({ err: error }, 'customer reminder sweep failed; will retry'),
+              );
+            }, settings.CUSTOMER_EMAIL_SWEEP_MS);
+            remindTimer.unref();
+          }
           await relay.start();
           if (settings.LINK_EXPIRY_SWEEP_MS > 0) {
             sweepTimer = setInterval(sweep, settings.LINK_EXPIRY_SWEEP_MS);
@@ -173,6 +257,9 @@ export function createLinksService(options: LinksServiceOptions = {}): ServiceDe
         },
         async stop() {
           if (sweepTimer) clearInterval(sweepTimer);
+          if (relayTimer) clearInterval(relayTimer);
+          if (remindTimer) clearInterval(remindTimer);
+          await relaying;
           await relay.stop();
         },
       };

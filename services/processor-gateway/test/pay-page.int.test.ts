@@ -348,6 +348,28 @@ describe('the vault', () => {
       body: { ...body, paymentNumber: 3 },
     });
     expect(otherShop.status).toBe(404);
+
+    // The customer's receipts: the charge with its card's brand and last 4; nothing for another merchant.
+    const described = await svc.request('POST', '/internal/payments/describe', {
+      merchant,
+      body: { chargeIds: [savedCardCharge.chargeId] },
+    });
+    expect(described.status).toBe(200);
+    expect((await json(described)).payments).toEqual([
+      expect.objectContaining({
+        chargeId: savedCardCharge.chargeId,
+        status: 'succeeded',
+        amount: '99000.00',
+        currency: 'PYG',
+        last4: expect.stringMatching(/^\d{4}$/),
+        brand: expect.any(String),
+      }),
+    ]);
+    const elsewhere = await svc.request('POST', '/internal/payments/describe', {
+      merchant: otherMerchant,
+      body: { chargeIds: [savedCardCharge.chargeId] },
+    });
+    expect((await json(elsewhere)).payments).toEqual([]);
   });
 });
 
@@ -497,10 +519,14 @@ describe('no card number anywhere', () => {
       b.leakFullNumberInMask = false;
     }
     const columns = (await svc.database.db.execute(
-      sql`select table_name, column_name from information_schema.columns where table_schema = 'processor_gateway'`,
-    )) as unknown as Array<{ table_name: string; column_name: string }>;
-    const suspicious = columns.filter(({ column_name }) =>
-      /^(pan|cvv|cvc|cvv2|card_number|number|card_no)$/.test(column_name),
+      sql`select table_name, column_name, data_type from information_schema.columns where table_schema = 'processor_gateway'`,
+    )) as unknown as Array<{ table_name: string; column_name: string; data_type: string }>;
+    // A bare `number` is suspicious where it can hold digits as text; an integer (an installment's number in
+    // the ledger) cannot keep a 16-digit card number with its leading zeros and is what it says.
+    const suspicious = columns.filter(
+      ({ column_name, data_type }) =>
+        /^(pan|cvv|cvc|cvv2|card_number|card_no)$/.test(column_name) ||
+        (column_name === 'number' && !/^(integer|smallint)$/.test(data_type)),
     );
     expect(suspicious).toEqual([]);
 

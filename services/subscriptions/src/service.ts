@@ -36,8 +36,8 @@ export const subscriptionsService: ServiceDefinition = {
     const stores = subscriptionStores(database.db);
     app.route('/api', subscriptionsRoutes({ stores, clock, internalSecret }));
     app.route('/internal', bankTransferRoutes({ stores, clock, internalSecret }));
-    // links' pay page: the schedule as it is now, where the customer agrees to it.
-    app.route('/internal', payPageRoutes({ stores, internalSecret }));
+    // links' pay page: the schedule as it is now, where the customer agrees to it; the customer's own page.
+    app.route('/internal', payPageRoutes({ stores, clock, internalSecret }));
     const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: subscriptionStores });
     const relay = createOutboxRelay({
       database,

@@ -75,7 +75,7 @@ function codeOf(action: () => unknown): string | undefined {
 const schedule = [1, 2, 3, 4].map((n) => anInstallment(n));
 
 describe('state machines', () => {
-  it('installments: pending → processing → paid | pending (declined) | failed, pending → cancelled | failed, failed → paid only, nothing out of paid or cancelled', () => {
+  it('installments: pending → processing → paid | pending (declined) | failed, pending → cancelled | failed, failed → paid | processing (the customer’s new card) only, nothing out of paid or cancelled', () => {
     expect(canMoveTo('pending', 'processing')).toBe(true);
     expect(canMoveTo('processing', 'paid')).toBe(true);
     expect(canMoveTo('processing', 'pending')).toBe(true);
@@ -84,8 +84,8 @@ describe('state machines', () => {
     expect(canMoveTo('pending', 'failed')).toBe(true);
     expect(canMoveTo('processing', 'cancelled')).toBe(false);
     expect(canMoveTo('failed', 'paid')).toBe(true);
-    for (const to of ['pending', 'processing', 'failed', 'cancelled'] as const)
-      expect(canMoveTo('failed', to)).toBe(false);
+    expect(canMoveTo('failed', 'processing')).toBe(true);
+    for (const to of ['pending', 'failed', 'cancelled'] as const) expect(canMoveTo('failed', to)).toBe(false);
     for (const final of ['paid', 'cancelled'] as const) {
       for (const to of ['pending', 'processing', 'paid', 'failed', 'cancelled'] as const)
         expect(canMoveTo(final, to)).toBe(false);

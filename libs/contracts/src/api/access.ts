@@ -119,6 +119,7 @@ export const OPERATION_PERMISSIONS: Record<string, Permission> = {
   getMerchantProfile: read('settings'),
   listCustomers: read('links'),
   getCustomer: read('links'),
+  listCustomerEmails: read('links'),
   getPaymentLinkSummary: read('links'),
   getSubscriptionSummary: read('subscriptions'),
 };

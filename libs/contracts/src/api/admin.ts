@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, INSTANCES, PROCESSORS } from '../merchant-context';
+import { contactEmailField, DEFAULT_CUSTOMER_EMAIL_SETTINGS, customerEmailSettings } from './customer-emails';
 import { MAX_LENGTH, text, textRules } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
 import { DEMO_MERCHANT_ID } from './story';
@@ -46,9 +47,15 @@ const settingsFields = {
   currency: z.enum(CURRENCIES),
   saasContract: z.boolean(),
   noLoginEnabled: z.boolean(),
+  customerCancelAllowed: z.boolean().meta({
+    description:
+      'The paying customer may cancel their own subscription on their page (`/pay/account`); off by default.',
+  }),
   callbackUrl: callbackUrl.nullable(),
   timezone,
   processors,
+  customerEmails: customerEmailSettings,
+  contactEmail: contactEmailField.nullable(),
 };
 
 export const createMerchantRequest = z.object({
@@ -59,9 +66,14 @@ export const createMerchantRequest = z.object({
     .meta({ description: 'NATIONAL: PYG; INTERNATIONAL: USD (default) or EUR.' }),
   saasContract: z.boolean().default(false),
   noLoginEnabled: z.boolean().default(false),
+  customerCancelAllowed: z.boolean().default(false),
   callbackUrl: callbackUrl.nullish(),
   timezone: timezone.default(DEFAULT_TIMEZONE),
   processors: processors.optional().meta({ description: 'Default: both processors.' }),
+  customerEmails: customerEmailSettings
+    .optional()
+    .meta({ description: 'Default: every e-mail on, reminders 3 days before.' }),
+  contactEmail: contactEmailField.nullish(),
 });
 
 export type CreateMerchantRequest = z.infer<typeof createMerchantRequest>;
@@ -73,9 +85,12 @@ export const updateMerchantRequest = z.object({
   currency: settingsFields.currency.optional(),
   saasContract: z.boolean().optional(),
   noLoginEnabled: z.boolean().optional(),
+  customerCancelAllowed: z.boolean().optional(),
   callbackUrl: callbackUrl.nullable().optional(),
   timezone: timezone.optional(),
   processors: processors.optional(),
+  customerEmails: customerEmailSettings.optional(),
+  contactEmail: contactEmailField.nullable().optional(),
 });
 
 export type UpdateMerchantRequest = z.infer<typeof updateMerchantRequest>;
@@ -151,9 +166,12 @@ const merchantExample = {
   currency: 'PYG',
   saasContract: false,
   noLoginEnabled: false,
+  customerCancelAllowed: false,
   callbackUrl: 'https://gym.example.com/payments/callback',
   timezone: 'America/Asuncion',
   processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+  customerEmails: { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, upcomingDebitDays: 5 },
+  contactEmail: 'hola@gym.example.com',
   createdAt: '2026-11-22T12:00:00.000Z',
   updatedAt: '2026-11-22T12:00:00.000Z',
   tokens: [
@@ -187,6 +205,7 @@ export const adminApi = {
         instance: 'NATIONAL',
         saasContract: false,
         noLoginEnabled: false,
+        customerCancelAllowed: false,
         callbackUrl: 'https://gym.example.com/payments/callback',
       },
     },
@@ -229,9 +248,12 @@ export const adminApi = {
               currency: 'PYG',
               saasContract: true,
               noLoginEnabled: true,
+              customerCancelAllowed: false,
               callbackUrl: 'https://shop.example.com/payments/callback',
               timezone: 'America/Asuncion',
               processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+              customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+              contactEmail: null,
               createdAt: '2026-11-23T12:00:00.000Z',
               updatedAt: '2026-11-23T12:00:00.000Z',
             },
@@ -345,9 +367,12 @@ export const merchantProfileApi = {
           currency: 'PYG',
           saasContract: true,
           noLoginEnabled: true,
+          customerCancelAllowed: false,
           callbackUrl: 'https://shop.example.com/payments/callback',
           timezone: 'America/Asuncion',
           processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+          customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+          contactEmail: null,
         },
       },
     },

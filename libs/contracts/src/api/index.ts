@@ -2,6 +2,7 @@ import { accessOperations, adminAccessOperations } from './access';
 import { adminOperations, merchantProfileOperations } from './admin';
 import { bankNotificationOperations } from './bank-notifications';
 import { billingAdminOperations } from './billing';
+import { customerEmailOperations } from './customer-emails';
 import { customerOperations } from './customers';
 import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
@@ -15,6 +16,7 @@ export const apiOperations: ApiOperation[] = [
   ...merchantProfileOperations,
   ...paymentLinkOperations,
   ...customerOperations,
+  ...customerEmailOperations,
   ...subscriptionOperations,
   ...bankNotificationOperations,
   ...paymentOperations,

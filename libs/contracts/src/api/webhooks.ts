@@ -452,7 +452,7 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventKind, { summary: string; data:
     },
     SUBSCRIPTION_CANCELLED: {
       summary:
-        'The subscription was cancelled: `reason` `merchant` (cancel-all) or `dunning` (the dunning policy cancels after N failed installments in a row).',
+        'The subscription was cancelled: `reason` `merchant` (cancel-all), `customer` (on their own page, where the merchant allows it) or `dunning` (the dunning policy cancels after N failed installments in a row).',
       data: exampleData(
         { subscriptionPayedPeriod: 2 },
         {},

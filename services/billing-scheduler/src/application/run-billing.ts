@@ -152,7 +152,13 @@ export async function startOperatorRun(
     merchantId,
     startedAt: now,
   };
-  await deps.runs.createRun(run);
+  await deps.runs.createRun(run, [
+    createEvent(
+      'billing-run.started',
+      { runId: run.id, merchantId, asOf: request.asOf, startedAt: now.toISOString() },
+      now,
+    ),
+  ]);
   return { ...run, claimedAt: null, due: 0, requested: 0, succeeded: 0, failed: 0, skipped: 0 };
 }
 

@@ -48,8 +48,10 @@ export interface ClaimedInstallment {
 export interface RunStore {
   /** The time zones of the subscriptions a run may claim (of one merchant, or of all). */
   timezones(merchantId: string | null): Promise<string[]>;
+  /** Stores the run with its events (`billing-run.started`) in one transaction. */
   createRun(
     run: Omit<BillingRun, 'due' | 'requested' | 'succeeded' | 'failed' | 'skipped' | 'claimedAt'>,
+    events?: EventEnvelope[],
   ): Promise<void>;
   /**
    * Claims up to `limit` due installments (FOR UPDATE SKIP LOCKED: replicas share), and the claims of other

@@ -1,5 +1,7 @@
 import {
   type Currency,
+  type CustomerEmailSettings,
+  DEFAULT_CUSTOMER_EMAIL_SETTINGS,
   INSTANCE_CURRENCIES,
   type INSTANCES,
   type Processor,
@@ -16,9 +18,15 @@ export interface MerchantSettings {
   currency: Currency;
   saasContract: boolean;
   noLoginEnabled: boolean;
+  /** The paying customer may cancel their own subscription on their page (issue 29); off by default. */
+  customerCancelAllowed: boolean;
   callbackUrl: string | null;
   timezone: string;
   processors: Processor[];
+  /** Which e-mails the merchant's customers get (issue 29). */
+  customerEmails: CustomerEmailSettings;
+  /** The `Reply-To` of those e-mails. */
+  contactEmail: string | null;
 }
 
 export interface NewMerchantRequest {
@@ -27,9 +35,12 @@ export interface NewMerchantRequest {
   currency?: Currency;
   saasContract: boolean;
   noLoginEnabled: boolean;
+  customerCancelAllowed?: boolean;
   callbackUrl?: string | null;
   timezone: string;
   processors?: Processor[];
+  customerEmails?: CustomerEmailSettings;
+  contactEmail?: string | null;
 }
 
 /** Spec 2.5: a national instance charges PYG; an international one USD (default) or EUR. */
@@ -44,9 +55,12 @@ export function newMerchantSettings(request: NewMerchantRequest): MerchantSettin
     currency: request.currency ?? defaultCurrency(request.instance),
     saasContract: request.saasContract,
     noLoginEnabled: request.noLoginEnabled,
+    customerCancelAllowed: request.customerCancelAllowed ?? false,
     callbackUrl: request.callbackUrl ?? null,
     timezone: request.timezone,
     processors: request.processors ?? [...PROCESSORS],
+    customerEmails: request.customerEmails ?? DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+    contactEmail: request.contactEmail ?? null,
   });
 }
 

@@ -104,6 +104,32 @@ describe('role × action matrix', () => {
     },
   );
 
+  it('the audit log records each write with who: every write operation, made with the read-only token, is an entry naming it and the token', async () => {
+    const token = tokens.get('read-only') as string;
+    const tokenId = (
+      (await system.api(merchant.apiToken, 'GET', '/api/api-tokens')).json().tokens as Array<{
+        id: string;
+        name: string | null;
+      }>
+    ).find((one) => one.name === 'ro')?.id;
+    const missing: string[] = [];
+    for (const operation of merchantOperations) {
+      if (OPERATION_PERMISSIONS[operation.operationId]?.access !== 'write') continue;
+      const { method, path, body } = requestOf(operation);
+      expect((await system.api(token, method, path, body)).status).toBe(403);
+      const [entry] = (await system.api(merchant.apiToken, 'GET', '/api/audit-log?limit=1')).json()
+        .entries as AuditEntryJson[];
+      if (
+        entry?.operationId !== operation.operationId ||
+        entry.status !== 403 ||
+        entry.actor.id !== tokenId ||
+        entry.actor.label !== 'ro'
+      )
+        missing.push(`${operation.operationId}: ${JSON.stringify(entry?.actor)} ${entry?.operationId}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('the table: owner everything; operations, developer and viewer read all and write their areas; tokens never users', () => {
     const writes = (holder: MerchantRole | ApiTokenScope) =>
       merchantOperations

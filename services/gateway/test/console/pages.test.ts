@@ -127,11 +127,7 @@ const BASE: Record<string, Answer> = {
   'GET /api/subscriptions/installments': { status: 200, body: { installments: [] } },
 };
 
-function consoleFor(
-  user: ConsoleUser | undefined,
-  answers: Record<string, Answer> = {},
-  account?: { setLanguage(language: 'es' | 'en'): Promise<void> },
-) {
+function consoleFor(user: ConsoleUser | undefined, answers: Record<string, Answer> = {}) {
   const { api, calls } = fakeApi({ ...BASE, ...answers });
   const app = new Hono();
   app.use('/console/*', async (c, next) => {
@@ -140,21 +136,20 @@ function consoleFor(
       c.set('consoleApi' as never, api as never);
       c.set('csrfToken' as never, 'csrf-of-this-session' as never);
       c.set('clientAddress' as never, '127.0.0.1' as never);
-      if (account) c.set('consoleAccount' as never, account as never);
     }
     await next();
   });
   app.route('/console', consolePages());
-  const request = (path: string, form?: Record<string, string>) =>
+  const request = (path: string, form?: Record<string, string>, headers: Record<string, string> = {}) =>
     app.request(
       `http://gateway.test${path}`,
       form
         ? {
             method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
             body: new URLSearchParams(form).toString(),
           }
-        : {},
+        : { headers },
     );
   return { request, calls };
 }
@@ -413,37 +408,17 @@ describe('the console pages over the public API', () => {
     });
   });
 
-  it('the language switch stores the user’s choice and comes back, never to another site', async () => {
-    const chosen: string[] = [];
-    const { request } = consoleFor(
-      owner,
-      {},
-      { setLanguage: async (language) => void chosen.push(language) },
-    );
-    const back = await request('/console/language', {
-      csrf: 'x',
-      lang: 'en',
-      back: '/console/links?status=paid',
-    });
-    expect(back.status).toBe(303);
-    expect(back.headers.get('location')).toBe('/console/links?status=paid');
-    expect(chosen).toEqual(['en']);
-    const away = await request('/console/language', {
-      csrf: 'x',
-      lang: 'es',
-      back: 'https://evil.example/x',
-    });
-    expect(away.headers.get('location')).toBe('/console');
-    // Without the sign-in's account, the choice is kept for this browser.
-    const cookie = await consoleFor(owner).request('/console/language', {
-      csrf: 'x',
-      lang: 'en',
-      back: '/console',
-    });
-    expect(cookie.headers.get('set-cookie')).toMatch(/payrail_console_lang=en;.*HttpOnly/);
+  it('a page is in the signed-in user’s language, whatever language the sign-in pages kept for this browser', async () => {
+    const { request } = consoleFor({ ...owner, language: 'en' });
+    const page = await request('/console/links', undefined, { cookie: 'payrail_console_lang=es' });
+    expect(await page.text()).toMatch(/<html lang="en"/);
+    // The switch is the sign-in's (it stores the language for the user): the layout posts there.
+    const spanish = await (await consoleFor(owner).request('/console/links')).text();
+    expect(spanish).toMatch(/<html lang="es"/);
+    expect(spanish).toMatch(/<form method="post" action="\/console\/language"/);
   });
 
-  // The sign-in's own API (tokens, users, audit log), in the shapes the pages expect of it.
+  // The access API (tokens, users, audit log), in its shapes (libs/contracts/src/api/access.ts).
   it('API tokens: a new one is shown once after its creation, a revoke is its DELETE', async () => {
     const { request, calls } = consoleFor(owner, {
       'GET /api/api-tokens': {
@@ -456,6 +431,15 @@ describe('the console pages over the public API', () => {
               scope: 'full',
               createdAt: '2026-11-23T12:00:00.000Z',
               lastUsedAt: null,
+              revokedAt: null,
+            },
+            {
+              id: '1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5',
+              name: null,
+              scope: 'full',
+              createdAt: '2026-11-20T12:00:00.000Z',
+              lastUsedAt: '2026-11-23T12:00:00.000Z',
+              revokedAt: null,
             },
           ],
         },
@@ -468,7 +452,8 @@ describe('the console pages over the public API', () => {
           scope: 'read-only',
           createdAt: '2026-11-23T12:00:00.000Z',
           lastUsedAt: null,
-          token: '3f2a9c4e-7b1d-4e8a-9c0f-1d2e3f4a5b6c',
+          revokedAt: null,
+          apiToken: '3f2a9c4e-7b1d-4e8a-9c0f-1d2e3f4a5b6c',
         },
       },
       'DELETE /api/api-tokens/6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34': { status: 204 },
@@ -484,8 +469,10 @@ describe('the console pages over the public API', () => {
       name: 'Informes',
       scope: 'read-only',
     });
-    // Listed again: the token itself is never shown there.
-    expect(await (await request('/console/developers/tokens')).text()).not.toContain('3f2a9c4e');
+    // Listed again: the token itself is never shown there; the operator's token has no name.
+    const listed = await (await request('/console/developers/tokens')).text();
+    expect(listed).not.toContain('3f2a9c4e');
+    expect(listed).toContain('Emitido por el operador');
     const revoked = await request('/console/developers/tokens/6a1d0f57-31c4-4d5e-8f0a-5e2b9c7d1a34/revoke', {
       csrf: 'x',
     });
@@ -501,7 +488,20 @@ describe('the console pages over the public API', () => {
       'GET /api/users': {
         status: 200,
         body: {
-          users: [{ id: 'u2', email: 'pablo@example.com', name: null, role: 'viewer', status: 'active' }],
+          users: [
+            {
+              id: 'u2',
+              email: 'pablo@example.com',
+              name: null,
+              role: 'viewer',
+              status: 'active',
+              twoFactor: true,
+              language: 'es',
+              createdAt: '2026-11-20T12:00:00.000Z',
+              lastLoginAt: null,
+              invitationExpiresAt: null,
+            },
+          ],
         },
       },
       'POST /api/users': { status: 201, body: {} },
@@ -513,11 +513,28 @@ describe('the console pages over the public API', () => {
             {
               id: 'a1',
               at: '2026-11-23T12:00:00.000Z',
-              actor: { kind: 'user', id: 'u1', email: 'laura@example.com' },
-              action: 'createPaymentLink',
-              target: 'payrequest:7',
+              actor: { type: 'user', id: 'u1', label: 'laura@example.com' },
+              operationId: 'createPaymentLink',
+              method: 'POST',
+              path: '/api/saleitems/add',
+              target: '7',
+              status: 201,
+              before: null,
               after: { id: 7 },
               clientAddress: '203.0.113.9',
+            },
+            {
+              id: 'a2',
+              at: '2026-11-23T12:05:00.000Z',
+              actor: { type: 'user', id: 'u2', label: 'pablo@example.com' },
+              operationId: 'cancelPaymentLink',
+              method: 'POST',
+              path: '/api/payrequests/7/cancel',
+              target: '7',
+              status: 403,
+              before: null,
+              after: null,
+              clientAddress: '203.0.113.10',
             },
           ],
           nextCursor: null,
@@ -528,8 +545,14 @@ describe('the console pages over the public API', () => {
     expect(page).toContain('data-testid="user-invite"');
     expect(page).toMatch(/data-testid="user-row" data-id="u2"/);
     expect(
-      (await request('/console/settings/users', { csrf: 'x', email: 'eva@example.com', role: 'developer' }))
-        .status,
+      (
+        await request('/console/settings/users', {
+          csrf: 'x',
+          email: 'eva@example.com',
+          name: 'Eva Paz',
+          role: 'developer',
+        })
+      ).status,
     ).toBe(303);
     expect((await request('/console/settings/users/u2/role', { csrf: 'x', role: 'operations' })).status).toBe(
       303,
@@ -538,14 +561,26 @@ describe('the console pages over the public API', () => {
       expect.objectContaining({
         method: 'POST',
         path: '/api/users',
-        body: { email: 'eva@example.com', role: 'developer' },
+        body: { email: 'eva@example.com', role: 'developer', name: 'Eva Paz' },
       }),
       expect.objectContaining({ method: 'PATCH', path: '/api/users/u2', body: { role: 'operations' } }),
     ]);
-    const audit = await (await request('/console/settings/audit?action=createPaymentLink')).text();
-    expect(calls.at(-1)?.path).toBe('/api/audit-log?action=createPaymentLink&limit=25');
-    expect(audit).toMatch(/data-testid="audit-row" data-id="a1"/);
+    // The filters as the API reads them: who by id, what by operationId, days as the merchant's instants.
+    const audit = await (
+      await request(
+        '/console/settings/audit?actorId=u2&operationId=cancelPaymentLink&from=2026-11-23&to=2026-11-23',
+      )
+    ).text();
+    expect(calls.find((call) => call.path.startsWith('/api/audit-log'))?.path).toBe(
+      '/api/audit-log?actorId=u2&operationId=cancelPaymentLink&from=2026-11-23T03%3A00%3A00.000Z&to=2026-11-24T03%3A00%3A00.000Z&limit=25',
+    );
+    expect(audit).toMatch(
+      /data-testid="audit-row" data-id="a1" data-operation="createPaymentLink" data-actor="laura@example.com"/,
+    );
     expect(audit).toContain('laura@example.com');
     expect(audit).toContain('23/11/2026 09:00');
+    // A refused write is in the log as refused; the "who" filter offers the users by e-mail.
+    expect(audit).toContain('Rechazado (403)');
+    expect(audit).toMatch(/<option value="u2" selected="">Usuario: pablo@example.com<\/option>/);
   });
 });

@@ -35,6 +35,19 @@ export interface SavedCard {
   createdAt: string;
 }
 
+/** A payment as a receipt tells it: what it took, when, and from which card (brand and last 4 only). */
+export interface PaymentDescription {
+  chargeId: string;
+  status: string;
+  processor: Processor;
+  amount: string;
+  currency: string;
+  settledAt: string | null;
+  /** Null when no saved card made it (a one-off payment on the processor's form). */
+  brand: string | null;
+  last4: string | null;
+}
+
 /** processor-gateway refused: an attempt number already used for another payment of the link. */
 export class PaymentAttemptUsed extends Error {
   constructor(message: string) {
@@ -84,7 +97,7 @@ export interface CardPayments {
   ): Promise<ChargeView>;
   openCardRegistration(
     merchant: MerchantContext,
-    request: { customerId: number; processor: Processor; returnUrl: string; linkId: number },
+    request: { customerId: number; processor: Processor; returnUrl: string; linkId?: number },
   ): Promise<{ registrationId: string; form: HostedForm }>;
   /**
    * Finishes a registration: `saved` are the cards it added (none when the processor refused the card, or
@@ -94,6 +107,8 @@ export interface CardPayments {
     merchant: MerchantContext,
     registrationId: string,
   ): Promise<{ saved: SavedCard[]; all: SavedCard[] }>;
+  /** The merchant's charges among `chargeIds`, for the customer's payments and receipts. */
+  describePayments(merchant: MerchantContext, chargeIds: string[]): Promise<PaymentDescription[]>;
   /** The charge of attempt `paymentNumber` of the link (`link:<id>:payment:<n>`), if one was made. */
   linkCharge(
     merchant: MerchantContext,

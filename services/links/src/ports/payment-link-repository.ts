@@ -42,6 +42,10 @@ export interface PaymentLinkRepository {
   ): Promise<{ link: PaymentLink; customerId: number }>;
   /** Scoped by merchant: another merchant's link is not found. */
   findForMerchant(merchantId: string, id: number): Promise<PaymentLink | undefined>;
+  /** The merchant's links among `ids` (the customer's page names its subscriptions by their link's label). */
+  findManyForMerchant(merchantId: string, ids: number[]): Promise<PaymentLink[]>;
+  /** The merchant's links this customer paid by card on the pay page, newest first (the customer's page). */
+  paidByCustomer(merchantId: string, customerId: number): Promise<PaymentLink[]>;
   /** The pay page's lookup: the slug is the link's public, unguessable name. */
   findBySlug(slug: string): Promise<PaymentLink | undefined>;
   /** The link a bank reference of the merchant already paid, if any. */

@@ -1,4 +1,5 @@
 import type { UnitOfWork } from '@payrail/messaging';
+import type { CustomerEmailStore } from './customer-email-store';
 import type { LinkManagementRepository } from './link-management-repository';
 import type { LinkPaymentRepository } from './link-payment-repository';
 
@@ -11,6 +12,8 @@ export interface LinksStores {
   payments: LinkPaymentRepository;
   /** The merchant's side of a link: listing and cancelling. */
   management: LinkManagementRepository;
+  /** What the customer e-mails know of subscriptions and cards, and their outbox (issue 29). */
+  emails: CustomerEmailStore;
 }
 
 /** How links' consumers run their use cases: libs/messaging's unit of work over its stores. */

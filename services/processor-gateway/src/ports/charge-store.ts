@@ -18,6 +18,12 @@ export interface ChargeStore {
   insertCharge(charge: Charge): Promise<boolean>;
   findChargeByKey(idempotencyKey: string): Promise<Charge | undefined>;
   findCharge(merchantId: string, chargeId: string): Promise<Charge | undefined>;
+  /**
+   * The merchant's charges among `chargeIds`, with the brand and last 4 of the card they charged (a card
+   * since removed too; null when the charge had no saved card, a hosted form's one-off payment): the
+   * customer's receipts. Nothing of another merchant's.
+   */
+  describeCharges(merchantId: string, chargeIds: string[]): Promise<ChargeDescription[]>;
   lockCharge(chargeId: string): Promise<Charge | undefined>;
   lockChargeByReference(processor: ProcessorId, reference: string): Promise<Charge | undefined>;
   lockChargeByProcessorReference(
@@ -47,4 +53,16 @@ export interface ChargeStore {
   claimDueCharges(now: Date, leaseUntil: Date, limit: number): Promise<Charge[]>;
   /** Failed charges of the card since `since` whose category counts toward the card lock. */
   countCardDeclines(paymentMethodId: string, since: Date): Promise<number>;
+}
+
+/** A charge as a receipt tells it. */
+export interface ChargeDescription {
+  chargeId: string;
+  status: string;
+  processor: ProcessorId;
+  amount: string;
+  currency: string;
+  settledAt: Date | null;
+  brand: string | null;
+  last4: string | null;
 }

@@ -5,7 +5,13 @@ import {
   parseInstallmentChargeKey,
 } from '@payrail/contracts';
 import type { AttemptOutcome } from '../domain/debit';
-import { cancelAfterDecline, chargeDeclined, type Installment, markPaid } from '../domain/installment';
+import {
+  cancelAfterDecline,
+  chargeDeclined,
+  failedAgain,
+  type Installment,
+  markPaid,
+} from '../domain/installment';
 import { topUpHorizon } from '../domain/open-ended';
 import type { Subscription } from '../domain/subscription';
 import type { InMessageContext } from '../ports/event-outbox';
@@ -102,6 +108,16 @@ export async function recordChargeFailed(
       });
       await stores.attempts.setNextAttempt(installment.id, null, null);
       return { kind: 'cancelled' };
+    }
+    // The customer's new card, charged for an installment that had failed: failed again (dunning had
+    // already given up on it; billing-scheduler schedules nothing more).
+    const attempt = await stores.attempts.findAttempt(installment.id, key.attempt);
+    if (attempt?.declinedTo === 'failed') {
+      await stores.installments.saveInstallments(
+        [{ before: installment, after: failedAgain(installment) }],
+        at,
+      );
+      return { kind: 'declined', backToPending: false };
     }
     await stores.installments.saveInstallments(
       [{ before: installment, after: chargeDeclined(installment) }],

@@ -85,6 +85,11 @@ export interface ChargeAttempt {
   category: DeclineCategory | null;
   /** The retry billing-scheduler scheduled after this attempt failed. */
   nextAttemptOn: IsoDate | null;
+  /**
+   * Where a decline of this attempt leaves the installment: `pending` (dunning decides; billing-scheduler's
+   * attempts, null) or `failed` (the customer's new card charged for an installment that had failed).
+   */
+  declinedTo?: 'pending' | 'failed' | null;
 }
 
 /** The outcome processor-gateway reported for an attempt. */

@@ -153,13 +153,15 @@ export class InstallmentCancelled extends SubscriptionError {
 export class SubscriptionNotActive extends SubscriptionError {
   constructor(
     readonly status: string,
-    asked: 'add' | 'transfer',
+    asked: 'add' | 'transfer' | 'card' | 'cancel',
   ) {
     super(
       'SUBSCRIPTION_NOT_ACTIVE',
       asked === 'add'
         ? `The subscription is ${status}; installments can be added once the first payment is made`
-        : `The subscription is ${status}; its first payment (the link) comes before any installment`,
+        : asked === 'transfer'
+          ? `The subscription is ${status}; its first payment (the link) comes before any installment`
+          : `The subscription is ${status}; only an active or past-due subscription can ${asked === 'card' ? 'change its card' : 'be cancelled'}`,
     );
   }
 }

@@ -32,13 +32,16 @@ export interface Installment {
  * and dunning that gives up makes it `pending → failed`. `pending → cancelled` (a charge declined after
  * its subscription was cancelled goes `processing → pending → cancelled`); `pending → paid` when the
  * money came without a charge of ours (installment 1 by the link payment, later a bank transfer), and
- * `failed → paid` when a failed installment is paid later after all (a bank transfer, a late success).
+ * `failed → paid` when a failed installment is paid later after all (a bank transfer, a late success);
+ * `failed → processing → failed | paid` when the customer's new card is charged for it.
  */
 const NEXT: Record<InstallmentStatus, readonly InstallmentStatus[]> = {
   pending: ['processing', 'paid', 'cancelled', 'failed'],
   processing: ['paid', 'pending', 'failed'],
   paid: [],
-  failed: ['paid'],
+  // `failed → processing`: the customer gave the subscription another card, and the failed installment is
+  // charged to it at once (`change-subscription-card.ts`); declined, it is `failed` again.
+  failed: ['paid', 'processing'],
   cancelled: [],
 };
 
@@ -136,6 +139,11 @@ export function cancelAfterDecline(installment: Installment): Installment {
   return cancelWithSubscription(
     installment.status === 'processing' ? chargeDeclined(installment) : installment,
   );
+}
+
+/** The customer's new card declined the charge of an installment that had failed: failed again. */
+export function failedAgain(installment: Installment): Installment {
+  return moveTo(installment, 'failed');
 }
 
 /** Dunning gave up on it (hard decline, or the last retry failed). */

@@ -56,6 +56,11 @@ export interface SubscriptionStore {
   ): Promise<Map<number, Subscription[]>>;
   /** The merchant's subscriptions charged to this card (locked, in id order). */
   subscriptionsWithCard(merchantId: string, paymentMethodId: string): Promise<Subscription[]>;
+  /**
+   * The customer's subscriptions at the merchant once their first payment is made (active, past due,
+   * completed, cancelled), newest first; not locked (the customer's page reads them).
+   */
+  subscriptionsOfCustomer(merchantId: string, customerId: number): Promise<Subscription[]>;
   /** The merchant's active or past-due subscriptions of this customer left without a card (locked). */
   cardlessSubscriptionsOfCustomer(merchantId: string, customerId: number): Promise<Subscription[]>;
 }

@@ -165,8 +165,15 @@ export function postgresRunStore(db: Executor): RunStore {
         );
       return rows.map((row) => row.timezone);
     },
-    async createRun(run) {
-      await db.insert(runs).values(run);
+    async createRun(run, events = []) {
+      if (events.length === 0) {
+        await db.insert(runs).values(run);
+        return;
+      }
+      await db.transaction(async (tx) => {
+        await tx.insert(runs).values(run);
+        await writeOutbox(tx, events);
+      });
     },
     async hasUnclaimed(request) {
       const { dueRows } = claimFilter(request);

@@ -21,6 +21,7 @@ export const ROUTES: Array<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/payrequests', service: 'links' },
   { prefix: '/api/ext-app/', service: 'links' },
   { prefix: '/api/customers', service: 'links' },
+  { prefix: '/api/customer-emails', service: 'links' },
   { prefix: '/api/subscriptions', service: 'subscriptions' },
   { prefix: '/api/bank-notification/', service: 'processor-gateway' },
   { prefix: '/api/payments', service: 'processor-gateway' },

@@ -4,6 +4,7 @@ import {
   apiOperations,
   billingAdminApi,
   billingAdminOperations,
+  customerEmailSettings,
   MERCHANT_PAGE,
   type MerchantContext,
   merchantProfileApi,
@@ -37,9 +38,12 @@ export function merchantView(merchant: MerchantRecord) {
     currency: merchant.currency,
     saasContract: merchant.saasContract,
     noLoginEnabled: merchant.noLoginEnabled,
+    customerCancelAllowed: merchant.customerCancelAllowed,
     callbackUrl: merchant.callbackUrl,
     timezone: merchant.timezone,
     processors: merchant.processors,
+    customerEmails: merchant.customerEmails,
+    contactEmail: merchant.contactEmail,
     createdAt: merchant.createdAt.toISOString(),
     updatedAt: merchant.updatedAt.toISOString(),
     tokens: merchant.tokens.map((token) => ({
@@ -191,9 +195,12 @@ export function merchantProfileRoutes<E extends Env>(app: Hono<E>): void {
       currency: merchant.currency,
       saasContract: merchant.saasContract,
       noLoginEnabled: merchant.noLoginEnabled,
+      customerCancelAllowed: merchant.customerCancelAllowed === true,
       callbackUrl: merchant.callbackUrl,
       timezone: merchant.timezone,
       processors: merchant.processors,
+      customerEmails: customerEmailSettings.parse(merchant.customerEmails ?? {}),
+      contactEmail: merchant.contactEmail ?? null,
     });
   });
 }

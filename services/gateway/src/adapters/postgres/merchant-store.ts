@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
+import { customerEmailSettings, type MerchantContext, merchantContextSchema } from '@payrail/contracts';
 import type { Database, Executor } from '@payrail/db';
 import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { MerchantSettings } from '../../domain/merchant';
@@ -16,9 +16,12 @@ export function toMerchantContext(row: MerchantRow): MerchantContext {
     currency: row.currency,
     saasContract: row.saasContract,
     noLoginEnabled: row.noLoginEnabled,
+    customerCancelAllowed: row.customerCancelAllowed,
     callbackUrl: row.callbackUrl,
     timezone: row.timezone,
     processors: row.processors,
+    customerEmails: customerEmailSettings.parse(row.customerEmails ?? {}),
+    contactEmail: row.contactEmail,
   });
 }
 
@@ -32,16 +35,22 @@ async function announceCredentialsChange(tx: Executor, merchantId: string): Prom
   await tx.execute(sql`select pg_notify(${CREDENTIALS_CHANNEL}, ${merchantId})`);
 }
 
-function settingsColumns(settings: MerchantSettings) {
+function settingsColumns(
+  settings: Omit<MerchantSettings, 'customerEmails' | 'contactEmail'> &
+    Partial<Pick<MerchantSettings, 'customerEmails' | 'contactEmail'>>,
+) {
   return {
     name: settings.name,
     instance: settings.instance,
     currency: settings.currency,
     saasContract: settings.saasContract,
     noLoginEnabled: settings.noLoginEnabled,
+    customerCancelAllowed: settings.customerCancelAllowed,
     callbackUrl: settings.callbackUrl,
     timezone: settings.timezone,
     processors: settings.processors,
+    customerEmails: settings.customerEmails ?? null,
+    contactEmail: settings.contactEmail ?? null,
   };
 }
 
@@ -71,9 +80,12 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       currency: context.currency,
       saasContract: context.saasContract,
       noLoginEnabled: context.noLoginEnabled,
+      customerCancelAllowed: context.customerCancelAllowed === true,
       callbackUrl: context.callbackUrl,
       timezone: context.timezone,
       processors: context.processors,
+      customerEmails: customerEmailSettings.parse(context.customerEmails ?? {}),
+      contactEmail: context.contactEmail ?? null,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       tokens,
@@ -104,9 +116,12 @@ export function postgresMerchantStore(db: Database): MerchantStore {
           currency: context.currency,
           saasContract: context.saasContract,
           noLoginEnabled: context.noLoginEnabled,
+          customerCancelAllowed: context.customerCancelAllowed === true,
           callbackUrl: context.callbackUrl,
           timezone: context.timezone,
           processors: context.processors,
+          customerEmails: customerEmailSettings.parse(context.customerEmails ?? {}),
+          contactEmail: context.contactEmail ?? null,
           createdAt: row.createdAt,
           updatedAt: row.updatedAt,
         };
@@ -152,7 +167,13 @@ export function postgresMerchantStore(db: Database): MerchantStore {
       return db.transaction(async (tx) => {
         await tx
           .insert(merchants)
-          .values({ id: merchant.merchantId, ...settingsColumns(merchant) })
+          .values({
+            id: merchant.merchantId,
+            ...settingsColumns({
+              ...merchant,
+              customerCancelAllowed: merchant.customerCancelAllowed === true,
+            }),
+          })
           .onConflictDoNothing();
         // A token given again after another replaced it is live again: the same DEMO_API_TOKEN keeps working.
         const [kept] = await tx

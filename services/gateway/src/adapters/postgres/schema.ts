@@ -28,9 +28,15 @@ export const merchants = gatewaySchema.table('merchants', {
   currency: text('currency', { enum: ['PYG', 'USD', 'EUR'] }).notNull(),
   saasContract: boolean('saas_contract').notNull().default(false),
   noLoginEnabled: boolean('no_login_enabled').notNull().default(false),
+  /** The paying customer may cancel their own subscription on `/pay/account` (issue 29). */
+  customerCancelAllowed: boolean('customer_cancel_allowed').notNull().default(false),
   callbackUrl: varchar('callback_url', { length: MAX_LENGTH.url }),
   timezone: text('timezone').notNull().default('America/Asuncion'),
   processors: jsonb('processors').$type<string[]>().notNull(),
+  /** The customers' e-mails (issue 29): each kind on or off, the reminder's days; null: the defaults. */
+  customerEmails: jsonb('customer_emails').$type<Record<string, unknown> | null>(),
+  /** The `Reply-To` of the customers' e-mails. */
+  contactEmail: varchar('contact_email', { length: MAX_LENGTH.email }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

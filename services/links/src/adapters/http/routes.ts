@@ -1,6 +1,8 @@
 import {
+  CUSTOMER_EMAIL_PAGE,
   CUSTOMER_PAGE,
   customerApi,
+  customerEmailApi,
   type MerchantContext,
   PAYMENT_LINK_PAGE,
   type PaymentLinkDetails,
@@ -22,6 +24,7 @@ import { endOfLocalDay, localDateTime, localDateTimeWithOffset, startOfLocalDay 
 import { checkSignedInUserAllowed } from '../../domain/merchant-rules';
 import { LinkStatus, type PaymentLink } from '../../domain/payment-link';
 import type { CustomerEntry } from '../../ports/customer-directory';
+import type { CustomerEmailOutbox, CustomerEmailRow } from '../../ports/customer-email-store';
 import type { MerchantProfiles } from '../../ports/merchant-profiles';
 
 export interface LinksRoutesDeps
@@ -33,6 +36,8 @@ export interface LinksRoutesDeps
   publicBaseUrl: string;
   /** Keeps the merchant's signed settings for the public pay page (name, processors, time zone). */
   merchants?: MerchantProfiles;
+  /** The customer e-mails' outbox, read by `GET /api/customer-emails` (absent: the route is not served). */
+  customerEmails?: CustomerEmailOutbox;
 }
 
 /** `/pay/<slug>`, plus the single-use login code for a signed-in-user link. */
@@ -87,6 +92,38 @@ function customerView(customer: CustomerEntry, merchant: MerchantContext) {
 /** The cursor is the last id of the page, opaque to clients so that the paging scheme may change. */
 function encodeCursor(beforeId: number): string {
   return Buffer.from(`before:${beforeId}`).toString('base64url');
+}
+
+const EMAIL_CURSOR = /^email:([0-9a-f-]{36})$/;
+
+function decodeEmailCursor(cursor: string | undefined): string | null {
+  if (cursor === undefined) return null;
+  const match = EMAIL_CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match?.[1]) {
+    const message = 'must be a nextCursor of an earlier page';
+    throw new HttpProblem(400, 'VALIDATION_ERROR', `cursor ${message}`, [{ path: 'cursor', message }]);
+  }
+  return match[1];
+}
+
+function customerEmailView(email: CustomerEmailRow, merchant: MerchantContext) {
+  const at = (instant: Date | null) => (instant ? localDateTimeWithOffset(instant, merchant.timezone) : null);
+  return {
+    id: email.id,
+    kind: email.kind,
+    status: email.status,
+    customerId: email.customerId,
+    to: email.recipient,
+    subject: email.subject,
+    language: email.language === 'en' ? ('en' as const) : ('es' as const),
+    subscriptionId: email.subscriptionId,
+    linkId: email.linkId,
+    attempts: email.attempts,
+    lastError: email.lastError,
+    createTime: localDateTimeWithOffset(email.createdAt, merchant.timezone),
+    sentTime: at(email.sentAt),
+    nextAttemptTime: email.status === 'pending' ? at(email.nextAttemptAt) : null,
+  };
 }
 
 function decodeCursor(cursor: string | undefined): number | null {
@@ -263,5 +300,35 @@ export function linksRoutes(deps: LinksRoutesDeps) {
   );
 
   answerMethodNotAllowed(api);
+  const customerEmails = deps.customerEmails;
+  if (customerEmails) {
+    route(
+      api,
+      customerEmailApi.listCustomerEmails,
+      async (c, { query }) => {
+        const merchant = c.var.merchant;
+        const limit = query.limit ?? CUSTOMER_EMAIL_PAGE.default;
+        const rows = await customerEmails.list(
+          merchant.merchantId,
+          {
+            kind: query.kind,
+            status: query.status,
+            customerId: query.customerId,
+            subscriptionId: query.subscriptionId,
+          },
+          { beforeId: decodeEmailCursor(query.cursor), limit: limit + 1 },
+        );
+        const page = rows.slice(0, limit);
+        const last = page[page.length - 1];
+        return c.json({
+          emails: page.map((email) => customerEmailView(email, merchant)),
+          nextCursor:
+            rows.length > limit && last ? Buffer.from(`email:${last.id}`).toString('base64url') : null,
+        });
+      },
+      mountedAt,
+    );
+  }
+
   return api;
 }

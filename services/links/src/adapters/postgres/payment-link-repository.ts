@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import { type Database, type Executor, executePrepared } from '@payrail/db';
 import { enqueueEvent, outboxNames, outboxTraceHeaders, wakeOutboxRelay } from '@payrail/messaging';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import {
   LinkStatus,
   type PaymentLink,
@@ -201,6 +201,32 @@ export function postgresPaymentLinkRepository(db: Database): PaymentLinkReposito
         .from(paymentLinks)
         .where(and(eq(paymentLinks.id, id), eq(paymentLinks.merchantId, merchantId)));
       return row ? toLink(row) : undefined;
+    },
+
+    async findManyForMerchant(merchantId, ids) {
+      const wanted = [...new Set(ids)];
+      if (wanted.length === 0) return [];
+      const rows = await db
+        .select()
+        .from(paymentLinks)
+        .where(and(eq(paymentLinks.merchantId, merchantId), inArray(paymentLinks.id, wanted)));
+      return rows.map(toLink);
+    },
+
+    async paidByCustomer(merchantId, customerId) {
+      const rows = await db
+        .select()
+        .from(paymentLinks)
+        .where(
+          and(
+            eq(paymentLinks.merchantId, merchantId),
+            eq(paymentLinks.paidCustomerId, customerId),
+            eq(paymentLinks.statusId, LinkStatus.PAID),
+          ),
+        )
+        .orderBy(desc(paymentLinks.paidAt))
+        .limit(200);
+      return rows.map(toLink);
     },
 
     async findBySlug(slug) {

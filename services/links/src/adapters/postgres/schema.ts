@@ -40,6 +40,8 @@ export const customers = linksSchema.table(
     status: text('status', { enum: ['active', 'inactive'] }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     activatedAt: timestamp('activated_at', { withTimezone: true }),
+    /** The language of the customer's last visit to the pay pages (`es`, `en`): their e-mails speak it. */
+    language: text('language'),
   },
   (table) => [
     unique('customers_merchant_email_key').on(table.merchantId, table.emailKey),
@@ -249,6 +251,115 @@ export const documentCheckFailures = linksSchema.table(
   },
   (table) => [index('document_check_failures_link_idx').on(table.linkId, table.failedAt)],
 );
+
+// ---------------------------------------------------------------------------------------------------
+// Customer e-mails (issue 29): what links knows of its customers' subscriptions from events, the e-mails'
+// outbox, the signed links to the card change, and a merchant's simulated day.
+
+/** A subscription as its events told it, with the link (so the customer) it was made from and its card. */
+export const emailSubscriptions = linksSchema.table(
+  'email_subscriptions',
+  {
+    subscriptionId: bigint('subscription_id', { mode: 'number' }).primaryKey(),
+    merchantId: uuid('merchant_id').notNull(),
+    linkId: bigint('link_id', { mode: 'number' }).notNull(),
+    status: text('status').notNull(),
+    timezone: text('timezone').notNull(),
+    currency: text('currency').notNull(),
+    /** The card its installments are charged to: the last one that paid or was charged. */
+    paymentMethodId: uuid('payment_method_id'),
+  },
+  (table) => [index('email_subscriptions_merchant_idx').on(table.merchantId, table.status)],
+);
+
+export const emailInstallments = linksSchema.table(
+  'email_installments',
+  {
+    installmentId: bigint('installment_id', { mode: 'number' }).primaryKey(),
+    subscriptionId: bigint('subscription_id', { mode: 'number' }).notNull(),
+    number: integer('number').notNull(),
+    paymentDate: text('payment_date').notNull(),
+    amount: numeric('amount', { precision: 18, scale: 2 }).notNull(),
+    status: text('status').notNull(),
+  },
+  (table) => [index('email_installments_subscription_idx').on(table.subscriptionId, table.paymentDate)],
+);
+
+/** The vault's cards as `payment-method.*` told them: brand, last 4 and expiry, never a number. */
+export const emailCards = linksSchema.table('email_cards', {
+  paymentMethodId: uuid('payment_method_id').primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+  brand: text('brand').notNull(),
+  last4: varchar('last4', { length: 4 }).notNull(),
+  expiryMonth: integer('expiry_month').notNull(),
+  expiryYear: integer('expiry_year').notNull(),
+  removed: boolean('removed').notNull().default(false),
+});
+
+/**
+ * The customer e-mails' outbox and log: one row per e-mail (its `dedupe_key` unique: one per event), tried
+ * by the mail relay in order per customer, retried with backoff for 3 days, its outcome kept. The body holds
+ * `{{action}}` where the signed link goes: the link itself is made when the mail leaves, never stored.
+ */
+export const customerEmails = linksSchema.table(
+  'customer_emails',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id').notNull(),
+    customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+    kind: text('kind').notNull(),
+    dedupeKey: text('dedupe_key').notNull().unique(),
+    recipient: varchar('recipient', { length: MAX_LENGTH.email }).notNull(),
+    language: text('language').notNull(),
+    subject: text('subject').notNull(),
+    textBody: text('text_body').notNull(),
+    htmlBody: text('html_body').notNull(),
+    fromName: text('from_name').notNull(),
+    replyTo: text('reply_to'),
+    subscriptionId: bigint('subscription_id', { mode: 'number' }),
+    linkId: bigint('link_id', { mode: 'number' }),
+    /** The subscription the signed link opens the card change of (null: no action link). */
+    actionSubscriptionId: bigint('action_subscription_id', { mode: 'number' }),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    /** A relay took it until then (no transaction is held while the SMTP server answers). */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+  },
+  (table) => [
+    index('customer_emails_due_idx').on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
+    index('customer_emails_customer_idx').on(table.merchantId, table.customerId, table.createdAt),
+    index('customer_emails_merchant_idx').on(table.merchantId, table.id),
+  ],
+);
+
+/**
+ * Signed links to a subscription's card change (`/pay/care/{token}`): single-use, valid 7 days of the
+ * merchant's time. Only the SHA-256 of the token is kept.
+ */
+export const careLinks = linksSchema.table('care_links', {
+  tokenHash: text('token_hash').primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+  subscriptionId: bigint('subscription_id', { mode: 'number' }).notNull(),
+  emailId: uuid('email_id').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+});
+
+/**
+ * `SIMULATED_TIME`: the day of a merchant's latest as-of billing run (`scope` its id, or `all`), which is
+ * that merchant's today for its customers' e-mails when it is after the clock's.
+ */
+export const simulatedDays = linksSchema.table('simulated_days', {
+  scope: text('scope').primaryKey(),
+  asOf: text('as_of').notNull(),
+});
 
 export const outbox = outboxTable(linksSchema);
 export const inbox = inboxTable(linksSchema);

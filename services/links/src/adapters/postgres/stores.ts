@@ -1,5 +1,6 @@
 import type { Executor } from '@payrail/db';
 import type { LinksStores } from '../../ports/unit-of-work';
+import { postgresCustomerEmailStore } from './customer-email-store';
 import { postgresLinkManagementRepository } from './link-management-repository';
 import { postgresLinkPaymentRepository } from './link-payment-repository';
 
@@ -8,5 +9,6 @@ export function linksStores(executor: Executor): LinksStores {
   return {
     payments: postgresLinkPaymentRepository(executor),
     management: postgresLinkManagementRepository(executor),
+    emails: postgresCustomerEmailStore(executor),
   };
 }

@@ -7,6 +7,7 @@ import {
   type ChargeView,
   type HostedForm,
   PaymentAttemptUsed,
+  type PaymentDescription,
   type SavedCard,
 } from '../../ports/card-payments';
 
@@ -70,6 +71,12 @@ export function cardPaymentsClient(settings: CardPaymentsClientSettings): CardPa
   const cards = (value: unknown) => (Array.isArray(value) ? (value as SavedCard[]) : []);
 
   return {
+    async describePayments(merchant, chargeIds) {
+      if (chargeIds.length === 0) return [];
+      const { status, json } = await call(merchant, 'POST', '/payments/describe', { chargeIds });
+      return status === 200 && Array.isArray(json.payments) ? (json.payments as PaymentDescription[]) : [];
+    },
+
     async savedCards(merchant, customerId) {
       const { status, json } = await call(merchant, 'GET', `/customers/${customerId}/payment-methods`);
       return status === 200 ? cards(json.paymentMethods) : [];

@@ -41,6 +41,8 @@ export const savedCardPaymentBody = z
   })
   .strict();
 
+export const describeChargesBody = z.object({ chargeIds: z.array(z.uuid()).max(500) }).strict();
+
 export const cardRegistrationBody = z
   .object({
     customerId: id,

@@ -17,6 +17,7 @@ import { assertProcessorEnabled } from '../../domain/merchant-processors';
 import {
   cardRegistrationBody,
   chargeView,
+  describeChargesBody,
   hostedPaymentBody,
   paymentMethodView,
   savedCardPaymentBody,
@@ -65,6 +66,15 @@ export function internalRoutes(deps: InternalRoutesDeps) {
       processors: merchant.processors,
     });
     return c.json(chargeView(outcome.charge), outcome.kind === 'duplicate' ? 200 : 201);
+  });
+
+  // The customer's receipts (links' `/pay/account`): what each charge took and from which card.
+  api.post('/payments/describe', async (c) => {
+    const input = await jsonBody(c, describeChargesBody);
+    const found = await deps.stores.charges.describeCharges(c.var.merchant.merchantId, input.chargeIds);
+    return c.json({
+      payments: found.map((charge) => ({ ...charge, settledAt: charge.settledAt?.toISOString() ?? null })),
+    });
   });
 
   api.get('/payments/:chargeId', async (c) => {

@@ -3,7 +3,7 @@ import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Charge, StoredCardDraft } from '../../domain/charge';
 import type { DeclineCategory, ProcessorId } from '../../ports/card-processor';
 import type { ChargeStore, OpenedStoredCardCharge } from '../../ports/charge-store';
-import { charges } from './schema';
+import { charges, paymentMethods } from './schema';
 
 type ChargeRow = typeof charges.$inferSelect;
 
@@ -125,6 +125,25 @@ export function postgresChargeStore(db: Executor): ChargeStore {
         .from(charges)
         .where(and(eq(charges.id, chargeId), eq(charges.merchantId, merchantId)));
       return row && toCharge(row);
+    },
+    async describeCharges(merchantId, chargeIds) {
+      const ids = [...new Set(chargeIds)];
+      if (ids.length === 0) return [];
+      const rows = await db
+        .select({
+          chargeId: charges.id,
+          status: charges.status,
+          processor: charges.processor,
+          amount: charges.amount,
+          currency: charges.currency,
+          settledAt: charges.settledAt,
+          brand: paymentMethods.brand,
+          last4: paymentMethods.last4,
+        })
+        .from(charges)
+        .leftJoin(paymentMethods, eq(paymentMethods.id, charges.paymentMethodId))
+        .where(and(eq(charges.merchantId, merchantId), inArray(charges.id, ids)));
+      return rows.map((row) => ({ ...row, processor: row.processor as ProcessorId }));
     },
     async lockCharge(chargeId) {
       const [row] = await db.select().from(charges).where(eq(charges.id, chargeId)).for('update');

@@ -27,6 +27,7 @@ export function toAttempt(row: AttemptRow): ChargeAttempt {
     declineCode: row.declineCode,
     category: row.category,
     nextAttemptOn: row.nextAttemptOn,
+    declinedTo: row.declinedTo ?? null,
   };
 }
 

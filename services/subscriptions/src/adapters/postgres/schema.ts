@@ -71,6 +71,10 @@ export const subscriptions = subscriptionsSchema.table(
     index('subscriptions_lookup_idx').on(table.merchantId, table.customIdentifier, table.customIdentifier2),
     // Bulk operations may name a subscription by its second identifier alone.
     index('subscriptions_lookup2_idx').on(table.merchantId, table.customIdentifier2),
+    // The customer's own page lists their subscriptions at the merchant.
+    index('subscriptions_customer_idx')
+      .on(table.merchantId, table.customerId)
+      .where(sql`customer_id is not null`),
     index('subscriptions_payment_method_idx')
       .on(table.paymentMethodId)
       .where(sql`payment_method_id is not null`),
@@ -195,6 +199,11 @@ export const chargeAttempts = subscriptionsSchema.table(
     category: text('category', { enum: DECLINE_CATEGORIES }),
     /** Set by `installment.retry-scheduled` for this failed attempt. */
     nextAttemptOn: date('next_attempt_on', { mode: 'string' }),
+    /**
+     * The customer's charge with a new card (`change-subscription-card.ts`) of an installment that had
+     * failed: `failed`, where a decline leaves it. Null: a decline leaves it `pending` for dunning.
+     */
+    declinedTo: text('declined_to', { enum: ['pending', 'failed'] }),
   },
   (table) => [
     unique('charge_attempts_installment_attempt_unique').on(table.installmentId, table.attempt),

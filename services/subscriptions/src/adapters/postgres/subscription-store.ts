@@ -1,6 +1,6 @@
 import type { Executor } from '@payrail/db';
 import { rowsOf } from '@payrail/db';
-import { and, asc, eq, gt, gte, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { SubscriptionCriteria } from '../../domain/identifiers';
 import type { Subscription } from '../../domain/subscription';
 import type { SubscriptionStore } from '../../ports/subscription-store';
@@ -217,6 +217,22 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
         )
         .orderBy(asc(subscriptions.id))
         .for('update');
+      return rows.map(toSubscription);
+    },
+
+    async subscriptionsOfCustomer(merchantId, customerId) {
+      const rows = await executor
+        .select()
+        .from(subscriptions)
+        .where(
+          and(
+            eq(subscriptions.merchantId, merchantId),
+            eq(subscriptions.customerId, customerId),
+            inArray(subscriptions.status, ['active', 'past_due', 'completed', 'cancelled']),
+          ),
+        )
+        .orderBy(desc(subscriptions.id))
+        .limit(200);
       return rows.map(toSubscription);
     },
 

@@ -56,20 +56,6 @@ export interface ConsoleVariables {
 }
 
 /**
- * What the signed-in user changes of their own account (added by the pages, issue 28): the language is
- * stored per user by the sign-in's store. Set with the other variables; a page without it keeps the
- * language for this browser only.
- */
-export interface ConsoleAccount {
-  setLanguage(language: ConsoleLanguage): Promise<void>;
-}
-
-/** Optional variables beside `ConsoleVariables` (added by the pages). */
-export interface ConsoleAccountVariables {
-  consoleAccount?: ConsoleAccount;
-}
-
-/**
  * The sign-in's own pages the console links to (added by the pages): signing out (a form posting the
  * CSRF token), the user's password and second factor.
  */

@@ -23,6 +23,14 @@ const es = {
   rejectedTryAgain: 'Tu pago fue rechazado: {reason}. Podés intentar de nuevo, con otra tarjeta si querés.',
   notFoundTitle: 'Enlace no encontrado',
   notFoundText: 'Este enlace de pago no existe. Revisá la dirección que te enviaron.',
+  careInvalidTitle: 'Enlace no válido',
+  careInvalidText:
+    'Este enlace no es válido. Usá el botón del último correo que te enviamos, sin cambiar la dirección.',
+  careUsedTitle: 'Enlace ya usado',
+  careUsedText: 'Este enlace ya se usó una vez. Para cambiar la tarjeta, ingresá a tu cuenta con tu correo.',
+  careExpiredTitle: 'Enlace vencido',
+  careExpiredText:
+    'Este enlace venció: valía 7 días. Para cambiar la tarjeta, ingresá a tu cuenta con tu correo.',
   chooseHowTitle: 'Cómo querés pagar',
   paymentType: 'Tipo de pago',
   optionSingle: 'Pago único',
@@ -147,6 +155,15 @@ const en: Messages = {
   rejectedTryAgain: 'Your payment was declined: {reason}. You can try again, with another card if you like.',
   notFoundTitle: 'Link not found',
   notFoundText: 'This payment link does not exist. Check the address you were sent.',
+  careInvalidTitle: 'Link not valid',
+  careInvalidText:
+    'This link is not valid. Use the button of the latest e-mail we sent you, without changing the address.',
+  careUsedTitle: 'Link already used',
+  careUsedText:
+    'This link was already used once. To change the card, sign in to your account with your e-mail.',
+  careExpiredTitle: 'Link expired',
+  careExpiredText:
+    'This link has expired: it was valid for 7 days. To change the card, sign in to your account with your e-mail.',
   chooseHowTitle: 'How do you want to pay',
   paymentType: 'Type of payment',
   optionSingle: 'One-off payment',

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
+import { sayAccount } from './account-i18n';
 import { CSRF_FIELD } from './csrf';
 import type { Lang } from './i18n';
 import { tell } from './identity-i18n';
@@ -184,6 +185,8 @@ export function AccountCardsPage(
   props: Omit<PageBase, 'action'> & {
     who: string;
     cards: AccountCardView[] | undefined;
+    /** The labels of the open subscriptions each card is charged for, by payment method id. */
+    usedBy?: Map<string, string[]>;
     removeAction(card: AccountCardView): string;
     logoutAction: string;
   },
@@ -221,6 +224,20 @@ export function AccountCardsPage(
                   })}
                   {card.blocked ? ` (${tell(props.lang, 'accountCardBlocked')})` : ''}
                 </span>
+                {props.usedBy?.get(card.paymentMethodId)?.length ? (
+                  <>
+                    <p data-testid="account-card-used-by">
+                      {sayAccount(props.lang, 'usedBy', {
+                        labels: (props.usedBy.get(card.paymentMethodId) ?? []).join(', '),
+                      })}
+                    </p>
+                    <p class="notice error" data-testid="account-card-remove-warning">
+                      {sayAccount(props.lang, 'removeWarning', {
+                        labels: (props.usedBy.get(card.paymentMethodId) ?? []).join(', '),
+                      })}
+                    </p>
+                  </>
+                ) : null}
                 <form method="post" action={props.removeAction(card)}>
                   <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
                   <button

@@ -13,6 +13,7 @@ import type { CustomerSessionRepository } from '../../../ports/customer-session-
 import type { LoginCodeRepository } from '../../../ports/login-code-repository';
 import type { MerchantProfiles } from '../../../ports/merchant-profiles';
 import type { PaymentLinkRepository } from '../../../ports/payment-link-repository';
+import { type Subscriptions, SubscriptionsUnavailable } from '../../../ports/subscriptions';
 import { type VaultCard, type VaultCards, VaultUnavailable } from '../../../ports/vault-cards';
 import { type CsrfSettings, csrfToken } from './csrf';
 import { type Lang, MESSAGES } from './i18n';
@@ -34,6 +35,8 @@ export interface IdentityPagesDeps {
   customers: CustomerRepository;
   loginCodes: LoginCodeRepository;
   vault: VaultCards;
+  /** The subscriptions each card is charged for (the panel says so, and warns before a removal). */
+  subscriptions?: Subscriptions;
   /** Keys the stored code hashes (the internal secret). */
   secret: string;
   /** Fixed codes in tests; six random digits otherwise. */
@@ -271,6 +274,30 @@ export function identityPages(deps: IdentityPagesDeps) {
       if (!(error instanceof VaultUnavailable)) throw error;
     }
     const email = await deps.customers.emailOf(customer.merchantId, customer.customerId);
+    // Which open subscriptions each card is charged for, by the label the customer knows them by.
+    const usedBy = new Map<string, string[]>();
+    if (merchant && deps.subscriptions) {
+      try {
+        const open = (await deps.subscriptions.ofCustomer(merchant, customer.customerId)).filter(
+          (row) => row.paymentMethodId && (row.status === 'active' || row.status === 'past_due'),
+        );
+        const labels = new Map(
+          (
+            await deps.links.findManyForMerchant(
+              merchant.merchantId,
+              open.map((row) => row.linkId),
+            )
+          ).map((link) => [link.id, link.label]),
+        );
+        for (const row of open) {
+          const names = usedBy.get(row.paymentMethodId as string) ?? [];
+          names.push(labels.get(row.linkId) ?? `#${row.subscriptionId}`);
+          usedBy.set(row.paymentMethodId as string, names);
+        }
+      } catch (error) {
+        if (!(error instanceof SubscriptionsUnavailable)) throw error;
+      }
+    }
     return html(
       c,
       <AccountCardsPage
@@ -281,6 +308,7 @@ export function identityPages(deps: IdentityPagesDeps) {
         csrf={csrfToken(c, deps.csrf)}
         who={email ?? tell(lang, 'customerNumber', { id: customer.customerId })}
         cards={cards}
+        usedBy={usedBy}
         error={options.error}
         notice={c.req.query('removed') ? tell(lang, 'removed') : undefined}
         removeAction={(card) => `/pay/account/cards/${card.paymentMethodId}/remove?lang=${lang}`}

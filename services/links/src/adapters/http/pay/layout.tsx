@@ -46,6 +46,12 @@ form:has(input[name=option][value=subscription]:checked) .keeps-card{display:blo
 iframe{width:100%;height:40rem;border:1px solid #9aa3af;border-radius:.4rem;background:#fff}
 footer{max-width:36rem;margin:0 auto;padding:0 1rem 2rem;font-size:.85rem;color:#4b5563}
 footer a{color:#123d6a}
+.subscription{border-top:1px solid #e5e7eb;padding-top:.75rem;margin-top:.75rem}
+.subscription h3{margin:.25rem 0;font-size:1.05rem}
+dl{margin:.5rem 0}dt{font-weight:600}dd{margin:0 0 .5rem}dd ul,.payments{margin:0;padding-left:1.1rem}
+.status[data-status=past_due]{background:#fde2e1;color:#7f1d1d}
+.status[data-status=active]{background:#d8f0dd;color:#14532d}
+@media print{header,footer,.no-print,form,.button{display:none}body{background:#fff}section{box-shadow:none}}
 `;
 
 export interface LayoutProps {

@@ -44,6 +44,8 @@ export interface PayRoutesDeps {
   customerSession?: MiddlewareHandler<{ Variables: CustomerVariables }>;
   /** Registers the pages of who the customer is (`identity-routes.tsx`), before the link's page. */
   identityPages?: (pay: Hono<PayEnv>) => void;
+  /** Registers the signed links of the customer e-mails (`care-routes.tsx`), before the link's page. */
+  careLinks?: (pay: Hono<PayEnv>) => void;
 }
 
 export type PayEnv = { Variables: PayVariables & CustomerVariables & { lang: Lang } };
@@ -123,6 +125,7 @@ export function payRoutes(deps: PayRoutesDeps) {
   );
 
   deps.identityPages?.(pay);
+  deps.careLinks?.(pay);
 
   const notFound = (c: Context<PayEnv>) =>
     page(

@@ -18,10 +18,12 @@ export interface CustomerSessionSettings extends CustomerSessionDeps {
   secureCookies: boolean;
   /** The merchant of a link, by its slug (undefined: no such link). */
   merchantOfSlug(slug: string): Promise<string | undefined>;
+  /** Keeps the language of the customer's visit: their e-mails speak it (issue 29). */
+  rememberLanguage?(customerId: number, lang: string): Promise<void>;
 }
 
 /** Paths under `/pay/` that are not a link's slug. */
-const NOT_A_SLUG = new Set(['account']);
+const NOT_A_SLUG = new Set(['account', 'care']);
 
 function slugOf(path: string): string | undefined {
   const match = /^\/pay\/([\w-]{1,64})(?:\/|$)/.exec(path);
@@ -41,6 +43,9 @@ export function customerSession(
     const slug = slugOf(c.req.path);
     if (customer && slug && (await settings.merchantOfSlug(slug)) !== customer.merchantId) customer = null;
     c.set('customer', customer);
+    const lang = c.get('lang' as never) as string | undefined;
+    if (customer && lang && settings.rememberLanguage)
+      await settings.rememberLanguage(customer.customerId, lang);
     await next();
   };
 }

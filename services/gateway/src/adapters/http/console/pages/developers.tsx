@@ -71,14 +71,15 @@ interface EventEnvelope {
   createdAt: string;
   data: Record<string, unknown>;
 }
-/** `GET /api/api-tokens` (the sign-in's scoped tokens). */
+/** `GET /api/api-tokens`: the merchant's scoped tokens (libs/contracts `apiTokenView`). */
 interface ApiTokenView {
   id: string;
-  name: string;
+  /** Null for the tokens the operator issued. */
+  name: string | null;
   scope: 'full' | 'read-only';
   createdAt: string;
   lastUsedAt: string | null;
-  revokedAt?: string | null;
+  revokedAt: string | null;
 }
 
 const DELIVERY_TONE: Record<Delivery['status'], Tone> = { pending: 'warn', delivered: 'good', failed: 'bad' };
@@ -890,11 +891,11 @@ export function developersPages(console: Hono<ConsoleEnv>) {
     );
   });
 
-  // ---- API tokens (the sign-in's `/api/api-tokens`)
+  // ---- API tokens (`/api/api-tokens`)
   const tokensPage = async (
     c: Ctx,
     extra: {
-      created?: ApiTokenView & { token: string };
+      created?: ApiTokenView & { apiToken: string };
       problem?: Problem;
       form?: Record<string, string>;
     } = {},
@@ -916,7 +917,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
             <strong>{words.developers.tokenOnce}</strong>
             <div class="copy">
               <code id="token-value" data-testid="token-value">
-                {extra.created.token}
+                {extra.created.apiToken}
               </code>
               <button
                 type="button"
@@ -970,7 +971,9 @@ export function developersPages(console: Hono<ConsoleEnv>) {
               <tbody>
                 {answer.body.tokens.map((token) => (
                   <tr data-testid="token-row" data-id={token.id}>
-                    <Cell label={words.developers.tokenName}>{token.name}</Cell>
+                    <Cell label={words.developers.tokenName}>
+                      {token.name ?? <span class="muted">{words.developers.operatorToken}</span>}
+                    </Cell>
                     <Cell label={words.developers.scope}>
                       {words.developers.scopes[token.scope as 'full'] ?? token.scope}
                     </Cell>
@@ -1007,15 +1010,14 @@ export function developersPages(console: Hono<ConsoleEnv>) {
 
   console.post('/developers/tokens', async (c) => {
     const form = await formOf(c);
-    const answer = await callApi<ApiTokenView & { token?: string; apiToken?: string }>(c, {
+    const answer = await callApi<ApiTokenView & { apiToken: string }>(c, {
       method: 'POST',
       path: '/api/api-tokens',
       body: { name: form.name?.trim() ?? '', scope: form.scope === 'full' ? 'full' : 'read-only' },
       idempotencyKey: idempotencyKeyOf(form),
     });
     if (!answer.ok) return tokensPage(c, { problem: answer.problem, form });
-    const token = answer.body.token ?? answer.body.apiToken ?? '';
-    return tokensPage(c, { created: { ...answer.body, token } });
+    return tokensPage(c, { created: answer.body });
   });
 
   console.post('/developers/tokens/:id{[0-9a-fA-F-]{36}}/revoke', async (c) => {

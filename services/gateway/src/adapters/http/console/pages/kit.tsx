@@ -5,13 +5,7 @@ import { formatMoney } from '@payrail/money';
 import { localDate, localDateTime } from '@payrail/time';
 import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
-import type {
-  ConsoleAccountVariables,
-  ConsoleApiRequest,
-  ConsoleLanguage,
-  ConsoleUser,
-  ConsoleVariables,
-} from '../console-context';
+import type { ConsoleApiRequest, ConsoleLanguage, ConsoleUser, ConsoleVariables } from '../console-context';
 import { type Messages, messages } from './i18n';
 import { htmlDocument, Layout, type Section } from './layout';
 
@@ -29,13 +23,12 @@ export interface MerchantProfile {
 }
 
 export type ConsoleEnv = {
-  Variables: ConsoleVariables &
-    ConsoleAccountVariables & {
-      /** Set by the pages for a merchant user: its merchant's profile, read once per request. */
-      merchantProfile: MerchantProfile;
-      /** The language of this request: the user's, or the one this browser chose. */
-      lang: ConsoleLanguage;
-    };
+  Variables: ConsoleVariables & {
+    /** Set by the pages for a merchant user: its merchant's profile, read once per request. */
+    merchantProfile: MerchantProfile;
+    /** The language of this request: the signed-in user's. */
+    lang: ConsoleLanguage;
+  };
 };
 export type Ctx = Context<ConsoleEnv>;
 

@@ -1,8 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
-import type { ConsoleLanguage } from '../console-context';
 import { customersPages } from './customers';
 import { developersPages } from './developers';
 import { homePage } from './home';
@@ -12,9 +10,6 @@ import { operatorPages } from './operator';
 import { paymentsPages } from './payments';
 import { settingsPages } from './settings';
 import { NotFoundInstallment, subscriptionsPages } from './subscriptions';
-
-/** The language chosen in this browser, where the sign-in stores none for the user. */
-const LANG_COOKIE = 'payrail_console_lang';
 
 /**
  * The headers of every console page: nothing from elsewhere, styles and scripts only from the console's
@@ -44,8 +39,6 @@ const pageHeaders: MiddlewareHandler = async (c, next) => {
   set('cache-control', 'no-store');
 };
 
-const isLanguage = (value: unknown): value is ConsoleLanguage => value === 'es' || value === 'en';
-
 /**
  * The console's pages (`/console/*` once signed in): each reads only the seam's variables
  * (`console-context.ts`) and acts only through `consoleApi`, the public API as the signed-in user. A
@@ -57,30 +50,10 @@ export function consolePages(): Hono<ConsoleEnv> {
   console.use('*', async (c, next) => {
     // Without the sign-in's variables nobody is signed in: its login page.
     if (!c.get('consoleUser') || !c.get('consoleApi')) return c.redirect('/console/login', 303);
-    const chosen = getCookie(c, LANG_COOKIE);
-    c.set('lang', isLanguage(chosen) ? chosen : c.var.consoleUser.language);
+    // The user's own language, as the sign-in stores it (its switch is the sign-in's `/console/language`);
+    // never the cookie the sign-in pages keep for a browser nobody is signed in on.
+    c.set('lang', c.var.consoleUser.language);
     return next();
-  });
-
-  console.post('/language', async (c) => {
-    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const lang = isLanguage(body.lang) ? body.lang : c.var.lang;
-    const back =
-      typeof body.back === 'string' && /^\/console(\/|$|\?)/.test(body.back) ? body.back : '/console';
-    const secure = new URL(c.req.url).protocol === 'https:';
-    if (c.var.consoleAccount) {
-      await c.var.consoleAccount.setLanguage(lang);
-      setCookie(c, LANG_COOKIE, '', {
-        path: '/console',
-        maxAge: 0,
-        httpOnly: true,
-        sameSite: 'Strict',
-        secure,
-      });
-    } else {
-      setCookie(c, LANG_COOKIE, lang, { path: '/console', httpOnly: true, sameSite: 'Strict', secure });
-    }
-    return c.redirect(back, 303);
   });
 
   const operator = new Hono<ConsoleEnv>();

@@ -2,6 +2,8 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import type { Child } from 'hono/jsx';
+import { OPERATION_PERMISSIONS } from '@payrail/contracts';
+import { addDays, instantOfLocalDateTime } from '@payrail/time';
 import { CONSOLE_AUTH_PATHS, MERCHANT_ROLES, type MerchantRole } from '../console-context';
 import {
   ActionButton,
@@ -28,27 +30,61 @@ import {
 } from './kit';
 import { mayWrite } from './permissions';
 
-/** `GET /api/users` (the sign-in's merchant users). */
+/** `GET /api/users`: the merchant's console users (libs/contracts `userView`). */
 interface UserView {
   id: string;
   email: string;
   name: string | null;
   role: MerchantRole;
-  status?: string;
-  twoFactor?: boolean;
-  createdAt?: string;
-  lastLoginAt?: string | null;
+  status: 'invited' | 'active';
+  twoFactor: boolean;
+  createdAt: string;
+  lastLoginAt: string | null;
+  invitationExpiresAt: string | null;
 }
-/** `GET /api/audit-log` (the sign-in's audit log). */
+/** `GET /api/api-tokens`, for the audit log's "who" filter. */
+interface TokenView {
+  id: string;
+  name: string | null;
+  scope: string;
+  revokedAt: string | null;
+}
+/** `GET /api/audit-log` (libs/contracts `auditEntry`). */
 interface AuditEntry {
   id: string;
   at: string;
-  actor: { kind: 'user' | 'token' | 'operator'; id: string; email?: string | null; name?: string | null };
-  action: string;
+  actor: { type: 'user' | 'token' | 'operator'; id: string | null; label: string | null };
+  operationId: string;
+  method: string;
+  path: string;
   target: string | null;
-  before?: unknown;
-  after?: unknown;
+  status: number;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
   clientAddress: string | null;
+}
+
+/** The writes of the API, the audit log's "what" filter. */
+const WRITE_OPERATIONS = Object.entries(OPERATION_PERMISSIONS)
+  .filter(([, permission]) => permission.access === 'write')
+  .map(([operationId]) => operationId)
+  .sort();
+
+/** Who made an audit log entry: a user's e-mail, a token's name (the operator's have none), the operator. */
+function ActorOf(props: { entry: AuditEntry; c: Ctx }) {
+  const text = t(props.c);
+  const { type, id, label } = props.entry.actor;
+  const kind = text.settings.actorKind[type] ?? type;
+  if (type === 'operator') return <>{label ? `${kind}: ${label}` : kind}</>;
+  if (label) return <>{`${kind}: ${label}`}</>;
+  if (type === 'token')
+    return (
+      <>
+        {`${kind}: ${text.developers.operatorToken}`}
+        {id ? <span class="hint mono">{id.slice(0, 8)}</span> : null}
+      </>
+    );
+  return <>{`${kind}: ${id ?? '—'}`}</>;
 }
 
 type Tab = 'profile' | 'users' | 'audit' | 'account';
@@ -169,6 +205,12 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
                 required
                 autocomplete="off"
               />
+              <Field
+                label={text.settings.personName}
+                name="name"
+                value={extra.form?.name}
+                autocomplete="off"
+              />
               <Select
                 label={text.settings.role}
                 name="role"
@@ -227,7 +269,7 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
                     <Badge
                       tone={user.status === 'active' ? 'good' : user.status === 'invited' ? 'info' : 'warn'}
                     >
-                      {text.settings.userStatus[user.status as 'active'] ?? user.status ?? '—'}
+                      {text.settings.userStatus[user.status] ?? user.status}
                     </Badge>
                     {user.twoFactor ? <span class="hint">{text.settings.twoFactorOn}</span> : null}
                   </Cell>
@@ -263,7 +305,11 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
     const answer = await callApi(c, {
       method: 'POST',
       path: '/api/users',
-      body: { email: form.email?.trim() ?? '', role: form.role ?? '' },
+      body: {
+        email: form.email?.trim() ?? '',
+        role: form.role ?? '',
+        ...(form.name?.trim() ? { name: form.name.trim() } : {}),
+      },
       idempotencyKey: idempotencyKeyOf(form),
     });
     if (!answer.ok) return usersPage(c, { problem: answer.problem, form });
@@ -291,34 +337,67 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
     return c.redirect('/console/settings/users?done=removed', 303);
   });
 
-  // ---- The audit log
-  const AUDIT_FILTERS = ['actor', 'action', 'target', 'from', 'to'] as const;
+  // ---- The audit log: its filters in the query string (bookmarkable), the days read on the merchant's clock
+  const AUDIT_FILTERS = ['actorId', 'operationId', 'target', 'from', 'to'] as const;
   console.get('/settings/audit', async (c) => {
     const text = t(c);
     const filters = queryOf(c, AUDIT_FILTERS);
     const cursor = c.req.query('cursor');
-    const answer = await callApi<{ entries: AuditEntry[]; nextCursor: string | null }>(c, {
-      method: 'GET',
-      path: withQuery('/api/audit-log', { ...filters, cursor, limit: 25 }),
-    });
     const tz = c.var.merchantProfile.timezone;
+    // A day typed in the filter is the merchant's day: from its start, to the next day's start.
+    const isDay = (date: string | undefined): date is string => /^\d{4}-\d{2}-\d{2}$/.test(date ?? '');
+    const startOf = (date: string | undefined) =>
+      isDay(date) ? instantOfLocalDateTime(`${date}T00:00`, tz)?.toISOString() : date;
+    const [answer, users, tokens] = await Promise.all([
+      callApi<{ entries: AuditEntry[]; nextCursor: string | null }>(c, {
+        method: 'GET',
+        path: withQuery('/api/audit-log', {
+          actorId: filters.actorId,
+          operationId: filters.operationId,
+          target: filters.target,
+          from: startOf(filters.from),
+          to: startOf(isDay(filters.to) ? addDays(filters.to, 1) : filters.to),
+          cursor,
+          limit: 25,
+        }),
+      }),
+      callApi<{ users: UserView[] }>(c, { method: 'GET', path: '/api/users' }),
+      callApi<{ tokens: TokenView[] }>(c, { method: 'GET', path: '/api/api-tokens' }),
+    ]);
+    const actors = [
+      { value: '', label: text.settings.anyone },
+      ...(users.ok ? users.body.users : []).map((user) => ({
+        value: user.id,
+        label: `${text.settings.actorKind.user}: ${user.email}`,
+      })),
+      ...(tokens.ok ? tokens.body.tokens : []).map((token) => ({
+        value: token.id,
+        label: `${text.settings.actorKind.token}: ${token.name ?? text.developers.operatorToken} (${token.id.slice(0, 8)})`,
+      })),
+    ];
+    const operations = [
+      { value: '', label: text.all },
+      ...WRITE_OPERATIONS.map((operationId) => ({ value: operationId, label: operationId })),
+    ];
     return settingsPage(
       c,
       'audit',
       <>
         <p class="muted">{text.settings.auditHint}</p>
         <form class="filters card" method="get" action="/console/settings/audit" data-testid="filter-form">
-          <Field
+          <Select
             label={text.settings.actor}
-            name="actor"
-            value={filters.actor}
-            hint={text.settings.actorHint}
+            name="actorId"
+            options={actors}
+            value={filters.actorId ?? ''}
+            id="audit-actor"
           />
-          <Field
+          <Select
             label={text.settings.action}
-            name="action"
-            value={filters.action}
-            hint={text.settings.actionHint}
+            name="operationId"
+            options={operations}
+            value={filters.operationId ?? ''}
+            id="audit-operation"
           />
           <Field label={text.settings.target} name="target" value={filters.target} />
           <Field label={text.links.createdFrom} name="from" type="date" value={filters.from} />
@@ -343,32 +422,43 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
             </thead>
             <tbody>
               {answer.body.entries.map((entry) => (
-                <tr data-testid="audit-row" data-id={entry.id} data-action={entry.action}>
+                <tr
+                  data-testid="audit-row"
+                  data-id={entry.id}
+                  data-operation={entry.operationId}
+                  data-actor={entry.actor.label ?? entry.actor.id ?? entry.actor.type}
+                  data-status={entry.status}
+                >
                   <Cell label={text.developers.when}>
                     {when(entry.at, tz, c.var.lang)}
                     {entry.clientAddress ? <span class="hint mono">{entry.clientAddress}</span> : null}
                   </Cell>
                   <Cell label={text.settings.actor}>
-                    {text.settings.actorKind[entry.actor.kind] ?? entry.actor.kind}:{' '}
-                    {entry.actor.email ?? entry.actor.name ?? entry.actor.id}
+                    <ActorOf entry={entry} c={c} />
                   </Cell>
                   <Cell label={text.settings.action}>
-                    <span class="mono">{entry.action}</span>
+                    <span class="mono">{entry.operationId}</span>
+                    {entry.status >= 400 ? (
+                      <>
+                        {' '}
+                        <Badge tone="bad">{text.settings.refused(entry.status)}</Badge>
+                      </>
+                    ) : null}
                   </Cell>
                   <Cell label={text.settings.target}>
                     <span class="mono">{entry.target ?? '—'}</span>
                   </Cell>
                   <Cell label={text.settings.change}>
-                    {entry.before !== undefined || entry.after !== undefined ? (
+                    {entry.before !== null || entry.after !== null ? (
                       <details>
                         <summary>{text.developers.show}</summary>
-                        {entry.before !== undefined && entry.before !== null ? (
+                        {entry.before !== null ? (
                           <>
                             <p class="hint">{text.settings.before}</p>
                             <pre>{JSON.stringify(entry.before, null, 2)}</pre>
                           </>
                         ) : null}
-                        {entry.after !== undefined && entry.after !== null ? (
+                        {entry.after !== null ? (
                           <>
                             <p class="hint">{text.settings.after}</p>
                             <pre>{JSON.stringify(entry.after, null, 2)}</pre>

@@ -1,0 +1,1 @@
+ALTER TABLE "gateway"."merchants" ADD COLUMN "customer_cancel_allowed" boolean DEFAULT false NOT NULL;

@@ -1,0 +1,2 @@
+ALTER TABLE "subscriptions"."charge_attempts" ADD COLUMN "declined_to" text;--> statement-breakpoint
+CREATE INDEX "subscriptions_customer_idx" ON "subscriptions"."subscriptions" USING btree ("merchant_id","customer_id") WHERE customer_id is not null;
