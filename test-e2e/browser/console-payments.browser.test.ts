@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { waitFor } from '@payrail/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { acceptAndSignIn } from './console-sign-in';
 import {
   ADMIN_TOKEN,
   type BrowserSystem,
@@ -28,7 +29,6 @@ import {
 // both languages at 1280 and 390 px, axe-core clean.
 
 const chromium = inject('chromium');
-const PASSWORD = 'violet tractor umbrella 42';
 const WIDE = { width: 1280, height: 900 };
 
 let env: BrowserSystem;
@@ -36,17 +36,6 @@ let api: MerchantApi;
 let merchant: Merchant;
 let owner: BrowserContext;
 let viewer: BrowserContext;
-
-/** The console link of the mail to `email` in the development mailbox. */
-async function mailedLink(email: string): Promise<string> {
-  return waitFor(async () => {
-    const response = await fetch(`${env.gatewayUrl}/dev/mailbox`);
-    if (response.status !== 200) return undefined;
-    const mails = (await response.json()) as Array<{ to: string; text: string }>;
-    const mail = mails.find((candidate) => candidate.to === email);
-    return mail ? /https?:\/\/\S+\/console\/\S+/.exec(mail.text)?.[0] : undefined;
-  });
-}
 
 /** The operator invites `email` as `role`; the person sets a password, skips TOTP and signs in. */
 async function personSignedIn(
@@ -60,21 +49,7 @@ async function personSignedIn(
     body: JSON.stringify({ email, name, role }),
   });
   expect(invited.status, await invited.clone().text()).toBe(201);
-  const context = await env.browser.newContext({ viewport: WIDE, locale: 'es-PY', acceptDownloads: true });
-  const page = await context.newPage();
-  await page.goto(await mailedLink(email));
-  await byTestId(page, 'invite-password').fill(PASSWORD);
-  await page.locator('#confirmation').fill(PASSWORD);
-  await byTestId(page, 'invite-submit').click();
-  await byTestId(page, 'totp-secret').waitFor();
-  await page.locator('form[action="/console/enrol/skip"] button').click();
-  await page.waitForURL(/\/console\/login/);
-  await byTestId(page, 'login-email').fill(email);
-  await byTestId(page, 'login-password').fill(PASSWORD);
-  await byTestId(page, 'login-submit').click();
-  await page.waitForURL(`${env.gatewayUrl}/console`);
-  await page.close();
-  return context;
+  return acceptAndSignIn(env, email, { viewport: WIDE });
 }
 
 async function expectAccessible(page: Page, step: string): Promise<void> {
