@@ -312,6 +312,42 @@ describe('the payments ledger through the gateway', () => {
       token: other.body.apiToken as string,
     });
     expect(foreign.status).toBe(404);
+
+    // The paid link's retrieval names its payment: the ledger's movement, its card, who paid.
+    const paidLink = await gateway(`/api/payrequests/${linkId}`, { token: merchant.token });
+    expect(paidLink.body).toMatchObject({
+      paid: true,
+      paymentId: linkPayment.id,
+      method: 'CARD',
+      processor: 'PARAGUAY.PROCESSOR_A',
+      cardLast4: '4242',
+      refundedAmount: '50000.00',
+      paidBy: { documentNumber },
+    });
+    const transferLink = await gateway(`/api/payrequests/${oneOff.body.id}`, { token: merchant.token });
+    expect(transferLink.body).toMatchObject({
+      method: 'BANK_TRANSFER',
+      paymentId: byKind('BANK_TRANSFER').id,
+      cardLast4: null,
+    });
+
+    // The report of the same money through the gateway: a range that holds every movement of the scenario.
+    const until = new Date(Date.parse(`${today}T12:00:00Z`) + 120 * 86_400_000).toISOString().slice(0, 10);
+    const report = await gateway(`/api/reports/summary?from=${today}&to=${until}&groupBy=month`, {
+      token: merchant.token,
+    });
+    expect(report.status, JSON.stringify(report.body)).toBe(200);
+    expect(report.body.currencies).toEqual([
+      expect.objectContaining({
+        currency: 'PYG',
+        collected: '380000.00',
+        refunded: '50000.00',
+        net: '330000.00',
+        declinedAttempts: 1,
+        recoveredInstallments: 1,
+      }),
+    ]);
+    expect(report.body.subscriptions).toMatchObject({ active: 1, cancelled: 0 });
   }, 240_000);
 
   it(`exports ${EXPORT_ROWS} rows as CSV through the gateway, every row once`, async () => {

@@ -1,19 +1,19 @@
 import type { Page } from 'playwright-core';
 import { waitFor } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { schedulerCaughtUp } from '../debit-support';
 import {
-  ADMIN_TOKEN,
+  billingRun,
   type BrowserSystem,
   byTestId,
   CARDS,
+  chargesOf,
   describeViolations,
   fillCardForm,
-  ledger,
   loginCodeFor,
   type Merchant,
   MerchantApi,
   newCustomer,
+  paymentSuccesses,
   processorFrame,
   screenshot,
   seriousAccessibilityViolations,
@@ -107,34 +107,11 @@ async function activeSubscription(owner: Merchant, linkId: number) {
   );
 }
 
-/** An operator's as-of run for the merchant, once billing-scheduler has caught up, until it completes. */
-async function billingRun(owner: Merchant, asOf: string): Promise<Record<string, unknown>> {
-  await schedulerCaughtUp(env.sql);
-  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-  const started = await fetch(`${env.gatewayUrl}/admin/billing/runs`, {
-    method: 'POST',
-    headers: admin,
-    body: JSON.stringify({ asOf, merchantId: owner.id }),
-  });
-  expect(started.status).toBe(202);
-  const { id } = (await started.json()) as { id: string };
-  return waitFor(
-    async () => {
-      const run = (await (
-        await fetch(`${env.gatewayUrl}/admin/billing/runs/${id}`, { headers: admin })
-      ).json()) as Record<string, unknown>;
-      return run.status === 'completed' ? run : undefined;
-    },
-    60_000,
-    200,
-  );
-}
-
 /** Installment 2 declined on its as-of run: pending again with a failed attempt. */
 async function declineSecondInstallment(owner: Merchant, linkId: number): Promise<Installment> {
   const subscription = await activeSubscription(owner, linkId);
   const second = subscription.installments.find((row) => row.number === 2) as Installment;
-  expect(await billingRun(owner, second.paymentDate)).toMatchObject({ due: 1, failed: 1 });
+  expect(await billingRun(env, owner, second.paymentDate)).toMatchObject({ due: 1, failed: 1 });
   await waitFor(
     async () =>
       (await api.subscriptionOf(owner, linkId))?.installments.find((row) => row.number === 2)?.status ===
@@ -143,22 +120,6 @@ async function declineSecondInstallment(owner: Merchant, linkId: number): Promis
     200,
   );
   return second;
-}
-
-/** The sandbox's approvals of one amount (each scenario's installment has an amount of its own). */
-async function approvals(amount: number) {
-  return (await ledger(env)).filter(
-    (entry) => entry.kind === 'charge' && Number(entry.amount) === amount && entry.resultCode === '00',
-  );
-}
-
-/** The merchant's event log: the PAYMENT_SUCCESS envelopes of one amount. */
-async function paymentSuccesses(owner: Merchant, amount: number) {
-  const rows = await env.sql<Array<{ body: string }>>`
-    select body from gateway.webhook_events where merchant_id = ${owner.id} and kind = 'PAYMENT_SUCCESS'`;
-  return rows
-    .map((row) => JSON.parse(row.body) as { data: { txId: string; amount: number } })
-    .filter((event) => Number(event.data.amount) === amount);
 }
 
 /** Waits until installment 2 is paid and the subscription active again. */
@@ -192,7 +153,7 @@ describe.skipIf(!chromium.available)('the customer’s own page in Chromium (iss
     await signIn(page, email);
     await payOnProcessorA(page, CARD_0341);
     const second = await declineSecondInstallment(merchant, link.id);
-    expect(await approvals(161000)).toHaveLength(0);
+    expect(await chargesOf(env, '161000')).toHaveLength(0);
 
     await page.goto(`${env.gatewayUrl}/pay/account?lang=es`);
     const subscription = byTestId(page, 'account-subscription');
@@ -223,14 +184,14 @@ describe.skipIf(!chromium.available)('the customer’s own page in Chromium (iss
     // A reload of the return and a second submit of the card change make no second charge.
     await page.goto(`${env.gatewayUrl}/pay/account/subscriptions/${subscriptionId}/card/return`);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const approved = await approvals(161000);
+    const approved = await chargesOf(env, '161000');
     expect(approved, JSON.stringify(approved)).toHaveLength(1);
     expect(approved[0]).toMatchObject({ processor: 'PARAGUAY.PROCESSOR_B', last4: '4242' });
     expect(returned).toContain('/pay/account');
 
     const successes = await waitFor(
       async () => {
-        const found = await paymentSuccesses(merchant, 161000);
+        const found = await paymentSuccesses(env, merchant, 161000);
         return found.length > 0 ? found : undefined;
       },
       30_000,
@@ -322,11 +283,11 @@ describe.skipIf(!chromium.available)('the customer’s own page in Chromium (iss
     ]);
     await paidAndActive(merchant, link.id);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const approved = await approvals(162000);
+    const approved = await chargesOf(env, '162000');
     expect(approved, JSON.stringify(approved)).toHaveLength(1);
     expect(approved[0]).toMatchObject({ processor: 'PARAGUAY.PROCESSOR_A', last4: '4444' });
     await waitFor(
-      async () => ((await paymentSuccesses(merchant, 162000)).length === 1 ? true : undefined),
+      async () => ((await paymentSuccesses(env, merchant, 162000)).length === 1 ? true : undefined),
       30_000,
       250,
     );

@@ -13,6 +13,7 @@ import {
 } from '@payrail/testing';
 import postgres from 'postgres';
 import { type Browser, type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
+import { schedulerCaughtUp } from '../debit-support';
 import { CONSUMERS, type E2eSystem, ROOT, startSystem } from '../support';
 import { CHROMIUM_ARGS } from './chromium';
 
@@ -247,6 +248,41 @@ export async function chargesOf(env: BrowserSystem, amount: string): Promise<Led
   const wanted = Number(amount);
   return (await ledger(env)).filter(
     (entry) => entry.kind === 'charge' && Number(entry.amount) === wanted && entry.resultCode === '00',
+  );
+}
+
+/** The merchant's PAYMENT_SUCCESS events (its webhook log) of one amount. */
+export async function paymentSuccesses(
+  env: BrowserSystem,
+  merchant: Merchant,
+  amount: number,
+): Promise<Array<{ data: { txId: string; amount: number } }>> {
+  const rows = await env.sql<Array<{ body: string }>>`
+    select body from gateway.webhook_events where merchant_id = ${merchant.id} and kind = 'PAYMENT_SUCCESS'`;
+  return rows
+    .map((row) => JSON.parse(row.body) as { data: { txId: string; amount: number } })
+    .filter((event) => Number(event.data.amount) === amount);
+}
+
+/** An operator's as-of billing run for one merchant, once billing-scheduler has caught up, until it completes. */
+export async function billingRun(env: BrowserSystem, merchant: Merchant, asOf: string): Promise<Json> {
+  await schedulerCaughtUp(env.sql);
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const started = await fetch(`${env.gatewayUrl}/admin/billing/runs`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ asOf, merchantId: merchant.id }),
+  });
+  if (started.status !== 202) throw new Error(`billing run: ${started.status} ${await started.text()}`);
+  const { id } = (await started.json()) as { id: string };
+  return waitFor(
+    async () => {
+      const response = await fetch(`${env.gatewayUrl}/admin/billing/runs/${id}`, { headers: admin });
+      const run = (await response.json()) as Json;
+      return run.status === 'completed' ? run : undefined;
+    },
+    60_000,
+    200,
   );
 }
 

@@ -478,6 +478,13 @@ export const eventSchemas = {
       paidAt: z.string(),
       authorizationCode: z.string().nullable(),
       processorReference: processorReferenceField,
+      /**
+       * The vault card charged: its brand and last 4 digits, no more (a paid link's retrieval shows them).
+       * Null when no stored card was charged, when the batch of installment charges announced it, and in
+       * older messages.
+       */
+      cardBrand: z.string().nullable().default(null),
+      cardLast4: z.string().nullable().default(null),
     }),
   },
   /**

@@ -65,6 +65,7 @@ export {
   PROCESSOR_GATEWAY_ERRORS,
   type ProcessorGatewayErrorCode,
   REFUND_ERRORS,
+  REPORT_ERRORS,
   type RefundErrorCode,
   SANDBOX_ERRORS,
   type SandboxErrorCode,
@@ -239,6 +240,18 @@ export {
   paymentMovement,
   paymentOperations,
 } from './api/payments';
+export {
+  REPORT_MAX_DAYS,
+  type ReportSummaryQuery,
+  type ReportSummaryResponse,
+  reportApi,
+  reportOperations,
+  reportSummaryQuery,
+  reportSummaryResponse,
+  SUBSCRIPTION_STATES_PATH,
+  type SubscriptionStateCounts,
+  subscriptionStateCounts,
+} from './api/reports';
 export {
   paymentIdParams,
   REFUND_STATUSES,

@@ -1,3 +1,4 @@
+import { DEFAULT_CUSTOMER_EMAIL_SETTINGS } from '@payrail/contracts';
 import { type ServiceUnderTest, startService } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayService } from '../src/service';
@@ -50,6 +51,8 @@ describe('GET /api/merchant', () => {
         callbackUrl: 'https://gym.example.com/cb',
         timezone: 'America/Asuncion',
         processors: ['PARAGUAY.PROCESSOR_B'],
+        customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+        contactEmail: null,
       },
     });
     // The operator changes it: the next request reads the change.
@@ -85,6 +88,8 @@ describe('GET /admin/merchants', () => {
       callbackUrl: null,
       timezone: 'America/Asuncion',
       processors: ['PARAGUAY.PROCESSOR_A', 'PARAGUAY.PROCESSOR_B'],
+      customerEmails: DEFAULT_CUSTOMER_EMAIL_SETTINGS,
+      contactEmail: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

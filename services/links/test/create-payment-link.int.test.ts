@@ -527,6 +527,14 @@ describe('GET /api/payrequests/{id}', () => {
       totalPeriods: null,
       dayOfMonth: null,
       monthForSecondInstallment: null,
+      // Not paid: every field of its payment is null.
+      paymentId: null,
+      paidAt: null,
+      method: null,
+      processor: null,
+      cardBrand: null,
+      cardLast4: null,
+      paidBy: null,
     });
   });
 

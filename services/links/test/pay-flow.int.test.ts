@@ -13,7 +13,7 @@ import type { MiddlewareHandler } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerVariables } from '../src/adapters/http/pay/session';
 import { postgresLinkPaymentRepository } from '../src/adapters/postgres/link-payment-repository';
-import { linkPayments, outbox, paymentLinks } from '../src/adapters/postgres/schema';
+import { customers, linkPayments, outbox, paymentLinks } from '../src/adapters/postgres/schema';
 import { linkExpiredEvent } from '../src/application/events';
 import { createLinksService } from '../src/service';
 import { processorGatewayStub } from './support/processor-gateway-stub';
@@ -453,6 +453,134 @@ describe('paying a link on the pay page', () => {
         authorizationCode: '123456',
       }),
     ]);
+  });
+
+  it("a paid link's retrieval names its payment: the charge as paymentId, the card's brand and last 4, who paid", async () => {
+    const link = await createLink(aOneOffLink());
+    const [payer] = await svc.database.db
+      .insert(customers)
+      .values({
+        merchantId: shop.merchantId,
+        email: 'rosa@example.com',
+        emailKey: 'rosa@example.com',
+        firstName: 'Rosa',
+        lastName: 'Benítez',
+        status: 'active',
+        createdAt: clock.now(),
+      })
+      .returning();
+    const customer = browser(shop, payer!.id);
+    const card = stub.addCard({
+      customerId: customer.customerId,
+      processor: 'PARAGUAY.PROCESSOR_B',
+      last4: '0005',
+      brand: 'Mastercard',
+      expiryMonth: 3,
+      expiryYear: 2031,
+      merchantId: shop.merchantId,
+    });
+    const unpaid = await svc.request('GET', `/api/payrequests/${link.id}`, { merchant: shop });
+    expect(await unpaid.json()).toMatchObject({
+      paid: false,
+      paymentId: null,
+      paidAt: null,
+      method: null,
+      processor: null,
+      cardBrand: null,
+      cardLast4: null,
+      paidBy: null,
+    });
+    const { csrf } = await customer.open(link.slug);
+    const paid = await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      savedCard: card.paymentMethodId,
+    });
+    expect(paid.headers.get('location')).toBe(`/pay/${link.slug}/receipt`);
+    const charge = stub.charges.get(`link:${link.id}:payment:1`)!;
+    const response = await svc.request('GET', `/api/payrequests/${link.id}`, { merchant: shop });
+    const body = (await response.json()) as { paidAt: string };
+    expect(body).toMatchObject({
+      statusId: 200,
+      paid: true,
+      // The movement's id: the charge, the txId of its webhooks and of the ledger.
+      paymentId: charge.chargeId,
+      // 12:00 UTC in the merchant's zone, with its offset.
+      paidAt: expect.stringMatching(/^2026-11-22T\d{2}:00:00[+-]\d{2}:\d{2}$/),
+      method: 'CARD',
+      processor: 'PARAGUAY.PROCESSOR_B',
+      cardBrand: 'Mastercard',
+      cardLast4: '0005',
+      paidBy: {
+        userId: payer!.id,
+        email: 'rosa@example.com',
+        documentNumber: null,
+        firstName: 'Rosa',
+        lastName: 'Benítez',
+      },
+    });
+    expect(new Date(body.paidAt).toISOString()).toBe(clock.now().toISOString());
+    // The list says the same.
+    const list = await svc.request('GET', `/api/payrequests?status=paid`, { merchant: shop });
+    const listed = ((await list.json()) as { payRequests: Array<{ id: number }> }).payRequests.find(
+      (item) => item.id === link.id,
+    );
+    expect(listed).toEqual(body);
+  });
+
+  it('payment.succeeded names the card to a link its browser settled first without it; an older message without it changes nothing', async () => {
+    const link = await createLink(aOneOffLink());
+    const customer = browser();
+    const { csrf } = await customer.open(link.slug);
+    await customer.post(`/pay/${link.slug}/pay`, {
+      _csrf: csrf,
+      option: 'single',
+      processor: 'PARAGUAY.PROCESSOR_A',
+    });
+    const charge = stub.settle(`link:${link.id}:payment:1`, 'succeeded');
+    // The browser comes back first: a hosted form's card is not in the vault, nothing says its last 4.
+    await customer.get(`/pay/${link.slug}/return/1`);
+    expect(await linkRow(link.id)).toMatchObject({ statusId: 200, paidCardLast4: null });
+    const succeeded = (card: { cardBrand?: string | null; cardLast4?: string | null }) => {
+      const event = createEvent(
+        'payment.succeeded',
+        {
+          idempotencyKey: charge.idempotencyKey,
+          chargeId: charge.chargeId,
+          merchantId: shop.merchantId,
+          processor: 'PARAGUAY.PROCESSOR_A',
+          amount: charge.amount,
+          currency: 'PYG',
+          installmentId: null,
+          attempt: null,
+          linkId: link.id,
+          paymentMethodId: null,
+          paidAt: clock.now().toISOString(),
+          authorizationCode: '123456',
+          processorReference: '000000004712',
+          ...card,
+        },
+        clock.now(),
+      );
+      return { id: event.id, type: event.type, body: JSON.stringify(event) };
+    };
+    const older = succeeded({});
+    // An older message: no card fields at all in its body.
+    const olderBody = JSON.parse(older.body);
+    delete olderBody.data.cardBrand;
+    delete olderBody.data.cardLast4;
+    await svc.bus.publish({ ...older, body: JSON.stringify(olderBody) });
+    await svc.bus.publish(succeeded({ cardBrand: 'Visa', cardLast4: '4242' }));
+    await waitFor(async () => (await linkRow(link.id)).paidCardLast4 !== null);
+    const response = await svc.request('GET', `/api/payrequests/${link.id}`, { merchant: shop });
+    expect(await response.json()).toMatchObject({
+      paymentId: charge.chargeId,
+      method: 'CARD',
+      processor: 'PARAGUAY.PROCESSOR_A',
+      cardBrand: 'Visa',
+      cardLast4: '4242',
+    });
+    expect(await eventsOf('link.paid', link.id)).toHaveLength(1);
   });
 
   it('payment.failed rejects the link (5) once; a form left unused until it expired rejects nothing', async () => {

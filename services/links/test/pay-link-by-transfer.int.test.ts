@@ -161,7 +161,21 @@ describe('a bank transfer pays a link (internal, for processor-gateway)', () => 
       },
     ]);
     const detail = await svc.request('GET', `/api/payrequests/${id}`, { merchant });
-    expect(await detail.json()).toMatchObject({ id, statusId: 200, paid: true });
+    const paid = (await detail.json()) as { paidAt: string };
+    expect(paid).toMatchObject({
+      id,
+      statusId: 200,
+      paid: true,
+      // The transfer's movement in processor-gateway: the txId of its webhooks and of the ledger.
+      paymentId: body.txId,
+      method: 'BANK_TRANSFER',
+      processor: null,
+      cardBrand: null,
+      cardLast4: null,
+      paidBy: null,
+    });
+    expect(new Date(paid.paidAt).toISOString()).toBe(clock.now().toISOString());
+    expect(paid.paidAt).toMatch(/[+-]\d{2}:\d{2}$/);
   });
 
   it('says a recurrent link is recurrent, so subscriptions activates its subscription', async () => {

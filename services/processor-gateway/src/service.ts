@@ -5,6 +5,8 @@ import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
 import { registerChargesProbe } from '@payrail/observability';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { refundRoutes } from './adapters/http/refund-routes';
+import { reportRoutes } from './adapters/http/report-routes';
+import { httpSubscriptionStates } from './adapters/http/subscription-states';
 import { internalRoutes } from './adapters/http/routes';
 import { webhookRoutes } from './adapters/http/webhooks';
 import { chargeOnChargeRequested } from './adapters/messaging/charge-on-charge-requested.consumer';
@@ -72,6 +74,17 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
       });
       app.route('/api', transfers.routes);
       app.route('/api', refundRoutes({ ...deps, logger, internalSecret }));
+      app.route(
+        '/api',
+        reportRoutes({
+          internalSecret,
+          ledger: deps.stores.ledger,
+          subscriptionStates: httpSubscriptionStates({
+            subscriptions: upstream('subscriptions'),
+            internalSecret,
+          }),
+        }),
+      );
       const relay = createOutboxRelay({
         database,
         outbox,

@@ -139,6 +139,9 @@ describe('hosted payment and its confirmation', () => {
         paymentMethodId: null,
         chargeId: first.chargeId,
         processorReference: row.reference,
+        // A hosted form's card is not in the vault: unknown.
+        cardBrand: null,
+        cardLast4: null,
       },
     });
     // The pay page reads the same from the charge.
@@ -333,6 +336,18 @@ describe('the vault', () => {
     const savedCardCharge = await json(charged);
     expect(savedCardCharge).toMatchObject({ status: 'succeeded', amount: '99000.00', paymentMethodId });
     expect(savedCardCharge.chargeId).toMatch(UUID_V7);
+    // payment.succeeded names the vault card (brand and last 4, no more): the link's retrieval shows them.
+    const [succeeded] = await settledEvents(`link:${nextLink}:payment:1`);
+    expect(succeeded).toMatchObject({
+      type: 'payment.succeeded',
+      data: {
+        chargeId: savedCardCharge.chargeId,
+        paymentMethodId,
+        cardBrand: saved[0].brand,
+        cardLast4: '4242',
+      },
+    });
+    expect(saved[0].brand).toEqual(expect.any(String));
     const again = await svc.request('POST', '/internal/payments/saved-card', { merchant, body });
     expect(again.status).toBe(200);
     const row = await existingCharge(svc, `link:${nextLink}:payment:1`);

@@ -4,6 +4,7 @@ import { createApp } from '@payrail/http';
 import { createOutboxRelay, postgresUnitOfWork } from '@payrail/messaging';
 import { readinessChecks, type ServiceDefinition } from '@payrail/runtime';
 import { bankTransferRoutes } from './adapters/http/bank-transfer-routes';
+import { reportRoutes } from './adapters/http/report-routes';
 import { payPageRoutes } from './adapters/http/pay-page-routes';
 import { subscriptionsRoutes } from './adapters/http/routes';
 import { activateSubscriptionOnLinkPaid } from './adapters/messaging/activate-subscription-on-link-paid.consumer';
@@ -38,6 +39,8 @@ export const subscriptionsService: ServiceDefinition = {
     app.route('/internal', bankTransferRoutes({ stores, clock, internalSecret }));
     // links' pay page: the schedule as it is now, where the customer agrees to it; the customer's own page.
     app.route('/internal', payPageRoutes({ stores, clock, internalSecret }));
+    // processor-gateway's report summary: subscriptions by state at the end of its range.
+    app.route('/internal', reportRoutes({ stores, internalSecret }));
     const unitOfWork = postgresUnitOfWork({ db: database.db, inbox, stores: subscriptionStores });
     const relay = createOutboxRelay({
       database,

@@ -198,6 +198,8 @@ function payments(copy: Copy): Array<EventData<'payment.succeeded'>> {
       paidAt: new Date(Date.UTC(2026, 1, 10, 15, 0, index)).toISOString(),
       authorizationCode: '123456',
       processorReference: `REF-${index}`,
+      cardBrand: null,
+      cardLast4: null,
     };
   });
 }

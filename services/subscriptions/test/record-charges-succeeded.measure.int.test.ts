@@ -141,6 +141,8 @@ async function seed(db: Database): Promise<Array<EventData<'payment.succeeded'>>
     paidAt: '2026-02-10T15:00:00.000Z',
     authorizationCode: '123456',
     processorReference: null,
+    cardBrand: null,
+    cardLast4: null,
   }));
 }
 

@@ -116,6 +116,8 @@ export const OPERATION_PERMISSIONS: Record<string, Permission> = {
   getRefund: read('refunds'),
   listPayments: read('refunds'),
   getPayment: read('refunds'),
+  // Totals of the ledger's money: read as the ledger itself is.
+  getReportSummary: read('refunds'),
   getMerchantProfile: read('settings'),
   listCustomers: read('links'),
   getCustomer: read('links'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PROCESSORS } from '../merchant-context';
 import { MAX_LENGTH, text } from '../text';
 import { type ApiOperation, defineOperation } from './operation';
-import { paymentLinkDetails } from './payment-links';
+import { MEMBERSHIP_PAYMENT, paymentLinkDetails } from './payment-links';
 import { STORY_BASE_URL, STORY_LINKS } from './story';
 import { offsetDateTime } from './time';
 
@@ -171,6 +171,7 @@ export const customerApi = {
               totalPeriods: 12,
               dayOfMonth: 5,
               monthForSecondInstallment: 1,
+              ...MEMBERSHIP_PAYMENT,
             },
           ],
           savedCards: [

@@ -363,6 +363,16 @@ export const REFUND_ERRORS = {
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
+/** `GET /api/reports/summary` (processor-gateway). */
+export const REPORT_ERRORS = {
+  REPORT_RANGE_INVALID: {
+    status: 400,
+    description:
+      '`to` is before `from`, or the range is longer than a report covers (366 days by day, 3660 by month); `errors[]` names it.',
+    detail: 'to must not be before from',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
 /**
  * processor-gateway's table (`createApp({ errors })`): its bank notifications (`BANK_TRANSFER_ERRORS`,
  * public), its refunds (`REFUND_ERRORS`, public) and what it answers links over `/internal` for the pay page. The internal codes are not in the
@@ -372,6 +382,7 @@ export const REFUND_ERRORS = {
 export const PROCESSOR_GATEWAY_ERRORS = {
   ...BANK_TRANSFER_ERRORS,
   ...REFUND_ERRORS,
+  ...REPORT_ERRORS,
   /** A refund's `Idempotency-Key` already made a refund of another request (as the gateway's own check). */
   IDEMPOTENCY_KEY_REUSED: COMMON_ERRORS.IDEMPOTENCY_KEY_REUSED,
   VALIDATION_ERROR: {
@@ -440,6 +451,7 @@ export const ERROR_CODES = {
   ...SUBSCRIPTION_ERRORS,
   ...BANK_TRANSFER_ERRORS,
   ...REFUND_ERRORS,
+  ...REPORT_ERRORS,
   ...BILLING_ERRORS,
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -8,6 +8,7 @@ import type { ApiOperation } from './operation';
 import { paymentLinkOperations } from './payment-links';
 import { paymentOperations } from './payments';
 import { refundOperations } from './refunds';
+import { reportOperations } from './reports';
 import { subscriptionOperations } from './subscriptions';
 import { adminWebhookOperations, webhookOperations } from './webhooks';
 
@@ -20,6 +21,7 @@ export const apiOperations: ApiOperation[] = [
   ...subscriptionOperations,
   ...bankNotificationOperations,
   ...paymentOperations,
+  ...reportOperations,
   ...refundOperations,
   ...webhookOperations,
   ...accessOperations,

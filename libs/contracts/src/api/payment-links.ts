@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { PROCESSORS, type Processor } from '../merchant-context';
 import { dayOfMonthSchema, moneyString } from '../rules';
 import { calendarDate, MAX_LENGTH, text, textRules } from '../text';
-import { PAID_ON_PAY_PAGE, STORY_BASE_URL, STORY_LINKS } from './story';
+import { PAID_ON_PAY_PAGE, STORY_BASE_URL, STORY_LINKS, STORY_PAYMENTS } from './story';
 import { offsetDateTime } from './time';
 
 /** The largest amount a `numeric(18, 2)` column holds, in minor units. */
@@ -256,6 +256,56 @@ export const signedInUserLinkResponse = z.object({
   userId: z.number().int(),
 });
 
+/** Who paid a link on its pay page: the service user (`GET /api/customers/{id}`) as they were then. */
+export const linkPayer = z.object({
+  userId: z.number().int().meta({ description: 'The service user (`GET /api/customers/{userId}`).' }),
+  email: z.string().nullable().meta({ description: 'Their e-mail; null for a customer known by document.' }),
+  documentNumber: z
+    .string()
+    .nullable()
+    .meta({ description: 'The document number confirmed on a no-login link; else null.' }),
+  firstName: z.string().meta({ description: 'Empty when never given (a customer known by document).' }),
+  lastName: z.string().meta({ description: 'Empty when never given (a customer known by document).' }),
+});
+
+/**
+ * What paid a link (issue 27). On a link not paid (any `statusId` but 200) every one of these is null: a
+ * client that stores them keeps nullable columns, or reads `paid` first.
+ */
+const linkPaymentFields = {
+  paymentId: z
+    .uuid()
+    .nullable()
+    .meta({
+      description:
+        'The payment (`GET /api/payments/{id}`): the `txId` its webhooks carry. Null until the link is paid ' +
+        '(and for a link paid by bank transfer before payments were recorded with it).',
+    }),
+  paidAt: offsetDateTime
+    .nullable()
+    .meta({ description: "When it was paid, with your time zone's offset; null until it is." }),
+  method: z.enum(['CARD', 'BANK_TRANSFER']).nullable().meta({
+    description:
+      'How it was paid: by card on the pay page, or by a bank transfer you notified; null until it is.',
+  }),
+  processor: z
+    .enum(PROCESSORS)
+    .nullable()
+    .meta({ description: 'A card payment: the processor that took it; else null.' }),
+  cardBrand: z
+    .string()
+    .nullable()
+    .meta({ description: "A card payment: the card's brand when known; else null." }),
+  cardLast4: z
+    .string()
+    .nullable()
+    .meta({ description: "A card payment: the card's last 4 digits when known (never more); else null." }),
+  paidBy: linkPayer.nullable().meta({
+    description:
+      'A card payment: the customer who paid on the pay page; null for a bank transfer and until paid.',
+  }),
+};
+
 /** The response of `GET /api/payrequests/{id}`. */
 export const paymentLinkDetails = z.object({
   id: z.number().int(),
@@ -288,6 +338,7 @@ export const paymentLinkDetails = z.object({
   totalPeriods: z.number().int().nullable(),
   dayOfMonth: z.number().int().nullable(),
   monthForSecondInstallment: z.number().int().nullable(),
+  ...linkPaymentFields,
 });
 
 export type PaymentLinkDetails = z.infer<typeof paymentLinkDetails>;
@@ -459,6 +510,28 @@ const signedInUserExample = {
   signedInUser: { email: 'ana@example.com', firstName: 'Ana', lastName: 'Gómez' },
 };
 
+/** The payment fields of a link not paid. */
+export const UNPAID = {
+  paymentId: null,
+  paidAt: null,
+  method: null,
+  processor: null,
+  cardBrand: null,
+  cardLast4: null,
+  paidBy: null,
+} as const;
+
+/** Link 2 as the customer with document 4567890 paid it on the pay page (PROCESSOR_A, the test Visa). */
+export const MEMBERSHIP_PAYMENT = {
+  paymentId: STORY_PAYMENTS.membershipCard,
+  paidAt: '2026-11-23T09:04:20-03:00',
+  method: 'CARD',
+  processor: 'PARAGUAY.PROCESSOR_A',
+  cardBrand: 'Visa',
+  cardLast4: '4242',
+  paidBy: { userId: 2, email: null, documentNumber: '4567890', firstName: '', lastName: '' },
+} as const;
+
 const createdLink = (id: number, amount: string, slug: string) => ({
   id,
   currency: 'PYG',
@@ -494,6 +567,7 @@ const oneOffDetails = {
   totalPeriods: null,
   dayOfMonth: null,
   monthForSecondInstallment: null,
+  ...UNPAID,
 };
 
 const statusNote = `\n\nStatus codes (\`statusId\`):\n\n${PAYMENT_LINK_STATUS_TABLE}`;
@@ -664,6 +738,7 @@ export const paymentLinkApi = {
           totalPeriods: 12,
           dayOfMonth: 5,
           monthForSecondInstallment: 1,
+          ...MEMBERSHIP_PAYMENT,
         },
       },
     },
@@ -743,6 +818,7 @@ export const paymentLinkApi = {
           totalPeriods: null,
           dayOfMonth: null,
           monthForSecondInstallment: null,
+          ...UNPAID,
         },
       },
     },

@@ -48,7 +48,13 @@ export async function payLinkByTransfer(
   }
   const now = deps.clock.now();
   const paid = await deps.links.payByTransfer(
-    { merchantId: merchant.merchantId, linkId: transfer.linkId, reference: transfer.reference, paidAt: now },
+    {
+      merchantId: merchant.merchantId,
+      linkId: transfer.linkId,
+      reference: transfer.reference,
+      txId: transfer.txId,
+      paidAt: now,
+    },
     (link) => assertPayableByTransfer(link, transfer, now),
     (link) =>
       createEvent(

@@ -6,6 +6,7 @@ import {
   type ChargeView,
   type HostedForm,
   PaymentAttemptUsed,
+  type SavedCard,
 } from '../ports/card-payments';
 import type { LinkPayment, LinkPaymentRepository, PaymentOutcome } from '../ports/link-payment-repository';
 import type { MerchantProfiles } from '../ports/merchant-profiles';
@@ -56,7 +57,7 @@ function returnUrl(deps: PayLinkDeps, slug: string, paymentNumber: number): stri
   return new URL(returnPath(slug, paymentNumber), deps.publicBaseUrl).toString();
 }
 
-function outcomeOf(charge: ChargeView): PaymentOutcome | undefined {
+function outcomeOf(charge: ChargeView, card?: SavedCard): PaymentOutcome | undefined {
   if (charge.status === 'succeeded') {
     return {
       kind: 'succeeded',
@@ -64,6 +65,7 @@ function outcomeOf(charge: ChargeView): PaymentOutcome | undefined {
       paymentMethodId: charge.paymentMethodId,
       processorReference: charge.processorReference ?? null,
       authorizationCode: charge.authorizationCode ?? null,
+      card: card ? { brand: card.brand, last4: card.last4 } : null,
     };
   }
   if (charge.status === 'failed') {
@@ -80,14 +82,18 @@ function outcomeOf(charge: ChargeView): PaymentOutcome | undefined {
   return undefined;
 }
 
-/** The step after processor-gateway told the charge's state. */
+/**
+ * The step after processor-gateway told the charge's state; `card`: the vault card charged, when this
+ * process knows it (else `payment.succeeded` names it to the link afterwards).
+ */
 export async function stepFromCharge(
   deps: PayLinkDeps,
   link: PaymentLink,
   attempt: LinkPayment,
   charge: ChargeView | undefined,
+  card?: SavedCard,
 ): Promise<PaymentStep> {
-  const outcome = charge ? outcomeOf(charge) : undefined;
+  const outcome = charge ? outcomeOf(charge, card) : undefined;
   if (!outcome) return { kind: 'waiting', link, attempt };
   const settled = await settleAttempt(deps, attempt, outcome);
   if (!settled) return { kind: 'not-found' };
@@ -130,7 +136,29 @@ export async function chargeCard(
     charge = await deps.cards.linkCharge(merchant, link.id, attempt.paymentNumber);
   }
   if (charge) await deps.payments.record(link.id, attempt.paymentNumber, { chargeId: charge.chargeId });
-  return stepFromCharge(deps, link, attempt, charge);
+  const card =
+    charge?.status === 'succeeded' ? await chargedCard(deps, merchant, attempt, charge) : undefined;
+  return stepFromCharge(deps, link, attempt, charge, card);
+}
+
+/**
+ * The vault card an approved charge took (brand and last 4 for the link's retrieval). Not knowing it is no
+ * reason to fail the payment: undefined, and `payment.succeeded` brings it.
+ */
+async function chargedCard(
+  deps: PayLinkDeps,
+  merchant: MerchantContext,
+  attempt: LinkPayment,
+  charge: ChargeView,
+): Promise<SavedCard | undefined> {
+  const paymentMethodId = charge.paymentMethodId ?? attempt.paymentMethodId;
+  if (!paymentMethodId || attempt.customerId === null) return undefined;
+  try {
+    const cards = await deps.cards.savedCards(merchant, attempt.customerId);
+    return cards.find((card) => card.paymentMethodId === paymentMethodId);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs an attempt from where it stands: opens its form, or charges its card. */

@@ -59,6 +59,7 @@ export async function settleAttemptOfChargeOutcome(
       paymentMethodId: data.paymentMethodId,
       processorReference: data.processorReference,
       authorizationCode: data.authorizationCode,
+      card: { brand: data.cardBrand, last4: data.cardLast4 },
     });
     return;
   }

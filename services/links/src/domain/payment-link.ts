@@ -52,6 +52,27 @@ export interface PaymentLink extends PaymentLinkDraft {
   lastDecline?: { code: string; category: string } | null;
   /** Two-decimal string: what was given back of its payment (refunds that succeeded); the link stays paid. */
   refundedAmount?: string;
+  /** The payment of a paid link (statusId 200); undefined or null fields on an unpaid one. */
+  payment?: LinkPaymentDetails;
+}
+
+/** Who paid a link on its pay page, as the service user was when they paid. */
+export interface LinkPayer {
+  userId: number;
+  email: string | null;
+  documentNumber: string | null;
+  firstName: string;
+  lastName: string;
+}
+
+/** What paid a link: the movement (`txId`), how, the card (brand and last 4, no more) and who. */
+export interface LinkPaymentDetails {
+  paymentId: string | null;
+  method: 'CARD' | 'BANK_TRANSFER' | null;
+  processor: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  paidBy: LinkPayer | null;
 }
 
 /** `payWaitHours` 0 or absent: the link never expires. */

@@ -36,6 +36,8 @@ export type PaymentOutcome =
       /** What the processor knows the charge by, and its authorization code, when told (for `link.paid`). */
       processorReference?: string | null;
       authorizationCode?: string | null;
+      /** The vault card charged, when known: its brand and last 4 digits (the link's retrieval shows them). */
+      card?: { brand: string | null; last4: string | null } | null;
     }
   | {
       kind: 'failed';

@@ -56,7 +56,8 @@ export interface PaymentLinkRepository {
    * throws; nothing is stored), marks the link paid at `paidAt`, records the settlement and the link's event.
    */
   payByTransfer(
-    request: { merchantId: string; linkId: number; reference: string; paidAt: Date },
+    /** `txId`: processor-gateway's id of the transfer, the payment's movement id. */
+    request: { merchantId: string; linkId: number; reference: string; txId: string; paidAt: Date },
     check: (link: PaymentLink) => void,
     eventFor: (link: PaymentLink) => EventEnvelope,
   ): Promise<{ link: PaymentLink; settlement: LinkTransferSettlement } | undefined>;

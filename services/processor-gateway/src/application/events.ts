@@ -23,9 +23,14 @@ function purpose(charge: Charge) {
 
 /**
  * The event announcing a charge that just settled; none for one still open. `blockedUntil`: when the
- * card's block ends, for a `card-blocked` decline.
+ * card's block ends, for a `card-blocked` decline; `card`: the vault card an approved charge took.
  */
-export function chargeSettled(charge: Charge, at: Date, blockedUntil: Date | null = null): EventEnvelope[] {
+export function chargeSettled(
+  charge: Charge,
+  at: Date,
+  blockedUntil: Date | null = null,
+  card: Pick<PaymentMethod, 'brand' | 'last4'> | null = null,
+): EventEnvelope[] {
   if (charge.status === 'succeeded') {
     return [
       createEvent(
@@ -34,6 +39,8 @@ export function chargeSettled(charge: Charge, at: Date, blockedUntil: Date | nul
           ...purpose(charge),
           paidAt: (charge.settledAt ?? at).toISOString(),
           authorizationCode: charge.authorizationCode,
+          cardBrand: card?.brand ?? null,
+          cardLast4: card?.last4 ?? null,
         },
         at,
       ),

@@ -119,7 +119,11 @@ export async function applySettlement(
   await stores.charges.saveCharge(next);
   if (isSettled(next.status)) {
     const blockedUntil = next.status === 'failed' ? await applyCardLock(stores, next, now) : null;
-    await stores.outbox.publish(chargeSettled(next, now, blockedUntil));
+    const card =
+      next.status === 'succeeded' && next.paymentMethodId !== null
+        ? await stores.paymentMethods.findPaymentMethod(next.merchantId, next.paymentMethodId)
+        : undefined;
+    await stores.outbox.publish(chargeSettled(next, now, blockedUntil, card ?? null));
   }
   return next;
 }

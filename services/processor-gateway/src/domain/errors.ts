@@ -221,3 +221,13 @@ export class RefundAmountExceedsRefundable extends ProcessorGatewayError {
     ]);
   }
 }
+
+/** A report's range: `to` before `from`, or longer than a report covers. */
+export class ReportRangeInvalid extends ProcessorGatewayError {
+  constructor(
+    readonly path: 'from' | 'to',
+    readonly problem: string,
+  ) {
+    super('REPORT_RANGE_INVALID', `${path} ${problem}`, [{ path, message: problem }]);
+  }
+}

@@ -6,6 +6,16 @@ import type {
   Movement,
 } from '../domain/ledger';
 
+/** The report's figures of one currency in one period. */
+export interface SummaryRow {
+  currency: string;
+  period: string;
+  collected: string;
+  refunded: string;
+  declinedAttempts: number;
+  recoveredInstallments: number;
+}
+
 /** A ledger row with its position in the order (for the next page's cursor). */
 export interface PositionedMovement {
   movement: Movement;
@@ -36,6 +46,15 @@ export interface LedgerStore {
   find(merchantId: string, id: string): Promise<Movement | undefined>;
   /** The refunds of a payment in the ledger, oldest first. */
   refundsOf(merchantId: string, paymentId: string): Promise<Movement[]>;
+  /**
+   * The report's figures per currency and period: movements decided (settled, else created) from `from`
+   * up to but not including `before`, the period the local day (`yyyy-MM-dd`) or month (`yyyy-MM`) of
+   * that instant in `timezone`. Sums as decimal strings, as PostgreSQL adds them (no float).
+   */
+  summary(
+    merchantId: string,
+    range: { from: Date; before: Date; timezone: string; groupBy: 'day' | 'month' },
+  ): Promise<SummaryRow[]>;
   /** Up to `limit` movements after `after` (newest first), matching every filter. */
   page(
     merchantId: string,

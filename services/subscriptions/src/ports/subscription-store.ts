@@ -1,3 +1,4 @@
+import type { SubscriptionStateCounts } from '@payrail/contracts';
 import type { SubscriptionCriteria } from '../domain/identifiers';
 import type { SubscriptionStatus } from '../domain/status';
 import type { Subscription } from '../domain/subscription';
@@ -49,6 +50,12 @@ export interface SubscriptionStore {
    * ones dated from `from` to `to` (calendar days, both included), summed per currency.
    */
   summarize(merchantId: string, upcoming: { from: string; to: string }): Promise<SubscriptionSummary>;
+  /**
+   * How many of the merchant's subscriptions were in each state at `at`: made by then; ended by then (its
+   * final status); else `past_due` if it is now (no history of it is kept), `active` if activated by then,
+   * else `pending`.
+   */
+  statesAt(merchantId: string, at: Date): Promise<SubscriptionStateCounts>;
   /** Bulk: each criteria's open subscriptions (locked, in id order), by the caller's key. */
   findOpenByCriteriaBulk(
     merchantId: string,

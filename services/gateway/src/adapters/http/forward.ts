@@ -25,6 +25,7 @@ export const ROUTES: Array<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/subscriptions', service: 'subscriptions' },
   { prefix: '/api/bank-notification/', service: 'processor-gateway' },
   { prefix: '/api/payments', service: 'processor-gateway' },
+  { prefix: '/api/reports/', service: 'processor-gateway' },
 ];
 
 export function ownerOf(path: string): ServiceName | undefined {

@@ -74,6 +74,22 @@ function details(link: PaymentLink, merchant: MerchantContext, baseUrl: string):
     totalPeriods: terms?.type === 'STATIC' ? terms.totalPeriods : null,
     dayOfMonth: terms?.type === 'STATIC' ? terms.dayOfMonth : null,
     monthForSecondInstallment: terms?.type === 'STATIC' ? terms.monthForSecondInstallment : null,
+    ...paymentOf(link, merchant),
+  };
+}
+
+/** What paid the link (issue 27): every field null while it is not paid. */
+function paymentOf(link: PaymentLink, merchant: MerchantContext) {
+  const paid = link.statusId === LinkStatus.PAID;
+  const payment = paid ? link.payment : undefined;
+  return {
+    paymentId: payment?.paymentId ?? null,
+    paidAt: paid && link.paidAt ? localDateTimeWithOffset(link.paidAt, merchant.timezone) : null,
+    method: payment?.method ?? null,
+    processor: (payment?.method === 'CARD' ? payment.processor : null) as PaymentLinkDetails['processor'],
+    cardBrand: payment?.cardBrand ?? null,
+    cardLast4: payment?.cardLast4 ?? null,
+    paidBy: payment?.paidBy ?? null,
   };
 }
 

@@ -2,10 +2,10 @@ import type { Processor } from '@payrail/contracts';
 import type { Executor } from '@payrail/db';
 import { enqueueEvent } from '@payrail/messaging';
 import { and, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import { LinkStatus } from '../../domain/payment-link';
+import { type LinkPayer, LinkStatus } from '../../domain/payment-link';
 import type { LinkPayment, LinkPaymentRepository } from '../../ports/link-payment-repository';
 import { toLink } from './payment-link-repository';
-import { linkPayments, outbox, paymentLinks } from './schema';
+import { customers, linkPayments, outbox, paymentLinks } from './schema';
 
 type Row = typeof linkPayments.$inferSelect;
 
@@ -14,6 +14,20 @@ function toAttempt(row: Row): LinkPayment {
 }
 
 const PAYABLE = [LinkStatus.PENDING, LinkStatus.LAST_ATTEMPT_REJECTED];
+
+/** The service user who paid, as they are now (kept on the link: a later change does not rewrite who paid). */
+async function payerOf(tx: Executor, customerId: number | null): Promise<LinkPayer | null> {
+  if (customerId === null) return null;
+  const [row] = await tx.select().from(customers).where(eq(customers.id, customerId));
+  if (!row) return null;
+  return {
+    userId: row.id,
+    email: row.email,
+    documentNumber: row.documentNumber,
+    firstName: row.firstName,
+    lastName: row.lastName,
+  };
+}
 
 export function postgresLinkPaymentRepository(db: Executor): LinkPaymentRepository {
   return {
@@ -105,6 +119,20 @@ export function postgresLinkPaymentRepository(db: Executor): LinkPaymentReposito
         const attempt = toAttempt(row);
         const link = toLink(lockedLink);
         if (attempt.status === 'succeeded' || (attempt.status === 'failed' && outcome.kind === 'failed')) {
+          // The browser settled it first without the card: the payment event names it afterwards.
+          const card = outcome.kind === 'succeeded' ? outcome.card : undefined;
+          if (
+            card?.last4 &&
+            lockedLink.paidChargeId === outcome.chargeId &&
+            lockedLink.paidCardLast4 === null
+          ) {
+            const [withCard] = await tx
+              .update(paymentLinks)
+              .set({ paidCardBrand: card.brand, paidCardLast4: card.last4 })
+              .where(eq(paymentLinks.id, linkId))
+              .returning();
+            if (withCard) return { link: toLink(withCard), attempt, changed: false };
+          }
           return { link, attempt, changed: false };
         }
         if (outcome.kind === 'succeeded') {
@@ -132,6 +160,11 @@ export function postgresLinkPaymentRepository(db: Executor): LinkPaymentReposito
               paidPaymentMethodId: settledAttempt.paymentMethodId,
               paidChargeId: outcome.chargeId,
               paidCustomerId: settledAttempt.customerId,
+              paidPaymentId: outcome.chargeId,
+              paidMethod: 'CARD',
+              paidCardBrand: outcome.card?.brand ?? null,
+              paidCardLast4: outcome.card?.last4 ?? null,
+              paidBy: await payerOf(tx, settledAttempt.customerId),
               lastDeclineCode: null,
               lastDeclineCategory: null,
             })

@@ -44,6 +44,14 @@ export function toLink(row: Row): PaymentLink {
         ? { code: row.lastDeclineCode, category: row.lastDeclineCategory }
         : null,
     refundedAmount: row.refundedAmount,
+    payment: {
+      paymentId: row.paidPaymentId,
+      method: row.paidMethod,
+      processor: row.paidProcessor,
+      cardBrand: row.paidCardBrand,
+      cardLast4: row.paidCardLast4,
+      paidBy: row.paidBy,
+    },
   };
 }
 
@@ -247,7 +255,7 @@ export function postgresPaymentLinkRepository(db: Database): PaymentLinkReposito
       return row;
     },
 
-    async payByTransfer({ merchantId, linkId, reference, paidAt }, check, eventFor) {
+    async payByTransfer({ merchantId, linkId, reference, txId, paidAt }, check, eventFor) {
       return db.transaction(async (tx) => {
         const [locked] = await tx
           .select()
@@ -273,7 +281,7 @@ export function postgresPaymentLinkRepository(db: Database): PaymentLinkReposito
         check(toLink(locked));
         const [paid] = await tx
           .update(paymentLinks)
-          .set({ statusId: LinkStatus.PAID, paidAt })
+          .set({ statusId: LinkStatus.PAID, paidAt, paidPaymentId: txId, paidMethod: 'BANK_TRANSFER' })
           .where(eq(paymentLinks.id, linkId))
           .returning();
         if (!paid) throw new Error('update returned no row');

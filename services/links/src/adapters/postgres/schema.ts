@@ -1,6 +1,7 @@
 import { MAX_LENGTH } from '@payrail/contracts';
 import { inboxTable, outboxTable } from '@payrail/messaging';
 import { sql } from 'drizzle-orm';
+import type { LinkPayer } from '../../domain/payment-link';
 import {
   bigint,
   boolean,
@@ -84,6 +85,18 @@ export const paymentLinks = linksSchema.table(
     paidPaymentMethodId: uuid('paid_payment_method_id'),
     paidChargeId: uuid('paid_charge_id'),
     paidCustomerId: bigint('paid_customer_id', { mode: 'number' }),
+    /**
+     * The payment of a paid link (issue 27): its movement id (the `txId` of its webhooks and of
+     * processor-gateway's ledger: the card charge's id, the registered transfer's), `CARD` or
+     * `BANK_TRANSFER`, the card's brand and last 4 when the vault card is known, and who paid (the service
+     * user as they were then). Null on an unpaid link, and the payment id on a link paid by transfer before
+     * these columns.
+     */
+    paidPaymentId: uuid('paid_payment_id'),
+    paidMethod: text('paid_method', { enum: ['CARD', 'BANK_TRANSFER'] }),
+    paidCardBrand: varchar('paid_card_brand', { length: 40 }),
+    paidCardLast4: varchar('paid_card_last4', { length: 4 }),
+    paidBy: jsonb('paid_by').$type<LinkPayer | null>(),
     /** Why the last card attempt was declined (statusId 5): shown to the customer in their language. */
     lastDeclineCode: text('last_decline_code'),
     lastDeclineCategory: text('last_decline_category'),

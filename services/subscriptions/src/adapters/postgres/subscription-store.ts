@@ -135,6 +135,25 @@ export function postgresSubscriptionStore(executor: Executor): SubscriptionStore
       return rows.map(toSubscription);
     },
 
+    async statesAt(merchantId, at) {
+      const instant = at.toISOString();
+      const state = sql<string>`case
+        when ${subscriptions.endedAt} is not null and ${subscriptions.endedAt} <= ${instant}::timestamptz
+          then ${subscriptions.status}
+        when ${subscriptions.status} = 'past_due' then 'past_due'
+        when ${subscriptions.activatedAt} is not null and ${subscriptions.activatedAt} <= ${instant}::timestamptz
+          then 'active'
+        else 'pending' end`;
+      const counted = await executor
+        .select({ state, count: sql<number>`count(*)::int` })
+        .from(subscriptions)
+        .where(and(eq(subscriptions.merchantId, merchantId), lte(subscriptions.createdAt, at)))
+        .groupBy(sql`1`);
+      const counts = { pending: 0, active: 0, past_due: 0, completed: 0, cancelled: 0 };
+      for (const row of counted) counts[row.state as keyof typeof counts] = Number(row.count);
+      return counts;
+    },
+
     async summarize(merchantId, upcoming) {
       const counted = await executor
         .select({ status: subscriptions.status, count: sql<number>`count(*)::int` })

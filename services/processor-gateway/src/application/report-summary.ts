@@ -1,0 +1,82 @@
+import {
+  type Currency,
+  type MerchantContext,
+  REPORT_MAX_DAYS,
+  type ReportSummaryQuery,
+  type ReportSummaryResponse,
+} from '@payrail/contracts';
+import { formatAmount, parseAmount } from '@payrail/money';
+import { addDays, type IsoDate, startOfLocalDay } from '@payrail/time';
+import { ReportRangeInvalid } from '../domain/errors';
+import type { LedgerStore, SummaryRow } from '../ports/ledger-store';
+import type { SubscriptionStates } from '../ports/subscription-states';
+
+type Figures = Omit<SummaryRow, 'currency' | 'period'>;
+
+const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
+
+/** Adds two sets of figures; money in minor units (libs/money), never a float. */
+function add(a: Figures, b: Figures): Figures {
+  return {
+    collected: formatAmount(parseAmount(a.collected) + parseAmount(b.collected)),
+    refunded: formatAmount(parseAmount(a.refunded) + parseAmount(b.refunded)),
+    declinedAttempts: a.declinedAttempts + b.declinedAttempts,
+    recoveredInstallments: a.recoveredInstallments + b.recoveredInstallments,
+  };
+}
+
+const withNet = (figures: Figures) => ({
+  collected: figures.collected,
+  refunded: figures.refunded,
+  net: formatAmount(parseAmount(figures.collected) - parseAmount(figures.refunded)),
+  declinedAttempts: figures.declinedAttempts,
+  recoveredInstallments: figures.recoveredInstallments,
+});
+
+const ZERO: Figures = { collected: '0.00', refunded: '0.00', declinedAttempts: 0, recoveredInstallments: 0 };
+
+/**
+ * `GET /api/reports/summary`: the ledger's money per currency, in total and per day or month of the
+ * merchant's time zone. The range is from the start of `from` to the start of the day after `to` there,
+ * so a movement decided at 23:59:59 local time counts on its day and one at 00:00:00 on the next.
+ */
+export async function reportSummary(
+  deps: { ledger: LedgerStore; subscriptionStates: SubscriptionStates },
+  merchant: MerchantContext,
+  query: ReportSummaryQuery,
+): Promise<ReportSummaryResponse> {
+  const groupBy = query.groupBy ?? 'day';
+  if (query.to < query.from) throw new ReportRangeInvalid('to', 'must not be before from');
+  const days = dayNumber(query.to) - dayNumber(query.from) + 1;
+  if (days > REPORT_MAX_DAYS[groupBy]) {
+    throw new ReportRangeInvalid(
+      'to',
+      `the range is at most ${REPORT_MAX_DAYS[groupBy]} days with groupBy=${groupBy}`,
+    );
+  }
+  const before = startOfLocalDay(addDays(query.to as IsoDate, 1), merchant.timezone);
+  const [rows, states] = await Promise.all([
+    deps.ledger.summary(merchant.merchantId, {
+      from: startOfLocalDay(query.from as IsoDate, merchant.timezone),
+      before,
+      timezone: merchant.timezone,
+      groupBy,
+    }),
+    // The end of the range: the last instant of `to` in the merchant's zone.
+    deps.subscriptionStates.at(merchant, new Date(before.getTime() - 1)),
+  ]);
+  const byCurrency = new Map<string, SummaryRow[]>();
+  for (const row of rows) byCurrency.set(row.currency, [...(byCurrency.get(row.currency) ?? []), row]);
+  return {
+    from: query.from,
+    to: query.to,
+    groupBy,
+    timezone: merchant.timezone,
+    currencies: [...byCurrency].map(([currency, periods]) => ({
+      currency: currency as Currency,
+      ...withNet(periods.reduce<Figures>(add, ZERO)),
+      periods: periods.map((row) => ({ period: row.period, ...withNet(row) })),
+    })),
+    subscriptions: states ?? null,
+  };
+}
