@@ -92,6 +92,9 @@ summary{cursor:pointer;color:#0b4f8a;padding:.35rem 0;font-weight:600}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f4f6;padding:.5rem;border-radius:.35rem;font-size:.85rem;max-height:20rem;overflow:auto}
 .empty{padding:1rem;color:#4b5563;background:#fff;border-radius:.5rem}
 footer.foot{padding:1rem;color:#4b5563;font-size:.85rem}
+figure.chart{margin:0 0 1rem}
+figure.chart figcaption{margin:0 0 .5rem}
+figure.chart svg{display:block;width:100%;height:auto;max-height:16rem}
 @media (max-width:47.99rem){
   table.rows thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
   table.rows,table.rows tbody,table.rows tr,table.rows td{display:block;width:100%}

@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
+import { MoneySection, readMoneyFigures } from './home-money';
 import { type ConsoleEnv, Money, page, read, t, withQuery } from './kit';
 
 /** `GET /api/subscriptions/summary`. */
@@ -20,15 +21,16 @@ export interface LinkSummary {
 
 /**
  * Home: what the API tells today (subscriptions active and past due, the next 7 days' scheduled debits,
- * links by status). The money collected and its chart come with the payments ledger (phase 2).
+ * links by status) and the money of the payments ledger (`home-money.tsx`).
  */
 export function homePage(console: Hono<ConsoleEnv>) {
   console.get('/', async (c) => {
     const text = t(c);
     const lang = c.var.lang;
-    const [subscriptions, links] = await Promise.all([
+    const [subscriptions, links, money] = await Promise.all([
       read<SubscriptionSummary>(c, '/api/subscriptions/summary?days=7'),
       read<LinkSummary>(c, '/api/payrequests/summary'),
+      readMoneyFigures(c),
     ]);
     const upcoming = subscriptions.upcoming;
     return page(
@@ -36,6 +38,7 @@ export function homePage(console: Hono<ConsoleEnv>) {
       { title: text.nav.home, section: 'home' },
       <>
         <h1>{text.home.title}</h1>
+        <MoneySection figures={money} lang={lang} />
         <section aria-labelledby="h-subs">
           <h2 id="h-subs">{text.home.subscriptions}</h2>
           <div class="tiles">
@@ -86,7 +89,6 @@ export function homePage(console: Hono<ConsoleEnv>) {
             ))}
           </div>
         </section>
-        <p class="muted">{text.home.moneyLater}</p>
         <div class="actions">
           <a class="button" href="/console/links/new">
             {text.links.create}

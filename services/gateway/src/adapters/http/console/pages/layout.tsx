@@ -10,12 +10,12 @@ export const MERCHANT_SECTIONS = [
   'home',
   'links',
   'subscriptions',
-  // 'payments' (`nav-payments`) comes with the payments ledger (issue 27), in the console's phase 2.
+  'payments',
   'customers',
   'developers',
   'settings',
 ] as const;
-export type MerchantSection = (typeof MERCHANT_SECTIONS)[number] | 'payments';
+export type MerchantSection = (typeof MERCHANT_SECTIONS)[number];
 
 export const OPERATOR_SECTIONS = ['merchants', 'billing-runs'] as const;
 export type OperatorSection = (typeof OPERATOR_SECTIONS)[number];

@@ -7,6 +7,7 @@ import { homePage } from './home';
 import { type ConsoleEnv, type Ctx, type MerchantProfile, PageRefused, page, read, t } from './kit';
 import { linksPages } from './links';
 import { operatorPages } from './operator';
+import { paymentsPages } from './payments';
 import { settingsPages } from './settings';
 import { NotFoundInstallment, subscriptionsPages } from './subscriptions';
 
@@ -79,6 +80,7 @@ export function consolePages(): Hono<ConsoleEnv> {
   homePage(merchant);
   linksPages(merchant);
   subscriptionsPages(merchant);
+  paymentsPages(merchant);
   customersPages(merchant);
   developersPages(merchant);
   settingsPages(merchant);
