@@ -274,7 +274,7 @@ describe('the e-mails of a subscription, each once though every event is deliver
     expect(kindOf(failed)).toBe('payment-failed');
     expect(failed.parsed.text).toContain('fondos insuficientes');
     // The processor's code (51) is not in the words; the signed link's random token may hold those digits.
-    expect(failed.parsed.text.replace(/https?:\/\/\S+/g, '')).not.toContain('51');
+    expect((failed.parsed.text ?? '').replace(/https?:\/\/\S+/g, '')).not.toContain('51');
     failedLink = actionHref(failed);
     expect(failedLink).toMatch(/^http:\/\/pay\.test\/pay\/care\/[\w-]+\.[\w-]+$/);
     expect(failed.parsed.text).toContain(failedLink);

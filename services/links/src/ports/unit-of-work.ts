@@ -2,6 +2,7 @@ import type { UnitOfWork } from '@payrail/messaging';
 import type { CustomerEmailStore } from './customer-email-store';
 import type { LinkManagementRepository } from './link-management-repository';
 import type { LinkPaymentRepository } from './link-payment-repository';
+import type { MerchantProfiles } from './merchant-profiles';
 
 /**
  * The stores links' consumers write through, each bound to one transaction (the consumer's: its inbox row,
@@ -14,6 +15,8 @@ export interface LinksStores {
   management: LinkManagementRepository;
   /** What the customer e-mails know of subscriptions and cards, and their outbox (issue 29). */
   emails: CustomerEmailStore;
+  /** The merchant's stored context, read in the same transaction. */
+  merchants: Pick<MerchantProfiles, 'find'>;
 }
 
 /** How links' consumers run their use cases: libs/messaging's unit of work over its stores. */

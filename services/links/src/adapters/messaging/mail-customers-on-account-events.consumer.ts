@@ -51,7 +51,8 @@ export function mailCustomersOnAccountEvents(
     // An installment's charges only (libs/contracts routing): a link's are the link's receipt already.
     eventTypes: [...eventTypes, 'payment.succeeded.installment', 'payment.failed.installment'],
     handler: unitOfWork.handlerFor(MAIL_CUSTOMERS_CONSUMER, async (stores, message) => {
-      const deps = { emails: stores.emails, ...settings };
+      // The merchant read in this transaction, not through the pool (one connection in the embedded system).
+      const deps = { ...settings, emails: stores.emails, merchants: stores.merchants };
       switch (message.type) {
         case 'subscription.created':
           return recordSubscriptionCreated(deps, parseEvent('subscription.created', message.body).data);

@@ -1,5 +1,5 @@
 import { type MerchantContext, merchantContextSchema } from '@payrail/contracts';
-import type { Database } from '@payrail/db';
+import type { Database, Executor } from '@payrail/db';
 import { eq, sql } from 'drizzle-orm';
 import type { MerchantProfiles } from '../../ports/merchant-profiles';
 import { merchantProfiles } from './schema';
@@ -33,6 +33,25 @@ export function postgresMerchantProfiles(db: Database): MerchantProfiles {
 
     async find(merchantId): Promise<MerchantContext | undefined> {
       const [row] = await db
+        .select()
+        .from(merchantProfiles)
+        .where(eq(merchantProfiles.merchantId, merchantId));
+      if (!row) return undefined;
+      const parsed = merchantContextSchema.safeParse(row.context);
+      return parsed.success ? parsed.data : undefined;
+    },
+  };
+}
+
+/**
+ * The merchant's stored context read through one executor: a consumer's transaction reads it on its own
+ * connection (a read through the pool from inside a transaction waits forever where there is one connection,
+ * as in the embedded system's PGlite, and holds two where there is a pool).
+ */
+export function merchantProfileReader(executor: Executor): Pick<MerchantProfiles, 'find'> {
+  return {
+    async find(merchantId) {
+      const [row] = await executor
         .select()
         .from(merchantProfiles)
         .where(eq(merchantProfiles.merchantId, merchantId));
