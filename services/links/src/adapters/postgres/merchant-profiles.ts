@@ -31,15 +31,7 @@ export function postgresMerchantProfiles(db: Database): MerchantProfiles {
       lastSeen.set(merchant.merchantId, merchant);
     },
 
-    async find(merchantId): Promise<MerchantContext | undefined> {
-      const [row] = await db
-        .select()
-        .from(merchantProfiles)
-        .where(eq(merchantProfiles.merchantId, merchantId));
-      if (!row) return undefined;
-      const parsed = merchantContextSchema.safeParse(row.context);
-      return parsed.success ? parsed.data : undefined;
-    },
+    find: merchantProfileReader(db).find,
   };
 }
 
