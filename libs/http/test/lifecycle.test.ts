@@ -19,7 +19,11 @@ function get(port: number, agent: http.Agent): Promise<{ status: number; connect
 
 describe('listen: a graceful close under kept-alive traffic', () => {
   it('finishes while a caller keeps sending on its kept-alive connection, answering with Connection: close', async () => {
+    // Resolved by the next request to reach the handler once `closeSoon` is set: closing then is closing
+    // with a request in flight (closing between two requests would find the connection idle and close it).
+    let closeSoon: (() => void) | undefined;
     const app = new Hono().get('/', async (c) => {
+      closeSoon?.();
       await new Promise((resolve) => setTimeout(resolve, 20));
       return c.text('ok');
     });
@@ -39,6 +43,9 @@ describe('listen: a graceful close under kept-alive traffic', () => {
       }
     })();
     await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise<void>((resolve) => {
+      closeSoon = resolve;
+    });
     const closing = Date.now();
     // Without the fix the busy connection carried request after request and close() never finished.
     const closed = await Promise.race([
