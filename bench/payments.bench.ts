@@ -14,6 +14,12 @@
  *
  * Targets (issue 27): the page ≥ 50 % of the baseline's req/s and p99 ≤ 50 ms; the export ≥ 50,000 rows/s
  * with RSS growth under 50 MB. The last line is `bench:payments: pass|fail` and the figures. Not a test.
+ *
+ * Also printed: the CPU each process used per page (the services, PostgreSQL's backends, this process with
+ * autocannon or the baseline's driver) and per 1,000 exported rows. BENCH_PROFILE_DIR=<dir>: every service
+ * writes a CPU profile there when it stops (node --cpu-prof). BENCH_EXPLAIN=1: the plans of the page's and
+ * the export's statements, as the service prepares them, with `EXPLAIN (ANALYZE, BUFFERS)` before the
+ * database is dropped.
  */
 import autocannon from 'autocannon';
 import postgres from 'postgres';
@@ -22,6 +28,8 @@ import {
   benchServicesEnv,
   buildServices,
   cleanUpOnInterrupt,
+  cpuSnapshot,
+  cpuUsed,
   demoToken,
   freshInfrastructure,
   log as logger,
@@ -84,6 +92,7 @@ async function pageThroughGateway(url: string, token: string) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
+    requests: result.requests.total,
   };
 }
 
@@ -110,7 +119,76 @@ async function pageBaseline(databaseUrl: string, merchantId: string) {
   await sql.end();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requestsPerSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+  return {
+    requestsPerSecond: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    requests: latencies.length,
+  };
+}
+
+/**
+ * The page's and the export's statements as `ledger-store.ts` sends them (keep them the same): prepared, as
+ * the service's driver prepares them, and explained with the merchant's values, once with a plan made for
+ * those values and once with the generic plan PostgreSQL may switch a prepared statement to after five runs.
+ */
+const EXPLAINED = {
+  page: `select *, (extract(epoch from created_at) * 1000000)::bigint as created_micros
+    from processor_gateway.ledger
+    where merchant_id = $1 and status = $2
+    order by created_at desc, id desc
+    limit $3`,
+  exportBatch: `select *, (extract(epoch from created_at) * 1000000)::bigint as created_micros
+    from processor_gateway.ledger
+    where merchant_id = $1 and kind = $2
+      and (created_at, id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid)
+    order by created_at desc, id desc
+    limit $5`,
+};
+
+async function explainStatements(databaseUrl: string, merchantId: string, exportBatch: number) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const literal = (value: string | number) =>
+    typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`;
+  try {
+    // Half-way through the export: the position the batch after it starts from.
+    const [middle] = await sql<Array<{ micros: string; id: string }>>`
+      select (extract(epoch from created_at) * 1000000)::bigint::text as micros, id::text
+      from processor_gateway.ledger where merchant_id = ${merchantId} and kind = 'BANK_TRANSFER'
+      order by created_at desc, id desc offset ${Math.floor(EXPORT_ROWS / 2)} limit 1`;
+    const runs: Array<[string, string, Array<string | number>]> = [
+      ['page', EXPLAINED.page, [merchantId, 'declined', 51]],
+      [
+        'export batch',
+        EXPLAINED.exportBatch,
+        [merchantId, 'BANK_TRANSFER', middle?.micros ?? '0', middle?.id ?? merchantId, exportBatch],
+      ],
+    ];
+    for (const [name, text, values] of runs) {
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await sql.unsafe(`set plan_cache_mode = ${mode}`);
+        await sql.unsafe(`prepare explained as ${text}`);
+        const execute = `execute explained(${values.map(literal).join(', ')})`;
+        await sql.unsafe(execute);
+        const plan = await sql.unsafe<Array<{ 'QUERY PLAN': string }>>(
+          `explain (analyze, buffers) ${execute}`,
+        );
+        await sql.unsafe('deallocate explained');
+        log(`plan of the ${name} (${mode}):`);
+        for (const row of plan) log(`  ${row['QUERY PLAN']}`);
+      }
+    }
+  } finally {
+    await sql.end();
+  }
+}
+
+/** CPU milliseconds each process used, per `per` of what was done, as `name 0.12, ...`. */
+function cpuPer(used: Map<string, number>, count: number): string {
+  return [...used]
+    .filter(([, seconds]) => seconds > 0)
+    .map(([name, seconds]) => `${name} ${((seconds * 1000) / count).toFixed(2)}`)
+    .join(', ');
 }
 
 /** Reads the export to the end, counting rows and ids, while sampling the RSS of the serving processes. */
@@ -162,12 +240,16 @@ async function main() {
     await system?.stop();
   });
   const serviceOutput: string[] = [];
+  // BENCH_PROFILE_DIR: every service writes a CPU profile there when it stops (node --cpu-prof).
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   try {
     system = await startProcesses({
       root: ROOT,
       env,
       port: ports.gatewayPort,
       compiled: true,
+      nodeArgs,
       output: (service, line) => serviceOutput.push(`[${service}] ${line}`),
     });
     const base = `http://127.0.0.1:${ports.gatewayPort}/api/payments`;
@@ -190,8 +272,20 @@ async function main() {
 
     // Warm-up of both sides (plans, connections, JIT).
     await fetch(`${base}?${PAGE_QUERY}`, { headers: { 'api-token': token } });
+    const pids = new Map<string, number | undefined>([
+      ...['gateway', 'processor-gateway'].map(
+        (name) => [name, system?.children.get(name as never)?.pid] as [string, number | undefined],
+      ),
+      ['bench', process.pid],
+    ]);
+    // CPU of the processes, PostgreSQL's backends of the bench's database among them (this one left out).
+    const probe = postgres(infra.databaseUrl, { max: 1, onnotice: () => {} });
+    let before = await cpuSnapshot(pids, probe);
     const page = await pageThroughGateway(`${base}?${PAGE_QUERY}`, token);
+    const pageCpu = cpuUsed(before, await cpuSnapshot(pids, probe));
+    before = await cpuSnapshot(pids, probe);
     const baseline = await pageBaseline(infra.databaseUrl, merchantId);
+    const baselineCpu = cpuUsed(before, await cpuSnapshot(pids, probe));
     log(
       `page through the gateway: ${page.requestsPerSecond.toFixed(0)} req/s, p50 ${page.p50} ms, p99 ${page.p99} ms` +
         (page.failures > 0 ? ` (${page.failures} failed)` : ''),
@@ -199,18 +293,23 @@ async function main() {
     log(
       `baseline (same SELECT, postgres.js): ${baseline.requestsPerSecond.toFixed(0)} req/s, p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms`,
     );
+    log(`CPU ms per page: ${cpuPer(pageCpu, page.requests)}`);
+    log(`CPU ms per baseline SELECT: ${cpuPer(baselineCpu, baseline.requests)}`);
 
-    const pids = new Map<string, number | undefined>(
-      ['gateway', 'processor-gateway'].map((name) => [name, system?.children.get(name as never)?.pid]),
-    );
+    const servicePids = new Map([...pids].filter(([name]) => name !== 'bench'));
     started = Date.now();
-    const exported = await exportThroughGateway(`${base}?kind=BANK_TRANSFER`, token, pids);
+    before = await cpuSnapshot(pids, probe);
+    const exported = await exportThroughGateway(`${base}?kind=BANK_TRANSFER`, token, servicePids);
+    const exportCpu = cpuUsed(before, await cpuSnapshot(pids, probe));
     const rowsPerSecond = exported.rows / exported.seconds;
     const growth = Math.max(...exported.growth.values());
     log(
       `export: ${exported.rows} rows (${exported.distinct} distinct) in ${exported.seconds.toFixed(2)} s, ` +
         `${rowsPerSecond.toFixed(0)} rows/s; RSS growth ${[...exported.growth].map(([name, mb]) => `${name} ${mb.toFixed(0)} MB`).join(', ')}`,
     );
+    log(`CPU ms per 1,000 exported rows: ${cpuPer(exportCpu, exported.rows / 1000)}`);
+    await probe.end();
+    if (process.env.BENCH_EXPLAIN === '1') await explainStatements(infra.databaseUrl, merchantId, 1000);
 
     const ratio = page.requestsPerSecond / baseline.requestsPerSecond;
     const checks = {
