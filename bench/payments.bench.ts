@@ -128,9 +128,11 @@ async function pageBaseline(databaseUrl: string, merchantId: string) {
 }
 
 /**
- * The page's and the export's statements as `ledger-store.ts` sends them (keep them the same): prepared, as
- * the service's driver prepares them, and explained with the merchant's values, once with a plan made for
- * those values and once with the generic plan PostgreSQL may switch a prepared statement to after five runs.
+ * The page's and the export's statements with the conditions, order and limit `ledger-store.ts` sends
+ * (keep them the same; the store selects each row's written text where these select `*`, which changes
+ * the CPU of a row, printed above, not the plan): prepared, as the service's driver prepares them, and
+ * explained with the merchant's values, once with a plan made for those values and once with the generic
+ * plan PostgreSQL may switch a prepared statement to after five runs.
  */
 const EXPLAINED = {
   page: `select *, (extract(epoch from created_at) * 1000000)::bigint as created_micros
