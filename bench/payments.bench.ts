@@ -5,7 +5,8 @@
  * PostgreSQL and RabbitMQ as `npm start` runs them:
  *
  * - a page of 50 with a filter (`GET /api/payments?status=declined&limit=50`, newest first, a tenth of the
- *   rows match) through the gateway, driven by autocannon for BENCH_SECONDS (default 10) at BENCH_CONNECTIONS
+ *   rows match) through the gateway, after BENCH_WARMUP_SECONDS (default 3) of the same load that is not
+ *   measured, driven by autocannon for BENCH_SECONDS (default 10) at BENCH_CONNECTIONS
  *   (default 20), beside a bare baseline: the same SELECT through postgres.js from this process, no service
  *   in between, at the same concurrency (p50, p99, req/s of each);
  * - the export of EXPORT_ROWS (100,000, or half of a smaller BENCH_ROWS) rows as CSV through the gateway, read to the end:
@@ -44,6 +45,8 @@ const log = logger('bench:payments');
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const EXPORT_ROWS = Math.min(100_000, Math.floor(ROWS / 2));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Each side runs this long at full load before it is measured (the services' JIT, the plans, the pools). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const OTHER_MERCHANTS = 19;
 const TARGET = { pageRatio: 0.5, pageP99Ms: 50, exportRowsPerSecond: 50_000, rssGrowthMb: 50 };
@@ -80,12 +83,12 @@ async function insertRows(sql: postgres.Sql, merchantId: string, rows: number, e
   }
 }
 
-async function pageThroughGateway(url: string, token: string) {
+async function pageThroughGateway(url: string, token: string, seconds = SECONDS) {
   const result = await autocannon({
     url,
     headers: { 'api-token': token },
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
   });
   return {
     requestsPerSecond: result.requests.average,
@@ -96,36 +99,41 @@ async function pageThroughGateway(url: string, token: string) {
   };
 }
 
-/** The same SELECT the service runs for the page, straight through postgres.js, CONNECTIONS at a time. */
-async function pageBaseline(databaseUrl: string, merchantId: string) {
+/**
+ * The same SELECT the service runs for the page, straight through postgres.js, CONNECTIONS at a time: `run`
+ * for so many seconds (the warm-up, then the measured run), `end` once its backends' CPU was read.
+ */
+function pageBaseline(databaseUrl: string, merchantId: string) {
   const sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
-  const latencies: number[] = [];
-  const until = Date.now() + SECONDS * 1000;
-  const worker = async () => {
-    while (Date.now() < until) {
-      const started = performance.now();
-      await sql`
-        select *, (extract(epoch from created_at) * 1000000)::bigint as created_micros
-        from processor_gateway.ledger
-        where merchant_id = ${merchantId} and status = 'declined'
-        order by created_at desc, id desc
-        limit 51`;
-      latencies.push(performance.now() - started);
-    }
-  };
-  const started = Date.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  const elapsed = (Date.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return {
-    requestsPerSecond: latencies.length / elapsed,
-    p50: at(0.5),
-    p99: at(0.99),
-    requests: latencies.length,
-    // Its connections are ended by the caller, once it has read their backends' CPU.
-    end: () => sql.end(),
-  };
+  async function run(seconds: number) {
+    const latencies: number[] = [];
+    const until = Date.now() + seconds * 1000;
+    const worker = async () => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        await sql`
+          select *, (extract(epoch from created_at) * 1000000)::bigint as created_micros
+          from processor_gateway.ledger
+          where merchant_id = ${merchantId} and status = 'declined'
+          order by created_at desc, id desc
+          limit 51`;
+        latencies.push(performance.now() - started);
+      }
+    };
+    const started = Date.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+    const elapsed = (Date.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+    return {
+      requestsPerSecond: latencies.length / elapsed,
+      p50: at(0.5),
+      p99: at(0.99),
+      requests: latencies.length,
+    };
+  }
+  return { run, end: () => sql.end() };
 }
 
 /**
@@ -273,8 +281,9 @@ async function main() {
     );
     await sql.end();
 
-    // Warm-up of both sides (plans, connections, JIT).
-    await fetch(`${base}?${PAGE_QUERY}`, { headers: { 'api-token': token } });
+    // Warm-up of both sides at full load (the services' JIT, plans, pools), as long as WARMUP_SECONDS.
+    const pageUrl = `${base}?${PAGE_QUERY}`;
+    if (WARMUP_SECONDS > 0) await pageThroughGateway(pageUrl, token, WARMUP_SECONDS);
     const pids = new Map<string, number | undefined>([
       ...['gateway', 'processor-gateway'].map(
         (name) => [name, system?.children.get(name as never)?.pid] as [string, number | undefined],
@@ -284,12 +293,14 @@ async function main() {
     // CPU of the processes, PostgreSQL's backends of the bench's database among them (this one left out).
     const probe = postgres(infra.databaseUrl, { max: 1, onnotice: () => {} });
     let before = await cpuSnapshot(pids, probe);
-    const page = await pageThroughGateway(`${base}?${PAGE_QUERY}`, token);
+    const page = await pageThroughGateway(pageUrl, token);
     const pageCpu = cpuUsed(before, await cpuSnapshot(pids, probe));
+    const bare = pageBaseline(infra.databaseUrl, merchantId);
+    if (WARMUP_SECONDS > 0) await bare.run(WARMUP_SECONDS);
     before = await cpuSnapshot(pids, probe);
-    const baseline = await pageBaseline(infra.databaseUrl, merchantId);
+    const baseline = await bare.run(SECONDS);
     const baselineCpu = cpuUsed(before, await cpuSnapshot(pids, probe));
-    await baseline.end();
+    await bare.end();
     log(
       `page through the gateway: ${page.requestsPerSecond.toFixed(0)} req/s, p50 ${page.p50} ms, p99 ${page.p99} ms` +
         (page.failures > 0 ? ` (${page.failures} failed)` : ''),
