@@ -297,7 +297,10 @@ const LIST_DESCRIPTION = [
   '',
   '**Export**: the same filters with `Accept: text/csv` (or `format=csv`) answer every matching movement as',
   'CSV (RFC 4180: a header row, then one row per movement, the fields of the JSON by the same names;',
-  'amounts as decimals with a dot, times with the offset of your time zone), streamed as it is read.',
+  'amounts as decimals with a dot, times with the offset of your time zone), streamed as it is read. A text',
+  "cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return (a customer's phone `+595…`, a name",
+  "or label someone wrote as a formula) begins with a `'` in the CSV, so that a spreadsheet shows it as text",
+  'instead of running it (CSV injection); the JSON has the text as it is.',
 ].join('\n');
 
 /** processor-gateway's ledger operations, behind the gateway's `/api/*` (merchant `Api-Token`). */

@@ -1,13 +1,22 @@
-import { decodePosition, encodePosition, type LedgerFilter, type Movement } from '../domain/ledger';
+import {
+  decodePosition,
+  encodePosition,
+  type LedgerFilter,
+  type MovementText,
+  type WrittenMovement,
+} from '../domain/ledger';
 import { PaymentToRefundNotFound } from '../domain/errors';
 import type { LedgerStore } from '../ports/ledger-store';
 
 export interface LedgerPage {
-  movements: Movement[];
+  movements: WrittenMovement[];
   nextCursor: string | null;
 }
 
-/** One page of the merchant's movements, newest first, after `cursor` (checked by the caller: one of ours). */
+/**
+ * One page of the merchant's movements, newest first, after `cursor` (checked by the caller: one of ours),
+ * each written as JSON up to its instants.
+ */
 export async function listPayments(
   ledger: LedgerStore,
   merchantId: string,
@@ -17,7 +26,7 @@ export async function listPayments(
 ): Promise<LedgerPage> {
   const after = cursor === undefined ? undefined : decodePosition(cursor);
   // One more than asked tells whether a next page exists without a count.
-  const rows = await ledger.page(merchantId, filter, after, limit + 1);
+  const rows = await ledger.page(merchantId, filter, after, limit + 1, 'json');
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -27,18 +36,19 @@ export async function listPayments(
 }
 
 /**
- * Every matching movement, newest first, a batch at a time (each batch read after the one before is
- * handed on): what the CSV export streams, in memory one batch at most.
+ * Every matching movement, newest first, written as `as`, a batch at a time (each batch read when the
+ * caller asks for it): what the CSV export streams, in memory a batch or two at most.
  */
 export async function* everyPayment(
   ledger: LedgerStore,
   merchantId: string,
   filter: LedgerFilter,
+  as: MovementText,
   batchSize = 1000,
-): AsyncGenerator<Movement[]> {
+): AsyncGenerator<WrittenMovement[]> {
   let after: ReturnType<typeof decodePosition>;
   for (;;) {
-    const rows = await ledger.page(merchantId, filter, after, batchSize);
+    const rows = await ledger.page(merchantId, filter, after, batchSize, as);
     if (rows.length === 0) return;
     yield rows.map((row) => row.movement);
     if (rows.length < batchSize) return;

@@ -35,6 +35,25 @@ export interface Movement {
   settledAt: Date | null;
 }
 
+/**
+ * How a list of movements is written for the API: the JSON of `GET /api/payments`, or the export's CSV.
+ * The store writes each row's text itself (PostgreSQL does it faster than the rows could be read into
+ * objects and written again here), all but the two instants, which are written in the merchant's zone
+ * by the caller.
+ */
+export type MovementText = 'json' | 'csv';
+
+/**
+ * A movement written as `MovementText` up to its instants: for `json` the object from its `{` to
+ * `"declineCategory":…` (no comma, no `}`), for `csv` the fields `id` to `declineCategory` (no comma, no
+ * line end). Its instants follow, last in both.
+ */
+export interface WrittenMovement {
+  text: string;
+  createdAt: Date;
+  settledAt: Date | null;
+}
+
 /** What a link tells the ledger of itself and its customer. */
 export interface LinkContext {
   linkId: number;

@@ -4,6 +4,8 @@ import type {
   LedgerPosition,
   LinkContext,
   Movement,
+  MovementText,
+  WrittenMovement,
 } from '../domain/ledger';
 
 /** The report's figures of one currency in one period. */
@@ -16,9 +18,9 @@ export interface SummaryRow {
   recoveredInstallments: number;
 }
 
-/** A ledger row with its position in the order (for the next page's cursor). */
+/** A ledger row, written, with its position in the order (for the next page's cursor). */
 export interface PositionedMovement {
-  movement: Movement;
+  movement: WrittenMovement;
   position: LedgerPosition;
 }
 
@@ -55,11 +57,16 @@ export interface LedgerStore {
     merchantId: string,
     range: { from: Date; before: Date; timezone: string; groupBy: 'day' | 'month' },
   ): Promise<SummaryRow[]>;
-  /** Up to `limit` movements after `after` (newest first), matching every filter. */
+  /**
+   * Up to `limit` movements after `after` (newest first), matching every filter, each written as `as`
+   * asks (`WrittenMovement`): the same text `movementView` and the CSV writer would give the movement
+   * `find` reads.
+   */
   page(
     merchantId: string,
     filter: LedgerFilter,
     after: LedgerPosition | undefined,
     limit: number,
+    as: MovementText,
   ): Promise<PositionedMovement[]>;
 }

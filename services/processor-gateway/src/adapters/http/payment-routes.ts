@@ -2,7 +2,6 @@ import {
   type Currency,
   type ListPaymentsQuery,
   type MerchantContext,
-  PAYMENT_CSV_COLUMNS,
   PAYMENT_PAGE,
   type PaymentMovement,
   paymentApi,
@@ -12,8 +11,9 @@ import { HttpProblem, requestHeader, route } from '@payrail/http';
 import { endOfLocalDay, localDateTimeWithOffsetWriter, startOfLocalDay } from '@payrail/time';
 import type { Hono } from 'hono';
 import { everyPayment, getPayment, listPayments } from '../../application/payments-ledger';
-import { decodePosition, type LedgerFilter, type Movement } from '../../domain/ledger';
+import { decodePosition, type LedgerFilter, type Movement, type WrittenMovement } from '../../domain/ledger';
 import type { LedgerStore } from '../../ports/ledger-store';
+import { CSV_HEADER, csvLineOf } from './payments-csv';
 
 type DeclineCategory = NonNullable<PaymentMovement['declineCategory']>;
 
@@ -85,22 +85,6 @@ function filterOf(query: ListPaymentsQuery, merchant: MerchantContext): LedgerFi
   };
 }
 
-/** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-function csvLine(view: PaymentMovement): string {
-  let line = '';
-  for (let index = 0; index < PAYMENT_CSV_COLUMNS.length; index += 1) {
-    if (index > 0) line += ',';
-    line += csvField(view[PAYMENT_CSV_COLUMNS[index] as keyof PaymentMovement] as string | number | null);
-  }
-  return `${line}\r\n`;
-}
-
 /** Whether the request asks for the CSV export (`format=csv`, or `Accept: text/csv` without `format=json`). */
 function wantsCsv(query: ListPaymentsQuery, accept: string | undefined): boolean {
   if (query.format) return query.format === 'csv';
@@ -108,30 +92,61 @@ function wantsCsv(query: ListPaymentsQuery, accept: string | undefined): boolean
 }
 
 /**
- * The export: a stream that reads the next batch of rows only when the one before was taken by the
- * client (pull), so that memory holds one batch whatever the size of the selection.
+ * The writer of instants in a zone, one per zone for the process: each remembers the offsets it found
+ * (per UTC quarter hour, a bounded number), so a page asks Intl nothing once its hours were seen.
+ */
+const writers = new Map<string, (instant: Date) => string>();
+function instantWriter(timezone: string): (instant: Date) => string {
+  let writer = writers.get(timezone);
+  if (!writer) {
+    writer = localDateTimeWithOffsetWriter(timezone);
+    writers.set(timezone, writer);
+  }
+  return writer;
+}
+
+/**
+ * A movement of a page as JSON: the store's text up to `declineCategory`, then its instants (last, as
+ * `movementView` orders them; a written instant holds nothing JSON escapes).
+ */
+function movementJson(movement: WrittenMovement, at: (instant: Date) => string): string {
+  const settled = movement.settledAt ? `"${at(movement.settledAt)}"` : 'null';
+  return `${movement.text},"createdAt":"${at(movement.createdAt)}","settledAt":${settled}}`;
+}
+
+/**
+ * The export: a stream the client pulls. Each pull hands on the batch read before and asks the database
+ * for the one after it at once, so that PostgreSQL reads and writes the next batch while this one is
+ * finished and sent (neither waits for the other); memory holds two batches whatever the size of the
+ * selection, and a client that stops reading stops the reading after one more batch.
  */
 function csvStream(
-  batches: AsyncGenerator<Movement[]>,
+  batches: AsyncGenerator<WrittenMovement[]>,
   at: (instant: Date) => string,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let headerSent = false;
+  let ahead: Promise<IteratorResult<WrittenMovement[]>> | undefined;
+  const readAhead = () => {
+    ahead = batches.next();
+    // Awaited by the next pull; a client gone before then must not leave a rejection unhandled.
+    ahead.catch(() => undefined);
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (!headerSent) {
-          headerSent = true;
-          controller.enqueue(encoder.encode(`${PAYMENT_CSV_COLUMNS.join(',')}\r\n`));
+        if (!ahead) {
+          readAhead();
+          controller.enqueue(encoder.encode(CSV_HEADER));
           return;
         }
-        const next = await batches.next();
+        const next = await ahead;
         if (next.done) {
           controller.close();
           return;
         }
+        readAhead();
         let text = '';
-        for (const movement of next.value) text += csvLine(movementView(movement, at));
+        for (const movement of next.value) text += csvLineOf(movement, at);
         controller.enqueue(encoder.encode(text));
       },
       async cancel() {
@@ -156,9 +171,9 @@ export function paymentRoutes(
     async (c, { query }) => {
       const merchant = c.var.merchant;
       const filter = filterOf(query, merchant);
-      const at = localDateTimeWithOffsetWriter(merchant.timezone);
+      const at = instantWriter(merchant.timezone);
       if (wantsCsv(query, requestHeader(c, 'accept'))) {
-        const body = csvStream(everyPayment(deps.ledger, merchant.merchantId, filter), at);
+        const body = csvStream(everyPayment(deps.ledger, merchant.merchantId, filter, 'csv'), at);
         return new Response(body, {
           status: 200,
           headers: {
@@ -179,13 +194,13 @@ export function paymentRoutes(
         query.cursor,
         query.limit ?? PAYMENT_PAGE.default,
       );
-      return c.json(
-        {
-          payments: page.movements.map((movement) => movementView(movement, at)),
-          nextCursor: page.nextCursor,
-        },
-        200,
-      );
+      // Written as `c.json` would write `{ payments: movements.map(movementView), nextCursor }`.
+      let payments = '';
+      for (const movement of page.movements)
+        payments += `${payments === '' ? '' : ','}${movementJson(movement, at)}`;
+      return c.body(`{"payments":[${payments}],"nextCursor":${JSON.stringify(page.nextCursor)}}`, 200, {
+        'content-type': 'application/json',
+      }) as never;
     },
     { mountedAt: '/api' },
   );
@@ -195,7 +210,7 @@ export function paymentRoutes(
     paymentApi.getPayment,
     async (c, { params }) => {
       const merchant = c.var.merchant;
-      const at = localDateTimeWithOffsetWriter(merchant.timezone);
+      const at = instantWriter(merchant.timezone);
       const { movement, refunds } = await getPayment(
         deps.ledger,
         merchant.merchantId,

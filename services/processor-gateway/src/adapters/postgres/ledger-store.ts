@@ -1,7 +1,12 @@
-import type { PaymentKind, PaymentMovementMethod, PaymentStatus } from '@payrail/contracts';
+import {
+  PAYMENT_CSV_COLUMNS,
+  type PaymentKind,
+  type PaymentMovementMethod,
+  type PaymentStatus,
+} from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { LedgerFilter, LedgerPosition, LinkContext, Movement } from '../../domain/ledger';
+import type { LedgerFilter, LedgerPosition, LinkContext, Movement, MovementText } from '../../domain/ledger';
 import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
@@ -16,71 +21,100 @@ function toMovement(row: LedgerRow): Movement {
   };
 }
 
-/** A row of the hand-written page query: snake_case columns as the driver gives them. */
-interface RawRow {
-  id: string;
-  merchant_id: string;
-  kind: string;
-  status: string;
-  method: string;
-  processor: string | null;
-  amount: string;
-  currency: string;
-  refunded_amount: string;
-  card_brand: string | null;
-  card_last4: string | null;
-  processor_reference: string | null;
-  reference: string | null;
-  payment_id: string | null;
-  link_id: string | number | null;
-  label: string | null;
-  subscription_id: string | number | null;
-  installment_id: string | number | null;
-  installment_number: number | null;
-  handle_value: string | null;
-  handle_label: string | null;
-  custom_identifier: string | null;
-  custom_identifier2: string | null;
-  decline_code: string | null;
-  decline_category: string | null;
-  created_at: string | Date;
-  settled_at: string | Date | null;
+/** A row of the hand-written page query: the row's text and its instants as the driver gives them. */
+interface WrittenRow {
+  text: string;
+  created_ms: number | string;
+  settled_ms: number | string | null;
   created_micros: string | bigint;
+  id: string;
 }
 
-const numberOrNull = (value: string | number | null) => (value === null ? null : Number(value));
-const instant = (value: string | Date) => (value instanceof Date ? value : new Date(value));
+type WrittenType = 'text' | 'id' | 'number';
 
-function fromRaw(row: RawRow): PositionedMovement {
+/**
+ * The fields of a movement as `movementView` (adapters/http) names and orders them, up to its instants,
+ * each with its column and how the API writes it (text, an id, a number). The page's JSON and the export's
+ * CSV are written from this list by PostgreSQL; `ledger-text.int.test.ts` reads the same rows through
+ * `find` and `movementView` and compares the text, byte for byte.
+ */
+const WRITTEN_FIELDS: ReadonlyArray<[field: string, column: string, type: WrittenType]> = [
+  ['id', 'id::text', 'id'],
+  ['kind', 'kind', 'text'],
+  ['status', 'status', 'text'],
+  ['method', 'method', 'text'],
+  ['processor', 'processor', 'text'],
+  ['amount', 'amount::text', 'text'],
+  ['currency', 'currency', 'text'],
+  ['refundedAmount', 'refunded_amount::text', 'text'],
+  ['cardBrand', 'card_brand', 'text'],
+  ['cardLast4', 'card_last4', 'text'],
+  ['processorReference', 'processor_reference', 'text'],
+  ['reference', 'reference', 'text'],
+  ['paymentId', 'payment_id::text', 'id'],
+  ['payRequestId', 'link_id', 'number'],
+  ['label', 'label', 'text'],
+  ['subscriptionId', 'subscription_id', 'number'],
+  ['installmentId', 'installment_id', 'number'],
+  ['installmentNumber', 'installment_number', 'number'],
+  ['handleValue', 'handle_value', 'text'],
+  ['handleLabel', 'handle_label', 'text'],
+  ['customIdentifier', 'custom_identifier', 'text'],
+  ['customIdentifier2', 'custom_identifier2', 'text'],
+  ['declineCode', 'decline_code', 'text'],
+  ['declineCategory', 'decline_category', 'text'],
+];
+
+// The CSV's columns are the JSON's fields in the same order, the two instants last.
+if (
+  PAYMENT_CSV_COLUMNS.join(',') !==
+  [...WRITTEN_FIELDS.map(([field]) => field), 'createdAt', 'settledAt'].join(',')
+)
+  throw new Error("the ledger's written fields are not PAYMENT_CSV_COLUMNS");
+
+/**
+ * A JSON value as `JSON.stringify` writes it: `to_json` of a text escapes as it does (`"`, `\`, `\b`, `\f`,
+ * `\n`, `\r`, `\t`, the other control characters as `\u00xx`), a number is its digits, null is `null`.
+ */
+function jsonValue(column: string, type: WrittenType): string {
+  return type === 'number'
+    ? `coalesce(${column}::text, 'null')`
+    : `coalesce(to_json(${column})::text, 'null')`;
+}
+
+/**
+ * A CSV field as `csvField` (adapters/http/payments-csv.ts) writes it: null is empty; text beginning with
+ * `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`; a field with a comma, a quote or a
+ * line break is quoted, its quotes doubled. Ids and numbers never need either. Kept short: a statement
+ * longer than `PREPARE_UP_TO_CHARS` (libs/db) is not prepared, and would be parsed and planned every batch.
+ */
+function csvValue(column: string, type: WrittenType): string {
+  if (type !== 'text') return `coalesce(${column}::text,'')`;
+  const guarded = String.raw`regexp_replace(${column},'^([=+\-@\t\r])','''\1')`;
+  // format() writes a null as nothing; a `"` is doubled only in a field that is quoted.
+  return String.raw`format(case when ${column}~'[",\r\n]' then '"%s"' else '%s' end,replace(${guarded},'"','""'))`;
+}
+
+/** The text of each row, by `MovementText` (constants: no value of a request is in them). */
+const WRITTEN_TEXT: Record<MovementText, SQL> = {
+  json: sql.raw(
+    `'{' || ${WRITTEN_FIELDS.map(
+      ([field, column, type], index) =>
+        `'${index > 0 ? ',' : ''}${JSON.stringify(field)}:' || ${jsonValue(column, type)}`,
+    ).join(' || ')}`,
+  ),
+  csv: sql.raw(WRITTEN_FIELDS.map(([, column, type]) => csvValue(column, type)).join(`||','||`)),
+};
+
+/** Whole milliseconds since the epoch (as `Date` reads PostgreSQL's microseconds), or null. */
+const instantOf = (millis: number | string | null) => (millis === null ? null : new Date(Number(millis)));
+
+function fromWritten(row: WrittenRow): PositionedMovement {
   return {
     movement: {
-      id: row.id,
-      merchantId: row.merchant_id,
-      kind: row.kind as PaymentKind,
-      status: row.status as PaymentStatus,
-      method: row.method as PaymentMovementMethod,
-      processor: row.processor,
-      amount: row.amount,
-      currency: row.currency,
-      refundedAmount: row.refunded_amount,
-      cardBrand: row.card_brand,
-      cardLast4: row.card_last4,
-      processorReference: row.processor_reference,
-      reference: row.reference,
-      paymentId: row.payment_id,
-      linkId: numberOrNull(row.link_id),
-      label: row.label,
-      subscriptionId: numberOrNull(row.subscription_id),
-      installmentId: numberOrNull(row.installment_id),
-      installmentNumber: row.installment_number,
-      handleValue: row.handle_value,
-      handleLabel: row.handle_label,
-      customIdentifier: row.custom_identifier,
-      customIdentifier2: row.custom_identifier2,
-      declineCode: row.decline_code,
-      declineCategory: row.decline_category,
-      createdAt: instant(row.created_at),
-      settledAt: row.settled_at === null ? null : instant(row.settled_at),
+      text: row.text,
+      createdAt: instantOf(row.created_ms) as Date,
+      settledAt: instantOf(row.settled_ms),
     },
     position: { createdMicros: BigInt(row.created_micros), id: row.id },
   };
@@ -285,14 +319,21 @@ export function postgresLedgerStore(db: Executor): LedgerStore {
       }));
     },
 
-    async page(merchantId, filter, after, limit) {
+    async page(merchantId, filter, after, limit, as) {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`not a row count: ${limit}`);
+      // The limit is written in the statement, not bound: with `limit $n` the generic plan is costed for a
+      // tenth of the rows, so PostgreSQL planned every run afresh; written, each of the few limits used (a
+      // page's, a batch's) gets its plan once per connection.
       const result = await db.execute(sql`
-        select *, (extract(epoch from created_at) * 1000000)::bigint as created_micros
+        select ${WRITTEN_TEXT[as]} as text,
+          floor(extract(epoch from created_at) * 1000)::float8 as created_ms,
+          floor(extract(epoch from settled_at) * 1000)::float8 as settled_ms,
+          (extract(epoch from created_at) * 1000000)::bigint as created_micros, id
         from processor_gateway.ledger
         where ${conditionsOf(merchantId, filter, after)}
         order by created_at desc, id desc
-        limit ${limit}`);
-      return rowsOf<RawRow>(result).map(fromRaw);
+        limit ${sql.raw(String(limit))}`);
+      return rowsOf<WrittenRow>(result).map(fromWritten);
     },
   };
 }
