@@ -6,12 +6,14 @@ import {
   boolean,
   check,
   date,
+  foreignKey,
   index,
   integer,
   json,
   jsonb,
   numeric,
   pgSchema,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -324,3 +326,46 @@ export const ledgerInstallments = processorGatewaySchema.table('ledger_installme
   linkId: bigint('link_id', { mode: 'number' }),
   number: integer('number').notNull(),
 });
+
+/**
+ * The report's cache (`GET /api/reports/summary` at a million rows): a local day of a merchant's time zone
+ * whose totals are kept, totalled the first time a summary asked for it once it was over there. Exact: a
+ * trigger on the ledger (migration 0007) deletes the day's row, and with it its totals, in the same
+ * transaction as any ledger write that changes what the day sums (a late movement, a refund that turned
+ * succeeded, a declined attempt that makes a later charge a recovery), under the merchant's shared advisory
+ * lock that the totalling takes exclusively (`ledger-store.ts`). A day with no movement has its row and
+ * no totals.
+ */
+export const ledgerTotalledDays = processorGatewaySchema.table(
+  'ledger_totalled_days',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    timezone: text('timezone').notNull(),
+    totalledAt: timestamp('totalled_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.merchantId, table.day, table.timezone] })],
+);
+
+/** The totals of a totalled day, per currency (only the currencies with a movement that day). */
+export const ledgerDailyTotals = processorGatewaySchema.table(
+  'ledger_daily_totals',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    timezone: text('timezone').notNull(),
+    currency: text('currency').notNull(),
+    collected: numeric('collected', { precision: 20, scale: 2, mode: 'string' }).notNull(),
+    refunded: numeric('refunded', { precision: 20, scale: 2, mode: 'string' }).notNull(),
+    declinedAttempts: integer('declined_attempts').notNull(),
+    recoveredInstallments: integer('recovered_installments').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.merchantId, table.day, table.timezone, table.currency] }),
+    foreignKey({
+      name: 'ledger_daily_totals_day_fk',
+      columns: [table.merchantId, table.day, table.timezone],
+      foreignColumns: [ledgerTotalledDays.merchantId, ledgerTotalledDays.day, ledgerTotalledDays.timezone],
+    }).onDelete('cascade'),
+  ],
+);
