@@ -21,7 +21,8 @@ export interface LinkSummary {
 
 /**
  * Home: what the API tells today (subscriptions active and past due, the next 7 days' scheduled debits,
- * links by status) and the money of the payments ledger (`home-money.tsx`).
+ * links by status) and the money of the last 30 days from the payments report (`home-money.tsx`): three
+ * calls of the public API, made at once.
  */
 export function homePage(console: Hono<ConsoleEnv>) {
   console.get('/', async (c) => {
