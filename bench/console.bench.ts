@@ -26,7 +26,9 @@ async function main() {
   log(`machine after: ${machine()}`);
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   let pass = result.totalsAgree;
-  log(`target: the summary from the daily totals is the one summed from the rows: ${verdict(result.totalsAgree)}`);
+  log(
+    `target: the summary from the daily totals is the one summed from the rows: ${verdict(result.totalsAgree)}`,
+  );
   for (const { page, api } of result.pairs) {
     const met = page.p99 <= TARGET_P99_MS && page.failures === 0 && api.failures === 0;
     pass &&= met;

@@ -179,7 +179,11 @@ export async function runConsoleBench(options: ConsoleBenchOptions): Promise<Con
   const infra = await freshInfrastructure('console');
   const token = demoToken();
   const ports = await servicePortsEnv();
-  const env = { ...benchServicesEnv(infra, ports), DEMO_API_TOKEN: token, DEV_MAILBOX: 'true' };
+  const env: Record<string, string> = {
+    ...benchServicesEnv(infra, ports),
+    DEMO_API_TOKEN: token,
+    DEV_MAILBOX: 'true',
+  };
   const base = `http://127.0.0.1:${ports.gatewayPort}`;
   const serviceOutput: string[] = [];
   let system: Awaited<ReturnType<typeof startProcesses>> | undefined;
@@ -206,7 +210,10 @@ export async function runConsoleBench(options: ConsoleBenchOptions): Promise<Con
     await insertLedgerRows(sql, profile.id, { rows: options.rows, secondsApart });
     const perOther = Math.ceil(options.rows / OTHER_MERCHANTS);
     for (let index = 0; index < OTHER_MERCHANTS; index += 1)
-      await insertLedgerRows(sql, crypto.randomUUID(), { rows: perOther, secondsApart: SPAN_SECONDS / perOther });
+      await insertLedgerRows(sql, crypto.randomUUID(), {
+        rows: perOther,
+        secondsApart: SPAN_SECONDS / perOther,
+      });
     await sql`analyze processor_gateway.ledger`;
     const inserted = options.rows + perOther * OTHER_MERCHANTS;
     log(`inserted ${inserted} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -174,9 +174,7 @@ describe("the report's daily totals", () => {
     expect(await totalledDays(merchant)).toEqual(['2026-10-01', '2026-10-02', '2026-10-04']);
     await expectAgreement(merchant);
     const refunded = (await summaries(merchant, { from: FIRST, to: LAST })).cached;
-    expect(refunded.currencies[0]?.periods.find((p) => p.period === '2026-10-05')?.refunded).toBe(
-      '15000.00',
-    );
+    expect(refunded.currencies[0]?.periods.find((p) => p.period === '2026-10-05')?.refunded).toBe('15000.00');
 
     // A decline of installment 7001 on the 1st arrives late: the charge of the 4th is now a recovery.
     await store.record(
@@ -207,10 +205,22 @@ describe("the report's daily totals", () => {
   it("keep a merchant's days apart from another's, and per time zone", async () => {
     const merchant = aMerchant({ timezone: ZONE });
     const other = aMerchant({ timezone: ZONE });
-    await svc.database.db.insert(ledger).values([
-      movement(merchant, { kind: 'LINK_PAYMENT', status: 'succeeded', amount: '1000.00', createdAt: local(FIRST, 10) }),
-      movement(other, { kind: 'LINK_PAYMENT', status: 'succeeded', amount: '9000.00', createdAt: local(FIRST, 10) }),
-    ]);
+    await svc.database.db
+      .insert(ledger)
+      .values([
+        movement(merchant, {
+          kind: 'LINK_PAYMENT',
+          status: 'succeeded',
+          amount: '1000.00',
+          createdAt: local(FIRST, 10),
+        }),
+        movement(other, {
+          kind: 'LINK_PAYMENT',
+          status: 'succeeded',
+          amount: '9000.00',
+          createdAt: local(FIRST, 10),
+        }),
+      ]);
     await expectAgreement(merchant);
     await expectAgreement(other);
     // The same merchant in UTC: 00:00:10 in Asunción is 03:00:10 UTC, the same day; totalled apart.
@@ -219,7 +229,12 @@ describe("the report's daily totals", () => {
     expect(inUtc.cached).toEqual(inUtc.fromRows);
     // A late payment of the other merchant forgets none of this merchant's days.
     await store.record(
-      movement(other, { kind: 'LINK_PAYMENT', status: 'succeeded', amount: '1.00', createdAt: local(FIRST, 20) }),
+      movement(other, {
+        kind: 'LINK_PAYMENT',
+        status: 'succeeded',
+        amount: '1.00',
+        createdAt: local(FIRST, 20),
+      }),
     );
     expect(await totalledDays(merchant)).toEqual(everyDay);
     expect(await totalledDays(other)).toEqual(everyDay.slice(1));
@@ -227,14 +242,22 @@ describe("the report's daily totals", () => {
 
   it('agree with the rows whatever the movements and the order they arrive in (property)', async () => {
     const amount = fc.integer({ min: 1, max: 5_000_000 }).map((cents) => (cents / 100).toFixed(2));
-    const second = fc.oneof(fc.constantFrom(0, 1, LAST_SECOND - 1, LAST_SECOND), fc.integer({ min: 0, max: LAST_SECOND }));
+    const second = fc.oneof(
+      fc.constantFrom(0, 1, LAST_SECOND - 1, LAST_SECOND),
+      fc.integer({ min: 0, max: LAST_SECOND }),
+    );
     const arrival = fc.record({
       kind: fc.constantFrom('LINK_PAYMENT', 'INSTALLMENT_CHARGE', 'BANK_TRANSFER', 'REFUND') as fc.Arbitrary<
         Movement['kind']
       >,
-      status: fc.constantFrom('succeeded', 'succeeded', 'declined', 'pending', 'scheduled', 'failed') as fc.Arbitrary<
-        Movement['status']
-      >,
+      status: fc.constantFrom(
+        'succeeded',
+        'succeeded',
+        'declined',
+        'pending',
+        'scheduled',
+        'failed',
+      ) as fc.Arbitrary<Movement['status']>,
       amount,
       currency: fc.constantFrom('PYG', 'PYG', 'USD'),
       // One day before the range to one after, so that moves across its edges are made too.

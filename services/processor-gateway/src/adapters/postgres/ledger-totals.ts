@@ -33,9 +33,7 @@ const summaryRowOf = (row: RawSummaryRow): SummaryRow => ({
 /** By currency, then period. */
 export const sortRows = (rows: SummaryRow[]): SummaryRow[] =>
   rows.sort((a, b) =>
-    a.currency === b.currency
-      ? a.period.localeCompare(b.period)
-      : a.currency.localeCompare(b.currency),
+    a.currency === b.currency ? a.period.localeCompare(b.period) : a.currency.localeCompare(b.currency),
   );
 
 /**
@@ -166,7 +164,8 @@ async function totalDays(
     const wanted = new Set(days);
     const missing = days.filter((day) => !kept.days.has(day));
     const summed: SummaryRow[] = [];
-    for (const run of runsOf(missing)) summed.push(...(await sumRows(tx, merchantId, runRange(run, timezone))));
+    for (const run of runsOf(missing))
+      summed.push(...(await sumRows(tx, merchantId, runRange(run, timezone))));
     if (missing.length > 0) {
       await tx.execute(sql`
         insert into processor_gateway.ledger_totalled_days (merchant_id, day, timezone)
