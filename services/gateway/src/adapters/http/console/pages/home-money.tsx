@@ -141,19 +141,29 @@ export function MoneySection(props: { figures: MoneyFigures | undefined; lang: C
             {figures.declined30}
           </span>
         </a>
-        <div class="tile" data-testid="home-recovered">
-          <span class="label">{text.home.recovered30}</span>
-          <span class="value" data-count={String(figures.recovered30)}>
-            {figures.recovered30}
-          </span>
-          <span class="sub">{text.home.recoveredHint}</span>
-        </div>
       </div>
       <CollectedChart figures={figures} lang={props.lang} text={text} />
       <p class="muted" data-testid="home-money-note">
         {text.home.fromReport}
       </p>
     </section>
+  );
+}
+
+/**
+ * Installments recovered by retries in the 30 days (the report's, every currency): shown among the
+ * subscriptions' tiles, whose installments they are.
+ */
+export function RecoveredTile(props: { figures: MoneyFigures; lang: ConsoleLanguage }) {
+  const text = paymentsMessages(props.lang);
+  return (
+    <div class="tile" data-testid="home-recovered">
+      <span class="label">{text.home.recovered30}</span>
+      <span class="value" data-count={String(props.figures.recovered30)}>
+        {props.figures.recovered30}
+      </span>
+      <span class="sub">{text.home.recoveredHint}</span>
+    </div>
   );
 }
 

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
-import { MoneySection, readMoneyFigures } from './home-money';
+import { MoneySection, RecoveredTile, readMoneyFigures } from './home-money';
 import { type ConsoleEnv, Money, page, read, t, withQuery } from './kit';
 
 /** `GET /api/subscriptions/summary`. */
@@ -59,6 +59,7 @@ export function homePage(console: Hono<ConsoleEnv>) {
               <span class="label">{text.home.pastDue}</span>
               <span class="value">{subscriptions.counts.past_due}</span>
             </a>
+            {money ? <RecoveredTile figures={money} lang={lang} /> : null}
             <div class="tile" data-testid="home-upcoming">
               <span class="label">{text.home.upcoming}</span>
               <span class="value">{upcoming.installments}</span>
