@@ -22,33 +22,40 @@ ALTER TABLE "processor_gateway"."ledger_daily_totals" ADD CONSTRAINT "ledger_dai
 -- Written by hand (drizzle-kit does not know triggers): what keeps the daily totals exact. Any write to the
 -- ledger forgets, in its own transaction, the totals of every local day (in each zone a day was totalled
 -- in) whose sums it may change: the day its movement was decided (settled, else created) before and after
--- the write, and, for a declined attempt of an installment, the days of that installment's later charges
--- that succeeded (a decline arriving late makes them recoveries). First it takes the merchant's advisory
+-- the write, and, for a declined attempt of an installment, the days of that installment's charges that
+-- succeeded (a decline arriving late makes those after it recoveries). First it takes the merchant's advisory
 -- lock shared (writers do not wait for each other), which the totalling takes exclusively: a day is never
 -- totalled from a snapshot that misses a write still in flight. A day not totalled costs an index probe
 -- that finds nothing: no row is locked, so writers never queue on one row per merchant and day.
 CREATE FUNCTION "processor_gateway"."ledger_totals_forget"(
-  merchants uuid[], decided timestamptz[], statuses text[], installments bigint[], created timestamptz[]
+  merchants uuid[], decided timestamptz[], statuses text[], installments bigint[]
 ) RETURNS void
 LANGUAGE plpgsql AS $$
+DECLARE
+  declined_installments bigint[];
 BEGIN
   IF merchants IS NULL OR cardinality(merchants) = 0 THEN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock_shared(hashtextextended('processor_gateway.ledger_totals:' || m.merchant_id::text, 0))
   FROM (SELECT DISTINCT merchant_id FROM unnest(merchants) AS merchant_id ORDER BY 1) m;
-  WITH c AS (
-    SELECT * FROM unnest(merchants, decided, statuses, installments, created)
-      AS c(merchant_id, decided, status, installment_id, created_at)
-  ),
-  touched AS (
-    SELECT c.merchant_id, c.decided FROM c
+  -- Under the lock (a fresh snapshot): nothing to forget when none of these merchants has a day totalled.
+  IF NOT EXISTS (
+    SELECT 1 FROM "processor_gateway"."ledger_totalled_days" t WHERE t.merchant_id = ANY(merchants)
+  ) THEN
+    RETURN;
+  END IF;
+  SELECT array_agg(DISTINCT d.installment_id) INTO declined_installments
+  FROM unnest(statuses, installments) AS d(status, installment_id)
+  WHERE d.status = 'declined' AND d.installment_id IS NOT NULL;
+  WITH touched AS (
+    SELECT x.merchant_id, x.decided FROM unnest(merchants, decided) AS x(merchant_id, decided)
     UNION
+    -- The charges of an installment with a declined attempt that succeeded: a recovery when after it.
     SELECT later.merchant_id, coalesce(later.settled_at, later.created_at)
-    FROM c JOIN "processor_gateway"."ledger" later
-      ON later.installment_id = c.installment_id AND later.merchant_id = c.merchant_id
-    WHERE c.status = 'declined' AND c.installment_id IS NOT NULL
-      AND later.kind = 'INSTALLMENT_CHARGE' AND later.status = 'succeeded' AND later.created_at > c.created_at
+    FROM "processor_gateway"."ledger" later
+    WHERE declined_installments IS NOT NULL AND later.installment_id = ANY(declined_installments)
+      AND later.kind = 'INSTALLMENT_CHARGE' AND later.status = 'succeeded'
   )
   DELETE FROM "processor_gateway"."ledger_totalled_days" t
   USING touched
@@ -65,19 +72,18 @@ DECLARE
   decided timestamptz[];
   statuses text[];
   installments bigint[];
-  created timestamptz[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
     SELECT array_agg(n.merchant_id), array_agg(coalesce(n.settled_at, n.created_at)), array_agg(n.status),
-      array_agg(n.installment_id), array_agg(n.created_at)
-    INTO merchants, decided, statuses, installments, created
+      array_agg(n.installment_id)
+    INTO merchants, decided, statuses, installments
     FROM new_rows n;
   ELSIF TG_OP = 'UPDATE' THEN
     -- The rows as they were and as they are, of the rows whose summed columns changed (a link's label
     -- given to its rows changes no total).
     SELECT array_agg(x.merchant_id), array_agg(coalesce(x.settled_at, x.created_at)), array_agg(x.status),
-      array_agg(x.installment_id), array_agg(x.created_at)
-    INTO merchants, decided, statuses, installments, created
+      array_agg(x.installment_id)
+    INTO merchants, decided, statuses, installments
     FROM old_rows o JOIN new_rows n ON n.id = o.id,
       LATERAL (VALUES
         (o.merchant_id, o.settled_at, o.created_at, o.status, o.installment_id),
@@ -89,11 +95,11 @@ BEGIN
            n.installment_id, n.created_at, n.settled_at);
   ELSE
     SELECT array_agg(o.merchant_id), array_agg(coalesce(o.settled_at, o.created_at)), array_agg(o.status),
-      array_agg(o.installment_id), array_agg(o.created_at)
-    INTO merchants, decided, statuses, installments, created
+      array_agg(o.installment_id)
+    INTO merchants, decided, statuses, installments
     FROM old_rows o;
   END IF;
-  PERFORM "processor_gateway"."ledger_totals_forget"(merchants, decided, statuses, installments, created);
+  PERFORM "processor_gateway"."ledger_totals_forget"(merchants, decided, statuses, installments);
   RETURN NULL;
 END $$;
 --> statement-breakpoint
