@@ -19,6 +19,7 @@ CREATE TABLE "processor_gateway"."ledger_totalled_days" (
 );
 --> statement-breakpoint
 ALTER TABLE "processor_gateway"."ledger_daily_totals" ADD CONSTRAINT "ledger_daily_totals_day_fk" FOREIGN KEY ("merchant_id","day","timezone") REFERENCES "processor_gateway"."ledger_totalled_days"("merchant_id","day","timezone") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "ledger_merchant_decided_idx" ON "processor_gateway"."ledger" USING btree ("merchant_id",coalesce("settled_at", "created_at"));--> statement-breakpoint
 -- Written by hand (drizzle-kit does not know triggers): what keeps the daily totals exact. Any write to the
 -- ledger forgets, in its own transaction, the totals of every local day (in each zone a day was totalled
 -- in) whose sums it may change: the day its movement was decided (settled, else created) before and after

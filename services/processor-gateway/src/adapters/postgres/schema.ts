@@ -293,6 +293,11 @@ export const ledger = processorGatewaySchema.table(
     index('ledger_merchant_created_idx').on(table.merchantId, table.createdAt, table.id),
     index('ledger_merchant_status_idx').on(table.merchantId, table.status, table.createdAt, table.id),
     index('ledger_merchant_kind_idx').on(table.merchantId, table.kind, table.createdAt, table.id),
+    // The report's read: movements decided (settled, else created) in a range of instants.
+    index('ledger_merchant_decided_idx').on(
+      table.merchantId,
+      sql`coalesce(${table.settledAt}, ${table.createdAt})`,
+    ),
     index('ledger_link_idx').on(table.linkId),
     index('ledger_subscription_idx').on(table.merchantId, table.subscriptionId),
     index('ledger_installment_idx').on(table.installmentId),
