@@ -3,7 +3,7 @@ import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { LedgerFilter, LedgerPosition, LinkContext, Movement } from '../../domain/ledger';
 import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
-import { dailyTotals, sumRows } from './ledger-totals';
+import { dailyTotals, sumRowsQuickly } from './ledger-totals';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
 type LedgerRow = typeof ledger.$inferSelect;
@@ -240,7 +240,7 @@ export function postgresLedgerStore(db: Executor): LedgerStore {
     },
 
     summary(merchantId, range) {
-      return sumRows(db, merchantId, range);
+      return sumRowsQuickly(db, merchantId, range);
     },
 
     dailyTotals(merchantId, range) {
