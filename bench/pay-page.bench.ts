@@ -6,7 +6,8 @@
  * (default 10) each side, alternating, BENCH_LINKS links opened in turn (default 200). Prints req/s, p50
  * and p99 of each, the ratio, and ends with `bench:pay-page: pass|fail` and the figures. Targets: ≥ 40 % of
  * the baseline's req/s, the gateway's p99 ≤ 100 ms. DATABASE_URL's server and AMQP_URL (default the local
- * ones): the bench's own database and broker names there, removed at the end.
+ * ones): the bench's own database and broker names there, removed at the end. BENCH_PROFILE_DIR=<dir>: each
+ * service writes a CPU profile there when it stops.
  */
 import { runPayPageBench } from './pay-page';
 import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
@@ -26,6 +27,7 @@ async function main() {
     warmUpSeconds: 3,
     links: Number(process.env.BENCH_LINKS ?? 200),
     compiled: true,
+    profileDir: process.env.BENCH_PROFILE_DIR,
     log,
   });
   const { system, baseline, ratio } = result;

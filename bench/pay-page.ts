@@ -31,6 +31,8 @@ export interface PayPageBenchOptions {
   /** Links created, opened in turn. */
   links: number;
   compiled: boolean;
+  /** Each service writes a CPU profile here when it stops (node --cpu-prof); none when unset. */
+  profileDir?: string;
   log: (line: string) => void;
 }
 
@@ -118,6 +120,7 @@ export async function runPayPageBench(options: PayPageBenchOptions): Promise<Pay
       env,
       port: ports.gatewayPort,
       compiled: options.compiled,
+      nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
       output: (service, line) => serviceOutput.push(`[${service}] ${line}`),
     });
     const slugs: string[] = [];

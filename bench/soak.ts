@@ -2,7 +2,7 @@
  * The soak run (`npm run soak`, bench/soak.bench.ts; its CI form test-e2e/soak.e2e.test.ts): every service its
  * own process on PostgreSQL and RabbitMQ (a database and broker names of its own), a mixed load for
  * `minutes` at `rate` operations a second, one table row a minute, then the checks: money against the
- * sandbox's ledger, every webhook once per id, and the targets of issue 31 (0 5xx; RSS at the end within
+ * sandbox's ledger, every webhook once per id, and the targets of issue 31 (0 5xx; each service's RSS at the end within
  * 10 % of minute 5; each operation's p99 in the last 5 minutes within 25 % of minutes 5–10; backlogs back to
  * 0 within 60 s of the load's end). Runs shorter than 10 minutes are judged on errors and money only.
  *
@@ -851,14 +851,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const to = last.processes[name]?.rssMb ?? 0;
         return { name, from, to, ratio: from > 0 ? to / from : 1 };
       });
-      const worst = growth.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+      // The sandbox stands in for the processors outside: it keeps every card, order and payment it was
+      // given in memory (their state, by design), so it grows with the charges; it is printed, not judged.
+      const judged = growth.filter((g) => g.name !== 'processor-sandbox');
+      const worst = judged.reduce((a, b) => (b.ratio > a.ratio ? b : a));
       targets.push({
         name: 'RSS at the end within 10 % of minute 5',
-        ok: growth.every((g) => g.ratio <= 1.1),
+        ok: judged.every((g) => g.ratio <= 1.1),
         detail:
           growth
             .map((g) => `${shortService[g.name] ?? g.name} ${g.from.toFixed(0)}→${g.to.toFixed(0)}`)
-            .join(', ') + ` (worst ${worst.name} ${((worst.ratio - 1) * 100).toFixed(1)} %)`,
+            .join(', ') +
+          ` (worst of our services ${worst.name} ${((worst.ratio - 1) * 100).toFixed(1)} %; the sandbox not judged)`,
         enforced: long,
       });
     } else
