@@ -205,22 +205,20 @@ describe("the report's daily totals", () => {
   it("keep a merchant's days apart from another's, and per time zone", async () => {
     const merchant = aMerchant({ timezone: ZONE });
     const other = aMerchant({ timezone: ZONE });
-    await svc.database.db
-      .insert(ledger)
-      .values([
-        movement(merchant, {
-          kind: 'LINK_PAYMENT',
-          status: 'succeeded',
-          amount: '1000.00',
-          createdAt: local(FIRST, 10),
-        }),
-        movement(other, {
-          kind: 'LINK_PAYMENT',
-          status: 'succeeded',
-          amount: '9000.00',
-          createdAt: local(FIRST, 10),
-        }),
-      ]);
+    await svc.database.db.insert(ledger).values([
+      movement(merchant, {
+        kind: 'LINK_PAYMENT',
+        status: 'succeeded',
+        amount: '1000.00',
+        createdAt: local(FIRST, 10),
+      }),
+      movement(other, {
+        kind: 'LINK_PAYMENT',
+        status: 'succeeded',
+        amount: '9000.00',
+        createdAt: local(FIRST, 10),
+      }),
+    ]);
     await expectAgreement(merchant);
     await expectAgreement(other);
     // The same merchant in UTC: 00:00:10 in Asunción is 03:00:10 UTC, the same day; totalled apart.
