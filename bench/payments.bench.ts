@@ -33,6 +33,7 @@ import {
   cpuUsed,
   demoToken,
   freshInfrastructure,
+  insertLedgerRows,
   log as logger,
   machine,
   ROOT,
@@ -51,37 +52,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const OTHER_MERCHANTS = 19;
 const TARGET = { pageRatio: 0.5, pageP99Ms: 50, exportRowsPerSecond: 50_000, rssGrowthMb: 50 };
 const PAGE_QUERY = 'status=declined&limit=50';
-
-/**
- * The merchant's rows: one a second back from now, a tenth declined; the first EXPORT_ROWS are bank
- * transfers (what the export asks for), the others card payments and installment charges.
- */
-async function insertRows(sql: postgres.Sql, merchantId: string, rows: number, exportRows: number) {
-  const chunk = 100_000;
-  for (let from = 1; from <= rows; from += chunk) {
-    const to = Math.min(rows, from + chunk - 1);
-    await sql`
-      insert into processor_gateway.ledger
-        (id, merchant_id, kind, status, method, processor, amount, currency, card_brand, card_last4,
-         link_id, label, handle_value, handle_label, custom_identifier, reference, created_at, settled_at,
-         decline_code, decline_category)
-      select gen_random_uuid(), ${merchantId}::uuid,
-             case when g <= ${exportRows} then 'BANK_TRANSFER' when g % 2 = 0 then 'LINK_PAYMENT' else 'INSTALLMENT_CHARGE' end,
-             case when g % 10 = 0 and g > ${exportRows} then 'declined' else 'succeeded' end,
-             case when g <= ${exportRows} then 'BANK_TRANSFER' else 'CARD' end,
-             case when g <= ${exportRows} then null else 'PARAGUAY.PROCESSOR_A' end,
-             ((g % 500) * 1000 + 1000)::numeric, 'PYG',
-             case when g <= ${exportRows} then null else 'VISA' end,
-             case when g <= ${exportRows} then null else lpad((g % 10000)::text, 4, '0') end,
-             g % 50000 + 1, 'Plan "' || (g % 100) || '", monthly', 'customer' || (g % 20000) || '@example.com',
-             'Customer ' || (g % 20000), 'CUST-' || (g % 20000),
-             case when g <= ${exportRows} then 'TRF-' || g else null end,
-             now() - g * interval '1 second', now() - g * interval '1 second',
-             case when g % 10 = 0 and g > ${exportRows} then 'INSUFFICIENT_FUNDS' else null end,
-             case when g % 10 = 0 and g > ${exportRows} then 'soft' else null end
-      from generate_series(${from}::int, ${to}::int) g`;
-  }
-}
 
 async function pageThroughGateway(url: string, token: string, seconds = SECONDS) {
   const result = await autocannon({
@@ -271,10 +241,13 @@ async function main() {
     const merchantId = ((await profile.json()) as { id: string }).id;
     const sql = postgres(infra.databaseUrl, { max: 1, onnotice: () => {} });
     let started = Date.now();
-    await insertRows(sql, merchantId, ROWS, EXPORT_ROWS);
+    await insertLedgerRows(sql, merchantId, { rows: ROWS, bankTransfers: EXPORT_ROWS });
     const perOther = Math.ceil(ROWS / OTHER_MERCHANTS);
     for (let index = 0; index < OTHER_MERCHANTS; index += 1)
-      await insertRows(sql, crypto.randomUUID(), perOther, Math.min(EXPORT_ROWS, perOther));
+      await insertLedgerRows(sql, crypto.randomUUID(), {
+        rows: perOther,
+        bankTransfers: Math.min(EXPORT_ROWS, perOther),
+      });
     await sql`analyze processor_gateway.ledger`;
     log(
       `inserted ${ROWS + perOther * OTHER_MERCHANTS} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -425,3 +425,43 @@ export async function autovacuumStandIn(databaseUrl: string): Promise<Autovacuum
     },
   };
 }
+
+/**
+ * A merchant's payments ledger at size, straight into `processor_gateway.ledger` with generate_series (not
+ * through the API), in statements of 100,000 rows: row g is `g × secondsApart` seconds back from now
+ * (default 1), a tenth of the card rows declined; the first `bankTransfers` rows bank transfers, the
+ * others card payments and installment charges, alternately. Used by bench:payments and bench:console.
+ */
+export async function insertLedgerRows(
+  sql: postgres.Sql,
+  merchantId: string,
+  options: { rows: number; bankTransfers?: number; secondsApart?: number },
+): Promise<void> {
+  const { rows } = options;
+  const transfers = options.bankTransfers ?? 0;
+  const apart = options.secondsApart ?? 1;
+  const chunk = 100_000;
+  for (let from = 1; from <= rows; from += chunk) {
+    const to = Math.min(rows, from + chunk - 1);
+    await sql`
+      insert into processor_gateway.ledger
+        (id, merchant_id, kind, status, method, processor, amount, currency, card_brand, card_last4,
+         link_id, label, handle_value, handle_label, custom_identifier, reference, created_at, settled_at,
+         decline_code, decline_category)
+      select gen_random_uuid(), ${merchantId}::uuid,
+             case when g <= ${transfers} then 'BANK_TRANSFER' when g % 2 = 0 then 'LINK_PAYMENT' else 'INSTALLMENT_CHARGE' end,
+             case when g % 10 = 0 and g > ${transfers} then 'declined' else 'succeeded' end,
+             case when g <= ${transfers} then 'BANK_TRANSFER' else 'CARD' end,
+             case when g <= ${transfers} then null else 'PARAGUAY.PROCESSOR_A' end,
+             ((g % 500) * 1000 + 1000)::numeric, 'PYG',
+             case when g <= ${transfers} then null else 'VISA' end,
+             case when g <= ${transfers} then null else lpad((g % 10000)::text, 4, '0') end,
+             g % 50000 + 1, 'Plan "' || (g % 100) || '", monthly', 'customer' || (g % 20000) || '@example.com',
+             'Customer ' || (g % 20000), 'CUST-' || (g % 20000),
+             case when g <= ${transfers} then 'TRF-' || g else null end,
+             now() - g * ${apart}::float8 * interval '1 second', now() - g * ${apart}::float8 * interval '1 second',
+             case when g % 10 = 0 and g > ${transfers} then 'INSUFFICIENT_FUNDS' else null end,
+             case when g % 10 = 0 and g > ${transfers} then 'soft' else null end
+      from generate_series(${from}::int, ${to}::int) g`;
+  }
+}

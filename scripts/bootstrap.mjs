@@ -22,6 +22,7 @@ const commands = {
   build: 'scripts/build.mjs',
   'bench-billing': 'bench/billing.bench.ts',
   'bench-bulk': 'services/subscriptions/bench/bulk-modify.bench.ts',
+  'bench-console': 'bench/console.bench.ts',
   'bench-links': 'bench/links.bench.ts',
   'bench-payments': 'bench/payments.bench.ts',
   'bench-start': 'bench/start.bench.ts',

@@ -162,6 +162,8 @@ describe.skipIf(!chromium.available)("the console's payments and home's money in
     expect(await byTestId(page, 'home-collected-30').locator('.value').getAttribute('data-amount')).toBe(
       '97000.00',
     );
+    // Nothing declined, so nothing recovered by a retry.
+    expect(await byTestId(page, 'home-recovered').locator('.value').getAttribute('data-count')).toBe('0');
     const bars = byTestId(page, 'home-chart').locator('rect');
     expect(await bars.count()).toBe(30);
     expect(await bars.last().getAttribute('data-amount')).toBe('97000.00');

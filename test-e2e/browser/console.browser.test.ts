@@ -38,7 +38,9 @@ import {
 // endpoint gets a test event that fails, and a retry from the delivery log delivers it; a read-only token
 // made in the console is refused a write; a viewer the owner invited is offered no write and refused a
 // crafted one, and the audit log shows who did what. Then every page, in both languages, at 1280 and
-// 390 px wide, with axe-core: no serious or critical violation. (The payments pages wait for the ledger.)
+// 390 px wide, with axe-core: no serious or critical violation (home with its money from the payments report).
+// The payments pages, and home's figures checked against payments made in Chromium, are in
+// console-payments.browser.test.ts.
 
 const chromium = inject('chromium');
 

@@ -79,6 +79,7 @@ export function createProcessorGatewayService(options: ProcessorGatewayOptions =
         reportRoutes({
           internalSecret,
           ledger: deps.stores.ledger,
+          clock,
           subscriptionStates: httpSubscriptionStates({
             subscriptions: upstream('subscriptions'),
             internalSecret,

@@ -1,8 +1,9 @@
-import type { PaymentMovement } from '@payrail/contracts';
+import type { PaymentMovement, ReportSummaryResponse } from '@payrail/contracts';
+import { addDays } from '@payrail/time';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { ConsoleApiRequest, ConsoleUser } from '../../src/adapters/http/console/console-context';
-import { addUp } from '../../src/adapters/http/console/pages/home-money';
+import { figuresOf } from '../../src/adapters/http/console/pages/home-money';
 import { consolePages } from '../../src/adapters/http/console/pages/routes';
 
 // The Payments pages and home's money alone, over a stand-in of the public API that records each call:
@@ -108,26 +109,54 @@ const DETAIL = {
   body: { ...movement(), refunds: [], paid: { type: 'PAY_REQUEST', payRequestId: 7 } },
 };
 
-describe("home's money, added up from the ledger's list", () => {
-  it('collected today, in 7 and 30 days, refunded and declined, by the merchant’s days', () => {
-    const figures = addUp(
-      [
-        movement({ amount: '1000.00', createdAt: '2026-11-27T23:30:00-03:00' }),
-        movement({ amount: '2000.00', kind: 'BANK_TRANSFER', createdAt: '2026-11-21T08:00:00-03:00' }),
-        movement({ amount: '4000.00', kind: 'INSTALLMENT_CHARGE', createdAt: '2026-11-20T08:00:00-03:00' }),
-        movement({ amount: '8000.00', createdAt: '2026-10-29T08:00:00-03:00' }),
-        // Outside the 30 days, another currency, a refund, a declined attempt, a refund not yet done.
-        movement({ amount: '16000.00', createdAt: '2026-10-28T23:59:00-03:00' }),
-        movement({ amount: '32000.00', currency: 'USD', createdAt: '2026-11-27T09:00:00-03:00' }),
-        movement({ amount: '500.00', kind: 'REFUND', createdAt: '2026-11-26T09:00:00-03:00' }),
-        movement({ amount: '700.00', status: 'declined', createdAt: '2026-11-26T09:00:00-03:00' }),
-        movement({
-          amount: '300.00',
-          kind: 'REFUND',
-          status: 'scheduled',
-          createdAt: '2026-11-26T09:00:00-03:00',
-        }),
-      ],
+const report = (currencies: unknown[]) => ({
+  from: '2026-10-29',
+  to: '2026-11-27',
+  groupBy: 'day',
+  timezone: 'America/Asuncion',
+  currencies,
+  subscriptions: { pending: 0, active: 3, past_due: 1, completed: 0, cancelled: 0 },
+});
+
+const day = (period: string, collected: string, more: Record<string, unknown> = {}) => ({
+  period,
+  collected,
+  refunded: '0.00',
+  net: collected,
+  declinedAttempts: 0,
+  recoveredInstallments: 0,
+  ...more,
+});
+
+describe("home's money, from the report of the 30 days", () => {
+  it('collected today, in 7 and 30 days, refunded, declined and recovered, by the merchant’s days', () => {
+    const figures = figuresOf(
+      report([
+        {
+          currency: 'PYG',
+          collected: '15000.00',
+          refunded: '500.00',
+          net: '14500.00',
+          declinedAttempts: 1,
+          recoveredInstallments: 2,
+          periods: [
+            day('2026-10-29', '8000.00'),
+            day('2026-11-20', '4000.00', { recoveredInstallments: 2 }),
+            day('2026-11-21', '2000.00'),
+            day('2026-11-26', '0.00', { refunded: '500.00', declinedAttempts: 1 }),
+            day('2026-11-27', '1000.00'),
+          ],
+        },
+        {
+          currency: 'USD',
+          collected: '320.00',
+          refunded: '0.00',
+          net: '320.00',
+          declinedAttempts: 3,
+          recoveredInstallments: 1,
+          periods: [day('2026-11-27', '320.00', { declinedAttempts: 3, recoveredInstallments: 1 })],
+        },
+      ]) as ReportSummaryResponse,
       '2026-11-27',
       'PYG',
     );
@@ -135,13 +164,18 @@ describe("home's money, added up from the ledger's list", () => {
     expect(figures.collected7).toBe(300000n);
     expect(figures.collected30).toBe(1500000n);
     expect(figures.refunded30).toBe(50000n);
-    expect(figures.declined30).toBe(1);
+    // Counts of every currency: declined attempts and installments recovered by a retry.
+    expect(figures.declined30).toBe(4);
+    expect(figures.recovered30).toBe(3);
     expect(figures.days).toHaveLength(30);
     expect(figures.days[0]).toEqual({ date: '2026-10-29', collected: 800000n });
+    expect(figures.days[22]).toEqual({ date: '2026-11-20', collected: 400000n });
     expect(figures.days[29]).toEqual({ date: '2026-11-27', collected: 100000n });
+    expect(figures.days.filter((entry) => entry.collected === 0n)).toHaveLength(26);
   });
 
-  it('home shows the figures and 30 bars from the ledger it walked page by page', async () => {
+  it('home asks the report once for the 30 days and shows its figures and 30 bars', async () => {
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: MERCHANT.timezone }).format(new Date());
     const { request, calls } = consoleFor(user('owner'), {
       'GET /api/subscriptions/summary': {
         status: 200,
@@ -154,9 +188,19 @@ describe("home's money, added up from the ledger's list", () => {
         status: 200,
         body: { counts: { pending: 0, rejected: 0, expired: 0, cancelled: 0, paid: 0 } },
       },
-      'GET /api/payments': {
+      'GET /api/reports/summary': {
         status: 200,
-        body: { payments: [movement({ createdAt: new Date().toISOString() })], nextCursor: null },
+        body: report([
+          {
+            currency: 'PYG',
+            collected: '97000.00',
+            refunded: '0.00',
+            net: '97000.00',
+            declinedAttempts: 2,
+            recoveredInstallments: 1,
+            periods: [day(today, '97000.00', { declinedAttempts: 2, recoveredInstallments: 1 })],
+          },
+        ]),
       },
     });
     const response = await request('/console');
@@ -164,10 +208,37 @@ describe("home's money, added up from the ledger's list", () => {
     const html = await response.text();
     expect(html).toContain('data-testid="home-collected"');
     expect(html).toContain('data-testid="home-chart"');
+    expect(html).toMatch(/data-testid="home-collected-today" data-amount="97000.00"/);
+    expect(html).toMatch(/data-testid="home-recovered">.*?data-count="1"/s);
+    expect(html).toMatch(/data-testid="home-declined">.*?data-count="2"/s);
     expect(html.match(/<rect /g)).toHaveLength(30);
-    const walk = calls.filter((call) => call.path.startsWith('/api/payments'));
-    expect(walk).toHaveLength(1);
-    expect(walk[0]?.path).toMatch(/^\/api\/payments\?createdFrom=\d{4}-\d{2}-\d{2}&limit=200$/);
+    expect(calls.filter((call) => call.path.startsWith('/api/payments'))).toEqual([]);
+    const reports = calls.filter((call) => call.path.startsWith('/api/reports'));
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.path).toBe(`/api/reports/summary?from=${addDays(today, -29)}&to=${today}&groupBy=day`);
+  });
+
+  it('home says the money figures are not available when the report is refused, and shows the rest', async () => {
+    const { request } = consoleFor(user('owner', 'en'), {
+      'GET /api/subscriptions/summary': {
+        status: 200,
+        body: {
+          counts: { pending: 0, active: 4, past_due: 1, completed: 0, cancelled: 0 },
+          upcoming: { installments: 0, amounts: [] },
+        },
+      },
+      'GET /api/payrequests/summary': {
+        status: 200,
+        body: { counts: { pending: 0, rejected: 0, expired: 0, cancelled: 0, paid: 0 } },
+      },
+      'GET /api/reports/summary': { status: 503, body: { code: 'UNAVAILABLE', detail: 'down', errors: [] } },
+    });
+    const response = await request('/console');
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('The payments report did not answer');
+    expect(html).not.toContain('data-testid="home-chart"');
+    expect(html).toMatch(/data-testid="home-past-due">.*?1</s);
   });
 });
 

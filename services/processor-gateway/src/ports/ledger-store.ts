@@ -58,6 +58,15 @@ export interface LedgerStore {
     range: { from: Date; before: Date; timezone: string; groupBy: 'day' | 'month' },
   ): Promise<SummaryRow[]>;
   /**
+   * The same figures per currency and local day, for the days `firstDay` to `lastDay` of `timezone`, which
+   * the caller knows are over there: read from the daily totals, the days not totalled yet summed from the
+   * rows and kept (exact: a later write to the ledger forgets the totals of the days it changes).
+   */
+  dailyTotals(
+    merchantId: string,
+    range: { firstDay: string; lastDay: string; timezone: string },
+  ): Promise<SummaryRow[]>;
+  /**
    * Up to `limit` movements after `after` (newest first), matching every filter, each written as `as`
    * asks (`WrittenMovement`): the same text `movementView` and the CSV writer would give the movement
    * `find` reads.

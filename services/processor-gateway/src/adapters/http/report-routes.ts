@@ -1,5 +1,6 @@
 import { type MerchantContext, reportApi } from '@payrail/contracts';
 import { requireMerchant, route } from '@payrail/http';
+import type { Clock } from '@payrail/time';
 import { Hono } from 'hono';
 import { reportSummary } from '../../application/report-summary';
 import type { LedgerStore } from '../../ports/ledger-store';
@@ -12,6 +13,7 @@ import type { SubscriptionStates } from '../../ports/subscription-states';
 export function reportRoutes(deps: {
   internalSecret: string;
   ledger: LedgerStore;
+  clock: Clock;
   subscriptionStates: SubscriptionStates;
 }) {
   const api = new Hono<{ Variables: { merchant: MerchantContext } }>();

@@ -8,6 +8,7 @@ import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { LedgerFilter, LedgerPosition, LinkContext, Movement, MovementText } from '../../domain/ledger';
 import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
+import { dailyTotals, sumRowsQuickly } from './ledger-totals';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
 type LedgerRow = typeof ledger.$inferSelect;
@@ -272,51 +273,12 @@ export function postgresLedgerStore(db: Executor): LedgerStore {
       return rows.map(toMovement);
     },
 
-    async summary(merchantId, { from, before, timezone, groupBy }) {
-      const format = groupBy === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM';
-      // Settled is never before created: a row created at or after `before` was decided after it, so the
-      // (merchant, created) index bounds the read.
-      const result = await db.execute(sql`
-        with decided as (
-          select m.currency, m.kind, m.status, m.amount, m.installment_id, m.created_at,
-            to_char(coalesce(m.settled_at, m.created_at) at time zone ${timezone}::text, ${format}::text) as period
-          from processor_gateway.ledger m
-          where m.merchant_id = ${merchantId}::uuid
-            and m.created_at < ${before.toISOString()}::timestamptz
-            and coalesce(m.settled_at, m.created_at) >= ${from.toISOString()}::timestamptz
-            and coalesce(m.settled_at, m.created_at) < ${before.toISOString()}::timestamptz
-        )
-        select d.currency, d.period,
-          coalesce(sum(d.amount) filter (
-            where d.status = 'succeeded' and d.kind in ('LINK_PAYMENT', 'INSTALLMENT_CHARGE', 'BANK_TRANSFER')
-          ), 0)::numeric(20, 2)::text as collected,
-          coalesce(sum(d.amount) filter (where d.status = 'succeeded' and d.kind = 'REFUND'), 0)::numeric(20, 2)::text
-            as refunded,
-          count(*) filter (where d.status = 'declined')::int as declined_attempts,
-          count(*) filter (
-            where d.status = 'succeeded' and d.kind = 'INSTALLMENT_CHARGE' and exists (
-              select 1 from processor_gateway.ledger earlier
-              where earlier.merchant_id = ${merchantId}::uuid and earlier.installment_id = d.installment_id
-                and earlier.status = 'declined' and earlier.created_at < d.created_at)
-          )::int as recovered_installments
-        from decided d
-        group by d.currency, d.period
-        order by d.currency, d.period`);
-      return rowsOf<{
-        currency: string;
-        period: string;
-        collected: string;
-        refunded: string;
-        declined_attempts: number;
-        recovered_installments: number;
-      }>(result).map((row) => ({
-        currency: row.currency,
-        period: row.period,
-        collected: row.collected,
-        refunded: row.refunded,
-        declinedAttempts: Number(row.declined_attempts),
-        recoveredInstallments: Number(row.recovered_installments),
-      }));
+    summary(merchantId, range) {
+      return sumRowsQuickly(db, merchantId, range);
+    },
+
+    dailyTotals(merchantId, range) {
+      return dailyTotals(db, merchantId, range);
     },
 
     async page(merchantId, filter, after, limit, as) {

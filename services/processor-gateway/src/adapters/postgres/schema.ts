@@ -6,12 +6,14 @@ import {
   boolean,
   check,
   date,
+  foreignKey,
   index,
   integer,
   json,
   jsonb,
   numeric,
   pgSchema,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -291,6 +293,11 @@ export const ledger = processorGatewaySchema.table(
     index('ledger_merchant_created_idx').on(table.merchantId, table.createdAt, table.id),
     index('ledger_merchant_status_idx').on(table.merchantId, table.status, table.createdAt, table.id),
     index('ledger_merchant_kind_idx').on(table.merchantId, table.kind, table.createdAt, table.id),
+    // The report's read: movements decided (settled, else created) in a range of instants.
+    index('ledger_merchant_decided_idx').on(
+      table.merchantId,
+      sql`coalesce(${table.settledAt}, ${table.createdAt})`,
+    ),
     index('ledger_link_idx').on(table.linkId),
     index('ledger_subscription_idx').on(table.merchantId, table.subscriptionId),
     index('ledger_installment_idx').on(table.installmentId),
@@ -324,3 +331,46 @@ export const ledgerInstallments = processorGatewaySchema.table('ledger_installme
   linkId: bigint('link_id', { mode: 'number' }),
   number: integer('number').notNull(),
 });
+
+/**
+ * The report's cache (`GET /api/reports/summary` at a million rows): a local day of a merchant's time zone
+ * whose totals are kept, totalled the first time a summary asked for it once it was over there. Exact: a
+ * trigger on the ledger (migration 0007) deletes the day's row, and with it its totals, in the same
+ * transaction as any ledger write that changes what the day sums (a late movement, a refund that turned
+ * succeeded, a declined attempt that makes a later charge a recovery), under the merchant's shared advisory
+ * lock that the totalling takes exclusively (`ledger-store.ts`). A day with no movement has its row and
+ * no totals.
+ */
+export const ledgerTotalledDays = processorGatewaySchema.table(
+  'ledger_totalled_days',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    timezone: text('timezone').notNull(),
+    totalledAt: timestamp('totalled_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.merchantId, table.day, table.timezone] })],
+);
+
+/** The totals of a totalled day, per currency (only the currencies with a movement that day). */
+export const ledgerDailyTotals = processorGatewaySchema.table(
+  'ledger_daily_totals',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    timezone: text('timezone').notNull(),
+    currency: text('currency').notNull(),
+    collected: numeric('collected', { precision: 20, scale: 2, mode: 'string' }).notNull(),
+    refunded: numeric('refunded', { precision: 20, scale: 2, mode: 'string' }).notNull(),
+    declinedAttempts: integer('declined_attempts').notNull(),
+    recoveredInstallments: integer('recovered_installments').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.merchantId, table.day, table.timezone, table.currency] }),
+    foreignKey({
+      name: 'ledger_daily_totals_day_fk',
+      columns: [table.merchantId, table.day, table.timezone],
+      foreignColumns: [ledgerTotalledDays.merchantId, ledgerTotalledDays.day, ledgerTotalledDays.timezone],
+    }).onDelete('cascade'),
+  ],
+);

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import type { PaymentListResponse, PaymentMovement } from '@payrail/contracts';
+import type { ReportSummaryResponse } from '@payrail/contracts';
 import { formatAmount, formatMoney, parseAmount } from '@payrail/money';
 import { addDays } from '@payrail/time';
 import type { ConsoleLanguage } from '../console-context';
@@ -8,19 +8,12 @@ import { type Ctx, callApi, day, Money, todayIn, withQuery } from './kit';
 import { type PaymentsMessages, paymentsMessages } from './payments-i18n';
 
 /**
- * Home's money figures (issue 28): collected today, in the last 7 and 30 days, refunded and declined in 30
- * days, and a chart of what was collected each of the last 30 days, drawn here as SVG. Computed from the
- * ledger's own list (`GET /api/payments` from 29 days ago, every page), as the console is a client of the
- * public API: a reports operation may come later and replace this walk. Days are the merchant's (the
- * ledger writes `createdAt` with the offset of its zone, so its first ten characters are the local day).
+ * Home's money figures (issue 28): collected today, in the last 7 and 30 days, refunded, declined and
+ * recovered by retries in 30 days, and a chart of what was collected each of the last 30 days, drawn here
+ * as SVG. One call of the public API: `GET /api/reports/summary` of the 30 days (today and the 29 before
+ * it, the merchant's days) per day, whatever the size of the ledger (its days that are over come from its
+ * daily totals). Amounts are the merchant's currency's; declined attempts and recoveries of every currency.
  */
-
-/** At most this many movements are added up (pages of 200): beyond, the page says its figures are partial. */
-export const MONEY_WALK_LIMIT = 20_000;
-const PAGE = 200;
-
-/** Movements that bring money in. */
-const COLLECTING = new Set<PaymentMovement['kind']>(['LINK_PAYMENT', 'INSTALLMENT_CHARGE', 'BANK_TRANSFER']);
 
 export interface MoneyFigures {
   currency: string;
@@ -32,13 +25,15 @@ export interface MoneyFigures {
   collected30: bigint;
   refunded30: bigint;
   declined30: number;
-  /** Movements added up; `truncated` when the walk stopped at `MONEY_WALK_LIMIT`. */
-  counted: number;
-  truncated: boolean;
+  recovered30: number;
 }
 
-/** Adds up the ledger's movements of the last 30 days (`today` and the 29 before it). */
-export function addUp(movements: Iterable<PaymentMovement>, today: string, currency: string): MoneyFigures {
+/** The report's path of the 30 days that end `today`. */
+export const moneyReportPath = (today: string) =>
+  withQuery('/api/reports/summary', { from: addDays(today, -29), to: today, groupBy: 'day' });
+
+/** Home's figures from the report of the 30 days ending `today` (its periods are those days). */
+export function figuresOf(report: ReportSummaryResponse, today: string, currency: string): MoneyFigures {
   const first = addDays(today, -29);
   const weekStart = addDays(today, -6);
   const byDay = new Map<string, bigint>();
@@ -52,56 +47,33 @@ export function addUp(movements: Iterable<PaymentMovement>, today: string, curre
     collected30: 0n,
     refunded30: 0n,
     declined30: 0,
-    counted: 0,
-    truncated: false,
+    recovered30: 0,
   };
-  for (const movement of movements) {
-    figures.counted++;
-    const date = movement.createdAt.slice(0, 10);
-    if (date < first || date > today) continue;
-    if (movement.status === 'declined') {
-      figures.declined30++;
-      continue;
+  for (const entry of report.currencies) {
+    figures.declined30 += entry.declinedAttempts;
+    figures.recovered30 += entry.recoveredInstallments;
+    if (entry.currency !== currency) continue;
+    figures.collected30 = parseAmount(entry.collected);
+    figures.refunded30 = parseAmount(entry.refunded);
+    for (const period of entry.periods) {
+      if (!byDay.has(period.period)) continue;
+      const collected = parseAmount(period.collected);
+      byDay.set(period.period, collected);
+      if (period.period >= weekStart) figures.collected7 += collected;
+      if (period.period === today) figures.collectedToday = collected;
     }
-    if (movement.status !== 'succeeded' || movement.currency !== currency) continue;
-    const amount = parseAmount(movement.amount);
-    if (movement.kind === 'REFUND') {
-      figures.refunded30 += amount;
-      continue;
-    }
-    if (!COLLECTING.has(movement.kind)) continue;
-    figures.collected30 += amount;
-    if (date >= weekStart) figures.collected7 += amount;
-    if (date === today) figures.collectedToday += amount;
-    byDay.set(date, (byDay.get(date) ?? 0n) + amount);
   }
   figures.days = [...byDay.entries()].map(([date, collected]) => ({ date, collected }));
   return figures;
 }
 
-/** Walks the ledger's list as the signed-in user; undefined when the API refused or is down. */
+/** The report as the signed-in user; undefined when the API refused or is down. */
 export async function readMoneyFigures(c: Ctx): Promise<MoneyFigures | undefined> {
   const profile = c.var.merchantProfile;
   const today = todayIn(profile.timezone, new Date());
-  const movements: PaymentMovement[] = [];
-  let cursor: string | undefined;
-  let truncated = false;
-  do {
-    const answer = await callApi<PaymentListResponse>(c, {
-      method: 'GET',
-      path: withQuery('/api/payments', { createdFrom: addDays(today, -29), limit: PAGE, cursor }),
-    });
-    if (!answer.ok) return undefined;
-    movements.push(...answer.body.payments);
-    cursor = answer.body.nextCursor ?? undefined;
-    if (cursor && movements.length >= MONEY_WALK_LIMIT) {
-      truncated = true;
-      break;
-    }
-  } while (cursor);
-  const figures = addUp(movements, today, profile.currency);
-  figures.truncated = truncated;
-  return figures;
+  const answer = await callApi<ReportSummaryResponse>(c, { method: 'GET', path: moneyReportPath(today) });
+  if (!answer.ok) return undefined;
+  return figuresOf(answer.body, today, profile.currency);
 }
 
 const money = (minor: bigint, currency: string, lang: ConsoleLanguage) =>
@@ -172,10 +144,26 @@ export function MoneySection(props: { figures: MoneyFigures | undefined; lang: C
       </div>
       <CollectedChart figures={figures} lang={props.lang} text={text} />
       <p class="muted" data-testid="home-money-note">
-        {text.home.fromLedger}
-        {figures.truncated ? ` ${text.home.truncated(figures.counted)}` : ''}
+        {text.home.fromReport}
       </p>
     </section>
+  );
+}
+
+/**
+ * Installments recovered by retries in the 30 days (the report's, every currency): shown among the
+ * subscriptions' tiles, whose installments they are.
+ */
+export function RecoveredTile(props: { figures: MoneyFigures; lang: ConsoleLanguage }) {
+  const text = paymentsMessages(props.lang);
+  return (
+    <div class="tile" data-testid="home-recovered">
+      <span class="label">{text.home.recovered30}</span>
+      <span class="value" data-count={String(props.figures.recovered30)}>
+        {props.figures.recovered30}
+      </span>
+      <span class="sub">{text.home.recoveredHint}</span>
+    </div>
   );
 }
 

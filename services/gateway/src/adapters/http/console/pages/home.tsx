@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
-import { MoneySection, readMoneyFigures } from './home-money';
+import { MoneySection, RecoveredTile, readMoneyFigures } from './home-money';
 import { type ConsoleEnv, Money, page, read, t, withQuery } from './kit';
 
 /** `GET /api/subscriptions/summary`. */
@@ -21,7 +21,8 @@ export interface LinkSummary {
 
 /**
  * Home: what the API tells today (subscriptions active and past due, the next 7 days' scheduled debits,
- * links by status) and the money of the payments ledger (`home-money.tsx`).
+ * links by status) and the money of the last 30 days from the payments report (`home-money.tsx`): three
+ * calls of the public API, made at once.
  */
 export function homePage(console: Hono<ConsoleEnv>) {
   console.get('/', async (c) => {
@@ -58,6 +59,7 @@ export function homePage(console: Hono<ConsoleEnv>) {
               <span class="label">{text.home.pastDue}</span>
               <span class="value">{subscriptions.counts.past_due}</span>
             </a>
+            {money ? <RecoveredTile figures={money} lang={lang} /> : null}
             <div class="tile" data-testid="home-upcoming">
               <span class="label">{text.home.upcoming}</span>
               <span class="value">{upcoming.installments}</span>

@@ -141,7 +141,6 @@ const es = {
     upcoming: 'Débitos de los próximos 7 días',
     nothingScheduled: 'Nada programado',
     links: 'Enlaces de pago',
-    moneyLater: 'Lo cobrado, devuelto y rechazado por día llega con el libro de pagos.',
   },
   links: {
     title: 'Enlaces de pago',
@@ -585,7 +584,6 @@ const en: Messages = {
     upcoming: 'Debits in the next 7 days',
     nothingScheduled: 'Nothing scheduled',
     links: 'Payment links',
-    moneyLater: 'Collected, refunded and declined per day come with the payments ledger.',
   },
   links: {
     title: 'Payment links',

@@ -104,15 +104,15 @@ const es = {
     collected30: 'Cobrado en 30 días',
     refunded30: 'Devuelto en 30 días',
     declined30: 'Rechazados en 30 días',
+    recovered30: 'Recuperadas con reintentos en 30 días',
+    recoveredHint: 'Cuotas cobradas tras un intento rechazado',
     chartTitle: 'Cobrado por día, últimos 30 días',
     chartSummary: (total: string, best: string, bestDay: string) =>
       `Total ${total}; el día de más cobro fue ${bestDay} con ${best}.`,
     chartEmpty: 'Nada cobrado en los últimos 30 días.',
-    fromLedger:
-      'Calculado a partir del libro de pagos (la lista de movimientos de los últimos 30 días); un informe de la API lo reemplazará.',
-    truncated: (count: number) =>
-      `Solo se sumaron los ${count} movimientos más recientes: las cifras más viejas pueden faltar.`,
-    unavailable: 'El libro de pagos no respondió: las cifras de dinero no están disponibles.',
+    fromReport:
+      'Según el informe de pagos, en los días de la zona horaria del comercio: un movimiento cuenta el día en que se decidió.',
+    unavailable: 'El informe de pagos no respondió: las cifras de dinero no están disponibles.',
     seePayments: 'Ver los pagos',
   },
 };
@@ -217,15 +217,15 @@ const en: PaymentsMessages = {
     collected30: 'Collected in 30 days',
     refunded30: 'Refunded in 30 days',
     declined30: 'Declined in 30 days',
+    recovered30: 'Recovered by retries in 30 days',
+    recoveredHint: 'Installments paid after a declined attempt',
     chartTitle: 'Collected per day, last 30 days',
     chartSummary: (total: string, best: string, bestDay: string) =>
       `Total ${total}; the best day was ${bestDay} with ${best}.`,
     chartEmpty: 'Nothing collected in the last 30 days.',
-    fromLedger:
-      "Computed from the payments ledger (the list of the last 30 days' movements); an API report will replace it.",
-    truncated: (count: number) =>
-      `Only the newest ${count} movements were added up: the oldest figures may be missing.`,
-    unavailable: 'The payments ledger did not answer: the money figures are not available.',
+    fromReport:
+      "From the payments report, in the days of the merchant's time zone: a movement counts on the day it was decided.",
+    unavailable: 'The payments report did not answer: the money figures are not available.',
     seePayments: 'See the payments',
   },
 };
