@@ -9,12 +9,17 @@ const env = { OUTBOX_KEEP_PUBLISHED: 'true' };
 // Four projects: fast unit tests (no servers), integration tests on real Postgres and RabbitMQ
 // (`*.int.test.ts`), end-to-end tests that start the services as separate processes, and the browser
 // tests (`*.browser.test.ts`): the same system driven through Debian's Chromium by playwright-core.
+// Unit and integration files run two at a time: Vitest's default is one fewer than the cores, which is one
+// on the two-core machines CI runs on, and waiting on PostgreSQL or RabbitMQ leaves a core idle. The
+// end-to-end and browser files stay one at a time (each starts a whole system).
+const TWO_AT_A_TIME = 2;
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
+          maxWorkers: TWO_AT_A_TIME,
           include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'architecture/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
@@ -22,6 +27,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          maxWorkers: TWO_AT_A_TIME,
           include: ['libs/*/test/**/*.int.test.ts', 'services/*/test/**/*.int.test.ts'],
           globalSetup,
           env,
