@@ -521,6 +521,19 @@ async function countOf(service: ServiceUnderTest, query: string): Promise<number
  * recurrent `link.created` taken in by subscriptions (its inbox holds one row per event handled), every event
  * of the webhook log and of billing-scheduler's projection taken in, every billing run done claiming.
  */
+/** What processor-gateway's ledger consumer takes in (services/processor-gateway record-movements.ts). */
+const LEDGER_SOURCE_EVENTS = [
+  'payment.succeeded',
+  'payment.failed',
+  'bank-transfer.registered',
+  'refund.scheduled',
+  'refund.succeeded',
+  'refund.failed',
+  'link.created',
+  'subscription.created',
+  'installments.scheduled',
+];
+
 async function quiet(): Promise<boolean> {
   const sources = WEBHOOK_SOURCE_EVENTS.map((type) => `'${type}'`).join(', ');
   const [
@@ -532,6 +545,8 @@ async function quiet(): Promise<boolean> {
     projectionSources,
     projected,
     claiming,
+    ledgerSources,
+    ledgerTaken,
   ] = await Promise.all([
     Promise.all(
       (['gateway', 'links', 'subscriptions', 'processor_gateway', 'billing_scheduler'] as const).map(
@@ -584,12 +599,26 @@ async function quiet(): Promise<boolean> {
       billingScheduler,
       'select count(*)::int as count from billing_scheduler.runs where claimed_at is null',
     ),
+    // processor-gateway's ledger takes in links, subscriptions and its own money events (a link's row there).
+    Promise.all(
+      (['links', 'subscriptions', 'processor_gateway'] as const).map((schema) =>
+        countOf(
+          { links, subscriptions, processor_gateway: processorGateway }[schema],
+          `select count(*)::int as count from "${schema}".outbox where type in (${LEDGER_SOURCE_EVENTS.map((type) => `'${type}'`).join(', ')})`,
+        ),
+      ),
+    ).then((counts) => counts.reduce((sum, count) => sum + count, 0)),
+    countOf(
+      processorGateway,
+      `select count(*)::int as count from processor_gateway.inbox where consumer = 'processor-gateway.record-movements-on-money-events'`,
+    ),
   ]);
   return (
     unpublished.every((count) => count === 0) &&
     taken >= linksCreated &&
     webhookTaken >= webhookSources &&
     projected >= projectionSources &&
+    ledgerTaken >= ledgerSources &&
     claiming === 0
   );
 }
