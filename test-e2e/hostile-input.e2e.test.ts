@@ -1,4 +1,5 @@
 import { billingSchedulerService, PROJECTED_EVENTS, PROJECTION_CONSUMER } from '@payrail/billing-scheduler';
+import { LEDGER_EVENTS } from '@payrail/processor-gateway/src/application/record-movements';
 import {
   type ApiOperation,
   apiOperations,
@@ -521,18 +522,6 @@ async function countOf(service: ServiceUnderTest, query: string): Promise<number
  * recurrent `link.created` taken in by subscriptions (its inbox holds one row per event handled), every event
  * of the webhook log and of billing-scheduler's projection taken in, every billing run done claiming.
  */
-/** What processor-gateway's ledger consumer takes in (services/processor-gateway record-movements.ts). */
-const LEDGER_SOURCE_EVENTS = [
-  'payment.succeeded',
-  'payment.failed',
-  'bank-transfer.registered',
-  'refund.scheduled',
-  'refund.succeeded',
-  'refund.failed',
-  'link.created',
-  'subscription.created',
-  'installments.scheduled',
-];
 
 async function quiet(): Promise<boolean> {
   const sources = WEBHOOK_SOURCE_EVENTS.map((type) => `'${type}'`).join(', ');
@@ -604,7 +593,7 @@ async function quiet(): Promise<boolean> {
       (['links', 'subscriptions', 'processor_gateway'] as const).map((schema) =>
         countOf(
           { links, subscriptions, processor_gateway: processorGateway }[schema],
-          `select count(*)::int as count from "${schema}".outbox where type in (${LEDGER_SOURCE_EVENTS.map((type) => `'${type}'`).join(', ')})`,
+          `select count(*)::int as count from "${schema}".outbox where type in (${LEDGER_EVENTS.map((type) => `'${type}'`).join(', ')})`,
         ),
       ),
     ).then((counts) => counts.reduce((sum, count) => sum + count, 0)),
