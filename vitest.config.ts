@@ -13,6 +13,8 @@ const env = { OUTBOX_KEEP_PUBLISHED: 'true' };
 // on the two-core machines CI runs on, and waiting on PostgreSQL or RabbitMQ leaves a core idle. The
 // end-to-end and browser files stay one at a time (each starts a whole system).
 const TWO_AT_A_TIME = 2;
+// End-to-end files of several minutes that mostly wait (a fixed-rate load; restarts one process at a time).
+const LONG_E2E = ['test-e2e/soak.e2e.test.ts', 'test-e2e/rolling-restart.e2e.test.ts'];
 export default defineConfig({
   test: {
     projects: [
@@ -39,6 +41,19 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test-e2e/**/*.e2e.test.ts'],
+          exclude: [...LONG_E2E, '**/node_modules/**'],
+          globalSetup,
+          env,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // The long files that mostly wait: `npm test` runs them beside the browser files (scripts/test.ts).
+        test: {
+          name: 'e2e-long',
+          include: LONG_E2E,
           globalSetup,
           env,
           testTimeout: 120_000,
