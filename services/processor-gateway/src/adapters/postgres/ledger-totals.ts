@@ -417,12 +417,20 @@ export async function recentTotals(
 ): Promise<SummaryRow[]> {
   const start = Math.ceil(from.getTime() / BUCKET_MS) * BUCKET_MS;
   const end = Math.min(before.getTime(), bucketOf(now).getTime());
-  const quickly = (a: number, b: number) =>
-    sumRowsQuickly(db, merchantId, { from: new Date(a), before: new Date(b), timezone, groupBy: 'day' });
+  const range = (a: number, b: number): SummaryRange => ({
+    from: new Date(a),
+    before: new Date(b),
+    timezone,
+    groupBy: 'day',
+  });
+  // Many rows (no bucket over yet, or the lock not had): without JIT or parallel workers.
+  const quickly = (a: number, b: number) => sumRowsQuickly(db, merchantId, range(a, b));
   if (end - start < BUCKET_MS) return quickly(from.getTime(), before.getTime());
+  // Less than a bucket's rows each (a quarter hour): one statement, no transaction of its own.
+  const few = (a: number, b: number) => sumRows(db, merchantId, range(a, b));
   const [head, tail, kept] = await Promise.all([
-    from.getTime() < start ? quickly(from.getTime(), start) : [],
-    end < before.getTime() ? quickly(end, before.getTime()) : [],
+    from.getTime() < start ? few(from.getTime(), start) : [],
+    end < before.getTime() ? few(end, before.getTime()) : [],
     keptBuckets(db, merchantId, { first: new Date(start), end: new Date(end), timezone }),
   ]);
   const rows: SummaryRow[] = [...head, ...tail, ...kept.rows];
