@@ -7,7 +7,7 @@
  * Api-Token: p50, p99 and req/s of each, autocannon for BENCH_SECONDS (default 10) at BENCH_CONNECTIONS
  * (default 10), each after BENCH_WARMUP_SECONDS (default 3) of the same load not measured. Target: p99
  * ≤ 150 ms for each page, every answer 200. The last line is `bench:console: pass|fail` and the figures.
- * Not a test.
+ * BENCH_PROFILE_DIR=<dir>: every service writes a CPU profile there when it stops. Not a test.
  */
 import { runConsoleBench } from './console';
 import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
@@ -27,7 +27,15 @@ async function main() {
       `after ${warmupSeconds} s of the same load not measured`,
   );
   buildServices();
-  const result = await runConsoleBench({ rows, seconds, connections, warmupSeconds, compiled: true, log });
+  const result = await runConsoleBench({
+    rows,
+    seconds,
+    connections,
+    warmupSeconds,
+    profileDir: process.env.BENCH_PROFILE_DIR,
+    compiled: true,
+    log,
+  });
   log(`machine after: ${machine()}`);
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   let pass = result.totalsAgree;

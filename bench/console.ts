@@ -34,6 +34,8 @@ export interface ConsoleBenchOptions {
    * JIT, plans and pools warm, as bench:payments does); 0: one request each.
    */
   warmupSeconds?: number;
+  /** Every service writes a CPU profile there when it stops (node --cpu-prof). */
+  profileDir?: string;
   compiled: boolean;
   log: (line: string) => void;
 }
@@ -201,6 +203,7 @@ export async function runConsoleBench(options: ConsoleBenchOptions): Promise<Con
       env,
       port: ports.gatewayPort,
       compiled: options.compiled,
+      nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
       output: (service, line) => serviceOutput.push(`[${service}] ${line}`),
     });
     const apiHeaders = { 'api-token': token };
