@@ -198,18 +198,16 @@ describe.each(ZONES)("today's bucket totals in $zone", (z) => {
       installmentId: 8001,
       createdAt: at(20_000),
     });
-    await svc.database.db
-      .insert(ledger)
-      .values([
-        movement(merchant, {
-          kind: 'LINK_PAYMENT',
-          status: 'succeeded',
-          amount: '1000.00',
-          createdAt: at(60),
-        }),
-        refund,
-        charge,
-      ]);
+    await svc.database.db.insert(ledger).values([
+      movement(merchant, {
+        kind: 'LINK_PAYMENT',
+        status: 'succeeded',
+        amount: '1000.00',
+        createdAt: at(60),
+      }),
+      refund,
+      charge,
+    ]);
     await expectAgreement(merchant, z);
     const every = bucketsOver(z);
     expect(await totalledBuckets(merchant)).toEqual(every);
