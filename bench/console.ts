@@ -6,10 +6,10 @@
  * on PostgreSQL and RabbitMQ; an owner of the merchant signed in to the console as a person is (the
  * operator's invitation from the development mailbox, a password, the second factor skipped, the sign-in
  * form), whose session cookie every console request carries. Then, each driven by autocannon for
- * `seconds` at `connections`: home (`GET /console`) beside the report it asks for
- * (`GET /api/reports/summary` of 30 days per day, with an Api-Token), and the payments page (`GET
- * /console/payments`, the first page, and with a filter) beside the API call it makes (`GET
- * /api/payments?limit=50...`). The first summary, which totals the 29 days that are over, is timed apart.
+ * `seconds` at `connections` after `warmupSeconds` of the same load not measured: home (`GET /console`)
+ * beside the report it asks for (`GET /api/reports/summary` of 30 days per day, with an Api-Token), and
+ * the payments page (`GET /console/payments`, the first page, and with a filter) beside the API call it
+ * makes (`GET /api/payments?limit=50...`). The first summary, which totals the 29 days that are over, is timed apart.
  */
 import autocannon from 'autocannon';
 import postgres from 'postgres';
@@ -29,6 +29,13 @@ export interface ConsoleBenchOptions {
   rows: number;
   seconds: number;
   connections: number;
+  /**
+   * Before each page and each API call is measured, the same load this long, not measured (the services'
+   * JIT, plans and pools warm, as bench:payments does); 0: one request each.
+   */
+  warmupSeconds?: number;
+  /** Every service writes a CPU profile there when it stops (node --cpu-prof). */
+  profileDir?: string;
   compiled: boolean;
   log: (line: string) => void;
 }
@@ -196,6 +203,7 @@ export async function runConsoleBench(options: ConsoleBenchOptions): Promise<Con
       env,
       port: ports.gatewayPort,
       compiled: options.compiled,
+      nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
       output: (service, line) => serviceOutput.push(`[${service}] ${line}`),
     });
     const apiHeaders = { 'api-token': token };
@@ -238,6 +246,7 @@ export async function runConsoleBench(options: ConsoleBenchOptions): Promise<Con
 
     const cookie = await signedInOwner(base, env.ADMIN_TOKEN as string, profile.id);
     const each = { seconds: options.seconds, connections: options.connections };
+    const warmup = options.warmupSeconds ?? 0;
     const signedIn = { cookie };
     const cases: Array<[string, string, string, string]> = [
       ['home', '/console', 'its report', summary.slice(base.length)],
@@ -251,10 +260,14 @@ export async function runConsoleBench(options: ConsoleBenchOptions): Promise<Con
     ];
     const pairs: ConsoleBenchResult['pairs'] = [];
     for (const [pageName, pagePath, apiName, apiPath] of cases) {
-      // One untimed request each (plans, connections).
-      await (await fetch(`${base}${pagePath}`, { headers: signedIn })).arrayBuffer();
-      await (await fetch(`${base}${apiPath}`, { headers: apiHeaders })).arrayBuffer();
+      // Not measured: the same load for `warmupSeconds` (else one request), then measured.
+      const warm = async (path: string, headers: Record<string, string>) => {
+        if (warmup > 0) await measure('warm-up', `${base}${path}`, headers, { ...each, seconds: warmup });
+        else await (await fetch(`${base}${path}`, { headers })).arrayBuffer();
+      };
+      await warm(pagePath, signedIn);
       const page = await measure(pageName, `${base}${pagePath}`, signedIn, each);
+      await warm(apiPath, apiHeaders);
       const api = await measure(`${pageName}: ${apiName}`, `${base}${apiPath}`, apiHeaders, each);
       pairs.push({ page, api });
       for (const run of [page, api])

@@ -59,14 +59,16 @@ const figuresOf = (row: SummaryRow): Figures => ({
 /**
  * The range's figures per currency and local day: the days that are over in the merchant's zone from the
  * ledger's daily totals (kept once asked for, forgotten by any write that changes them), today and after
- * summed from the rows.
+ * from the totals of its 15-minute buckets that are over (kept likewise) and the rows of the one still
+ * open.
  */
 async function figuresPerDay(
   ledger: LedgerStore,
   merchant: MerchantContext,
   range: { from: IsoDate; to: IsoDate; before: Date },
-  today: IsoDate,
+  now: Date,
 ): Promise<SummaryRow[]> {
+  const today = localDate(now, merchant.timezone);
   const lastOver = range.to < today ? range.to : addDays(today, -1);
   const firstOpen = lastOver < range.from ? range.from : addDays(lastOver, 1);
   const [over, open] = await Promise.all([
@@ -78,11 +80,11 @@ async function figuresPerDay(
         })
       : [],
     firstOpen <= range.to
-      ? ledger.summary(merchant.merchantId, {
+      ? ledger.recentTotals(merchant.merchantId, {
           from: startOfLocalDay(firstOpen, merchant.timezone),
           before: range.before,
           timezone: merchant.timezone,
-          groupBy: 'day',
+          now,
         })
       : [],
   ]);
@@ -93,7 +95,8 @@ async function figuresPerDay(
  * `GET /api/reports/summary`: the ledger's money per currency, in total and per day or month of the
  * merchant's time zone. The range is from the start of `from` to the start of the day after `to` there,
  * so a movement decided at 23:59:59 local time counts on its day and one at 00:00:00 on the next. The days
- * over by the clock come from the ledger's daily totals (exact, see `LedgerStore.dailyTotals`).
+ * over by the clock come from the ledger's daily totals, today's quarter hours over from their totals
+ * (exact, see `LedgerStore.dailyTotals` and `recentTotals`).
  */
 export async function reportSummary(
   deps: { ledger: LedgerStore; subscriptionStates: SubscriptionStates; clock: Clock },
@@ -110,9 +113,8 @@ export async function reportSummary(
     );
   }
   const before = startOfLocalDay(addDays(query.to as IsoDate, 1), merchant.timezone);
-  const today = localDate(deps.clock.now(), merchant.timezone);
   const [perDay, states] = await Promise.all([
-    figuresPerDay(deps.ledger, merchant, { from: query.from, to: query.to, before }, today),
+    figuresPerDay(deps.ledger, merchant, { from: query.from, to: query.to, before }, deps.clock.now()),
     // The end of the range: the last instant of `to` in the merchant's zone.
     deps.subscriptionStates.at(merchant, new Date(before.getTime() - 1)),
   ]);

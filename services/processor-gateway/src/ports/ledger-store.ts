@@ -67,6 +67,16 @@ export interface LedgerStore {
     range: { firstDay: string; lastDay: string; timezone: string },
   ): Promise<SummaryRow[]>;
   /**
+   * The same figures per currency and local day, from `from` (the start of a local day not over in
+   * `timezone`: today) to before `before`: the 15-minute UTC buckets over by `now` read from their totals
+   * (the missing ones totalled and kept), only the rows of the bucket still open summed (exact, as
+   * `dailyTotals` is).
+   */
+  recentTotals(
+    merchantId: string,
+    range: { from: Date; before: Date; timezone: string; now: Date },
+  ): Promise<SummaryRow[]>;
+  /**
    * Up to `limit` movements after `after` (newest first), matching every filter, each written as `as`
    * asks (`WrittenMovement`): the same text `movementView` and the CSV writer would give the movement
    * `find` reads.

@@ -8,7 +8,7 @@ import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { LedgerFilter, LedgerPosition, LinkContext, Movement, MovementText } from '../../domain/ledger';
 import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
-import { dailyTotals, sumRowsQuickly } from './ledger-totals';
+import { dailyTotals, recentTotals, sumRowsQuickly } from './ledger-totals';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
 type LedgerRow = typeof ledger.$inferSelect;
@@ -279,6 +279,10 @@ export function postgresLedgerStore(db: Executor): LedgerStore {
 
     dailyTotals(merchantId, range) {
       return dailyTotals(db, merchantId, range);
+    },
+
+    recentTotals(merchantId, range) {
+      return recentTotals(db, merchantId, range);
     },
 
     async page(merchantId, filter, after, limit, as) {

@@ -374,3 +374,45 @@ export const ledgerDailyTotals = processorGatewaySchema.table(
     }).onDelete('cascade'),
   ],
 );
+
+/**
+ * The report's cache of today (migration 0008): a 15-minute UTC bucket of a merchant's ledger (its start,
+ * a multiple of 15 minutes since the epoch) whose totals are kept, totalled the first time a summary of
+ * the day asked for it once it was over. Zone-independent: every zone's offset is a multiple of 15
+ * minutes, so a bucket is within one local day of any zone, and a local day is whole buckets. Exact as
+ * the days are: the same trigger deletes the bucket's row (and its totals) in any ledger write that changes
+ * what it sums, under the merchant's shared advisory lock that the totalling takes exclusively. A summary
+ * of today sums only the rows of the bucket still open. Buckets older than two days are deleted when
+ * new ones are kept (only today's are read).
+ */
+export const ledgerTotalledBuckets = processorGatewaySchema.table(
+  'ledger_totalled_buckets',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    bucket: timestamp('bucket', { withTimezone: true }).notNull(),
+    totalledAt: timestamp('totalled_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.merchantId, table.bucket] })],
+);
+
+/** The totals of a totalled bucket, per currency (only the currencies with a movement in it). */
+export const ledgerBucketTotals = processorGatewaySchema.table(
+  'ledger_bucket_totals',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    bucket: timestamp('bucket', { withTimezone: true }).notNull(),
+    currency: text('currency').notNull(),
+    collected: numeric('collected', { precision: 20, scale: 2, mode: 'string' }).notNull(),
+    refunded: numeric('refunded', { precision: 20, scale: 2, mode: 'string' }).notNull(),
+    declinedAttempts: integer('declined_attempts').notNull(),
+    recoveredInstallments: integer('recovered_installments').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.merchantId, table.bucket, table.currency] }),
+    foreignKey({
+      name: 'ledger_bucket_totals_bucket_fk',
+      columns: [table.merchantId, table.bucket],
+      foreignColumns: [ledgerTotalledBuckets.merchantId, ledgerTotalledBuckets.bucket],
+    }).onDelete('cascade'),
+  ],
+);
