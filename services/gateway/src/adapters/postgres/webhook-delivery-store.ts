@@ -95,33 +95,42 @@ export function postgresWebhookDeliveryStore(db: Database, sealer: SecretSealer)
 
     async claimDue({ now, limit, perEndpoint, busy, leaseUntil }) {
       if (limit <= 0) return [];
-      const candidates = rowsOf<{ id: string; endpoint_id: string }>(
+      const at = now.toISOString();
+      // Fair in SQL: each enabled endpoint below its cap offers at most what it has left of it (its own
+      // oldest due deliveries, through webhook_deliveries_endpoint_due_idx), and the oldest of those offers
+      // are taken. An endpoint with a long backlog (a receiver that hangs) never fills the candidates.
+      const inFlight = JSON.stringify(Object.fromEntries(busy));
+      const candidates = rowsOf<{ id: string }>(
         await db.execute(sql`
-          select c.id, c.endpoint_id
-            from gateway.webhook_deliveries c
-            join gateway.webhook_endpoints e on e.id = c.endpoint_id
-           where c.status = 'pending'
-             and c.next_attempt_at <= ${now.toISOString()}::timestamptz
-             and (c.lease_until is null or c.lease_until < ${now.toISOString()}::timestamptz)
-             and e.enabled
-             and not exists (
-               select 1 from gateway.webhook_deliveries p
-                where p.endpoint_id = c.endpoint_id
-                  and p.ordering_key = c.ordering_key
-                  and p.status = 'pending'
-                  and (p.event_seq < c.event_seq or (p.event_seq = c.event_seq and p.position < c.position)))
+          with busy as (
+            select key::uuid as endpoint_id, value::int as in_flight
+              from jsonb_each_text(${inFlight}::jsonb)
+          )
+          select c.id
+            from gateway.webhook_endpoints e
+            left join busy b on b.endpoint_id = e.id
+           cross join lateral (
+             select d.id, d.next_attempt_at, d.position
+               from gateway.webhook_deliveries d
+              where d.endpoint_id = e.id
+                and d.status = 'pending'
+                and d.next_attempt_at <= ${at}::timestamptz
+                and (d.lease_until is null or d.lease_until < ${at}::timestamptz)
+                and not exists (
+                  select 1 from gateway.webhook_deliveries p
+                   where p.endpoint_id = d.endpoint_id
+                     and p.ordering_key = d.ordering_key
+                     and p.status = 'pending'
+                     and (p.event_seq < d.event_seq or (p.event_seq = d.event_seq and p.position < d.position)))
+              order by d.next_attempt_at, d.position
+              limit ${perEndpoint}::int - coalesce(b.in_flight, 0)
+           ) c
+           where e.enabled
+             and coalesce(b.in_flight, 0) < ${perEndpoint}::int
            order by c.next_attempt_at, c.position
-           limit ${Math.max(limit * 4, 50)}`),
+           limit ${limit}::int`),
       );
-      const taken = new Map(busy);
-      const picked: string[] = [];
-      for (const candidate of candidates) {
-        if (picked.length >= limit) break;
-        const inFlight = taken.get(candidate.endpoint_id) ?? 0;
-        if (inFlight >= perEndpoint) continue;
-        taken.set(candidate.endpoint_id, inFlight + 1);
-        picked.push(candidate.id);
-      }
+      const picked = candidates.map((candidate) => candidate.id);
       if (picked.length === 0) return [];
       // The condition is checked again on the locked row: of two workers only one takes a delivery.
       const claimed = rowsOf<{
