@@ -74,18 +74,19 @@ describe('the claim of due deliveries, fair between endpoints', () => {
     );
     const leaseMs = 60_000;
     let now = new Date(base.getTime() + 10_000);
-    const claim = (limit: number, busy: Array<[string, number]>) => {
-      const claimed = store.claimDue({
-        now,
+    /** Each claim after the leases of the one before have lapsed: every delivery is claimable again. */
+    const later = () => {
+      now = new Date(now.getTime() + 2 * leaseMs);
+      return now;
+    };
+    const claim = (limit: number, busy: Array<[string, number]>, at = later()) =>
+      store.claimDue({
+        now: at,
         limit,
         perEndpoint: 4,
         busy: new Map(busy),
-        leaseUntil: new Date(now.getTime() + leaseMs),
+        leaseUntil: new Date(at.getTime() + leaseMs),
       });
-      // The next claim comes after this one's leases have lapsed: every delivery is claimable again.
-      now = new Date(now.getTime() + 2 * leaseMs);
-      return claimed;
-    };
 
     // The backlogged endpoint at its cap (4 of 4 in flight): the other's deliveries are claimed.
     const whileSaturated = await claim(28, [[backlogged.id, 4]]);
@@ -117,7 +118,8 @@ describe('the claim of due deliveries, fair between endpoints', () => {
     expect(ids(limited)).toEqual(ids([{ id: backlog[0] as string }, { id: single as string }]));
 
     // Two workers claiming at once never take the same delivery (the claim is checked on the locked row).
-    const [first, second] = await Promise.all([claim(32, []), claim(32, [])]);
+    const at = later();
+    const [first, second] = await Promise.all([claim(32, [], at), claim(32, [], at)]);
     const both = [...first, ...second].map((delivery) => delivery.id);
     expect(both.length).toBeGreaterThan(0);
     expect(new Set(both).size).toBe(both.length);
