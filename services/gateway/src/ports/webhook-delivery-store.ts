@@ -64,7 +64,8 @@ export interface WebhookDeliveryStore {
   /**
    * Claims up to `limit` deliveries that are due, whose endpoint is enabled, and that no earlier pending
    * delivery of the same endpoint and ordering key is waiting before; never more than
-   * `perEndpoint - busy[endpoint]` of one endpoint. A claim lasts until `leaseUntil`.
+   * `perEndpoint - busy[endpoint]` of one endpoint, and an endpoint's backlog never hides another's: the
+   * oldest due first among what each endpoint below its cap may still take. A claim lasts until `leaseUntil`.
    */
   claimDue(options: {
     now: Date;

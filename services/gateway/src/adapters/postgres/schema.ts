@@ -173,7 +173,10 @@ export const webhookDeliveries = gatewaySchema.table(
     uniqueIndex('webhook_deliveries_event_once_idx')
       .on(table.endpointId, table.eventSeq)
       .where(sql`origin = 'event'`),
-    index('webhook_deliveries_due_idx').on(table.nextAttemptAt).where(sql`status = 'pending'`),
+    // What the worker claims: per endpoint, its oldest due deliveries (claimDue's lateral scan).
+    index('webhook_deliveries_endpoint_due_idx')
+      .on(table.endpointId, table.nextAttemptAt, table.position)
+      .where(sql`status = 'pending'`),
     index('webhook_deliveries_order_idx')
       .on(table.endpointId, table.orderingKey, table.eventSeq)
       .where(sql`status = 'pending'`),

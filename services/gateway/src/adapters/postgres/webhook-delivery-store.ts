@@ -95,31 +95,65 @@ export function postgresWebhookDeliveryStore(db: Database, sealer: SecretSealer)
 
     async claimDue({ now, limit, perEndpoint, busy, leaseUntil }) {
       if (limit <= 0) return [];
+      const at = now.toISOString();
+      // Fair in SQL: the endpoints with pending deliveries (a skip scan of
+      // webhook_deliveries_endpoint_due_idx, one descent each), of those the enabled ones below their cap,
+      // each offering its own oldest due deliveries (at most `perEndpoint`, a scan of the same index), and
+      // the oldest of all those offers. An endpoint's backlog (a receiver that hangs) never fills the
+      // candidates, and the statement's cost does not grow with the endpoints that have nothing pending.
+      // The limits are constants (the planner's estimate stays small, far from JIT): what a busy endpoint
+      // may still take is applied below, and the statement offers enough more to make up for it.
+      const inFlight = new Map([...busy].filter(([, count]) => count > 0 && count < perEndpoint));
+      const surplus = [...inFlight.values()].reduce((sum, count) => sum + count, 0);
       const candidates = rowsOf<{ id: string; endpoint_id: string }>(
         await db.execute(sql`
-          select c.id, c.endpoint_id
-            from gateway.webhook_deliveries c
-            join gateway.webhook_endpoints e on e.id = c.endpoint_id
-           where c.status = 'pending'
-             and c.next_attempt_at <= ${now.toISOString()}::timestamptz
-             and (c.lease_until is null or c.lease_until < ${now.toISOString()}::timestamptz)
-             and e.enabled
-             and not exists (
-               select 1 from gateway.webhook_deliveries p
-                where p.endpoint_id = c.endpoint_id
-                  and p.ordering_key = c.ordering_key
-                  and p.status = 'pending'
-                  and (p.event_seq < c.event_seq or (p.event_seq = c.event_seq and p.position < c.position)))
+          with recursive busy as (
+            select key::uuid as endpoint_id, value::int as in_flight
+              from jsonb_each_text(${JSON.stringify(Object.fromEntries(busy))}::jsonb)
+          ),
+          queued as (
+            (select d.endpoint_id from gateway.webhook_deliveries d
+              where d.status = 'pending' order by d.endpoint_id limit 1)
+            union all
+            select (select d.endpoint_id from gateway.webhook_deliveries d
+                     where d.status = 'pending' and d.endpoint_id > q.endpoint_id
+                     order by d.endpoint_id limit 1)
+              from queued q
+             where q.endpoint_id is not null
+          )
+          select c.id, e.id as endpoint_id
+            from queued q
+            join gateway.webhook_endpoints e on e.id = q.endpoint_id
+            left join busy b on b.endpoint_id = e.id
+           cross join lateral (
+             select d.id, d.next_attempt_at, d.position
+               from gateway.webhook_deliveries d
+              where d.endpoint_id = e.id
+                and d.status = 'pending'
+                and d.next_attempt_at <= ${at}::timestamptz
+                and (d.lease_until is null or d.lease_until < ${at}::timestamptz)
+                and not exists (
+                  select 1 from gateway.webhook_deliveries p
+                   where p.endpoint_id = d.endpoint_id
+                     and p.ordering_key = d.ordering_key
+                     and p.status = 'pending'
+                     and (p.event_seq < d.event_seq or (p.event_seq = d.event_seq and p.position < d.position)))
+              order by d.next_attempt_at, d.position
+              limit ${perEndpoint}::int
+           ) c
+           where e.enabled
+             and coalesce(b.in_flight, 0) < ${perEndpoint}::int
            order by c.next_attempt_at, c.position
-           limit ${Math.max(limit * 4, 50)}`),
+           limit ${limit + surplus}::int`),
       );
-      const taken = new Map(busy);
+      // Oldest first; of an endpoint with sends in flight only what it has left of its cap.
+      const taken = new Map(inFlight);
       const picked: string[] = [];
       for (const candidate of candidates) {
         if (picked.length >= limit) break;
-        const inFlight = taken.get(candidate.endpoint_id) ?? 0;
-        if (inFlight >= perEndpoint) continue;
-        taken.set(candidate.endpoint_id, inFlight + 1);
+        const count = taken.get(candidate.endpoint_id) ?? 0;
+        if (count >= perEndpoint) continue;
+        taken.set(candidate.endpoint_id, count + 1);
         picked.push(candidate.id);
       }
       if (picked.length === 0) return [];

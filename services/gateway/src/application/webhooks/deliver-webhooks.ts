@@ -165,6 +165,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
       .catch((error) => deps.logger.warn({ err: error }, 'webhook delivery poll failed; will retry'))
       .finally(() => {
         polling = undefined;
+        // A wake that came after the look's last check (a send ending meanwhile) is answered now, not
+        // at the next poll interval.
+        if (again) wake();
       });
   }
 

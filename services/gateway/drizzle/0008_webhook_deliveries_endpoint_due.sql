@@ -1,0 +1,2 @@
+DROP INDEX "gateway"."webhook_deliveries_due_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_endpoint_due_idx" ON "gateway"."webhook_deliveries" USING btree ("endpoint_id","next_attempt_at","position") WHERE status = 'pending';
