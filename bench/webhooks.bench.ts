@@ -7,7 +7,8 @@
  * compiled, on a database and broker names of its own on DATABASE_URL's server and AMQP_URL (default the
  * local ones), removed at the end. Ends with `bench:webhooks: pass|fail` and the figures. Targets: ≥ 50 % of
  * the baseline's deliveries per second; the others' p99 while one merchant hangs within 25 % (or 50 ms,
- * whichever is more) of the steady phase's.
+ * whichever is more) of the steady phase's. BENCH_PROFILE_DIR=<dir>: the gateway writes a CPU profile there
+ * when it stops.
  */
 import { runWebhooksBench } from './webhooks';
 import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
@@ -24,7 +25,12 @@ async function main() {
   buildServices();
   const events = Number(process.env.BENCH_EVENTS ?? 100_000);
   log(`${events} events of 20 merchants`);
-  const result = await runWebhooksBench({ events, compiled: true, log });
+  const result = await runWebhooksBench({
+    events,
+    compiled: true,
+    log,
+    profileDir: process.env.BENCH_PROFILE_DIR,
+  });
   const { burst, baseline, steady, othersWhileHanging: others } = result;
   log('');
   log(

@@ -39,6 +39,8 @@ export interface WebhooksBenchOptions {
   /** Events in all (a half in the burst, a quarter steady, a quarter with one receiver hanging). */
   events: number;
   merchants?: number;
+  /** The gateway writes a CPU profile there when it stops (node --cpu-prof). */
+  profileDir?: string;
   /** How long the hanging receiver holds each request (ms). */
   hangMs?: number;
   compiled: boolean;
@@ -150,6 +152,7 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
       port: ports.gatewayPort,
       compiled: options.compiled,
       only: ['gateway'],
+      nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
       output: (service, line) => serviceOutput.push(`[${service}] ${line}`),
     });
     await waitReady(`${receiverUrl}/__arrivals`, receiver.child);
