@@ -206,43 +206,50 @@ export function postgresWebhookDeliveryStore(db: Database, sealer: SecretSealer)
       return result;
     },
 
+    /**
+     * One statement, so one round trip to PostgreSQL a delivery (it was five: begin, three writes, commit),
+     * and as atomic: the attempt, the delivery's new state and, by its outcome, the endpoint's last success
+     * or its switching off (failing for the whole retry window, and nothing delivered to it since).
+     */
     async recordAttempt(deliveryId, attempt, outcome) {
-      return db.transaction(async (tx) => {
-        await tx.insert(webhookDeliveryAttempts).values({ deliveryId, ...attempt });
-        const [delivery] = await tx
-          .update(webhookDeliveries)
-          .set({
-            attemptCount: sql`${webhookDeliveries.attemptCount} + 1`,
-            leaseUntil: null,
-            status: outcome.kind === 'retry' ? 'pending' : outcome.kind,
-            nextAttemptAt: outcome.kind === 'retry' ? outcome.at : null,
-            deliveredAt: outcome.kind === 'delivered' ? outcome.at : null,
-          })
-          .where(eq(webhookDeliveries.id, deliveryId))
-          .returning({ endpointId: webhookDeliveries.endpointId });
-        if (!delivery) return { endpointDisabled: false };
-        if (outcome.kind === 'delivered') {
-          await tx
-            .update(webhookEndpoints)
-            .set({ lastSuccessAt: outcome.at })
-            .where(eq(webhookEndpoints.id, delivery.endpointId));
-          return { endpointDisabled: false };
-        }
-        if (outcome.kind !== 'failed') return { endpointDisabled: false };
-        // Failing for the whole retry window, and nothing delivered to it since: switch it off.
-        const disabled = await tx
-          .update(webhookEndpoints)
-          .set({ enabled: false, disabledAt: outcome.at, disabledReason: 'failing', updatedAt: outcome.at })
-          .where(
-            and(
-              eq(webhookEndpoints.id, delivery.endpointId),
-              eq(webhookEndpoints.enabled, true),
-              sql`(${webhookEndpoints.lastSuccessAt} is null or ${webhookEndpoints.lastSuccessAt} < ${outcome.disableEndpointIfFailingSince.toISOString()}::timestamptz)`,
-            ),
+      const at = outcome.at.toISOString();
+      const status = outcome.kind === 'retry' ? 'pending' : outcome.kind;
+      const failingSince =
+        outcome.kind === 'failed' ? outcome.disableEndpointIfFailingSince.toISOString() : null;
+      const rows = rowsOf<{ found: number; disabled: number }>(
+        await db.execute(sql`
+          with attempt as (
+            insert into gateway.webhook_delivery_attempts
+              (delivery_id, attempted_at, status_code, duration_ms, response, error)
+            values (${deliveryId}::uuid, ${attempt.attemptedAt.toISOString()}::timestamptz,
+              ${attempt.statusCode}::int, ${attempt.durationMs}::int, ${attempt.response}::text,
+              ${attempt.error}::text)
+          ), delivery as (
+            update gateway.webhook_deliveries
+               set attempt_count = attempt_count + 1,
+                   lease_until = null,
+                   status = ${status}::text,
+                   next_attempt_at = ${outcome.kind === 'retry' ? at : null}::timestamptz,
+                   delivered_at = ${outcome.kind === 'delivered' ? at : null}::timestamptz
+             where id = ${deliveryId}::uuid
+            returning endpoint_id
+          ), succeeded as (
+            update gateway.webhook_endpoints e
+               set last_success_at = ${at}::timestamptz
+              from delivery
+             where ${outcome.kind === 'delivered'}::boolean and e.id = delivery.endpoint_id
+          ), disabled as (
+            update gateway.webhook_endpoints e
+               set enabled = false, disabled_at = ${at}::timestamptz, disabled_reason = 'failing',
+                   updated_at = ${at}::timestamptz
+              from delivery
+             where ${outcome.kind === 'failed'}::boolean and e.id = delivery.endpoint_id and e.enabled
+               and (e.last_success_at is null or e.last_success_at < ${failingSince}::timestamptz)
+            returning e.id
           )
-          .returning({ id: webhookEndpoints.id });
-        return { endpointDisabled: disabled.length > 0 };
-      });
+          select (select count(*) from delivery)::int as found, (select count(*) from disabled)::int as disabled`),
+      );
+      return { endpointDisabled: (rows[0]?.disabled ?? 0) > 0 };
     },
   };
 }
