@@ -74,6 +74,7 @@ export interface WebhookDeliveryStore {
     busy: ReadonlyMap<string, number>;
     leaseUntil: Date;
   }): Promise<ClaimedDelivery[]>;
+  /** One attempt and its outcome (the delivery's new state; the endpoint's last success or switching off). */
   recordAttempt(
     deliveryId: string,
     attempt: DeliveryAttemptRecord,
@@ -82,4 +83,11 @@ export interface WebhookDeliveryStore {
       | { kind: 'retry'; at: Date }
       | { kind: 'failed'; disableEndpointIfFailingSince: Date; at: Date },
   ): Promise<{ endpointDisabled: boolean }>;
+  /**
+   * Several deliveries answered 2xx, at once: for each, what `recordAttempt` does with `{ kind: 'delivered' }`
+   * (the attempt, the delivery delivered, its endpoint's last success), all or none.
+   */
+  recordDelivered(
+    items: Array<{ deliveryId: string; attempt: DeliveryAttemptRecord; at: Date }>,
+  ): Promise<void>;
 }

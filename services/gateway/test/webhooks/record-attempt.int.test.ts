@@ -200,4 +200,64 @@ describe('recording a delivery attempt', () => {
     ).rejects.toThrow();
     expect(await attemptsOf(unknown)).toEqual([]);
   });
+
+  it('several delivered at once: each attempt and delivery, each endpoint’s latest success', async () => {
+    const first = await pendingDelivery('Batch one');
+    const second = await pendingDelivery('Batch two');
+    const third = await pendingDelivery('Batch three');
+    // Two of the deliveries are of one endpoint.
+    await gateway.database.db.execute(sql`
+      update gateway.webhook_deliveries set endpoint_id = ${first.endpointId}::uuid where id = ${third.deliveryId}::uuid`);
+    const attempt = (second: number) => ({
+      attemptedAt: new Date(`2026-11-20T10:00:0${second}Z`),
+      statusCode: 200 + second,
+      durationMs: second,
+      response: `ok ${second}`,
+      error: null,
+    });
+    await store().recordDelivered([
+      { deliveryId: first.deliveryId, attempt: attempt(1), at: new Date('2026-11-20T10:00:01.500Z') },
+      { deliveryId: second.deliveryId, attempt: attempt(2), at: new Date('2026-11-20T10:00:02.500Z') },
+      { deliveryId: third.deliveryId, attempt: attempt(3), at: new Date('2026-11-20T10:00:03.500Z') },
+    ]);
+    for (const [deliveryId, n] of [
+      [first.deliveryId, 1],
+      [second.deliveryId, 2],
+      [third.deliveryId, 3],
+    ] as const) {
+      const delivery = await deliveryOf(deliveryId);
+      expect(delivery).toMatchObject({
+        status: 'delivered',
+        attempt_count: 1,
+        next_attempt_at: null,
+        lease_until: null,
+      });
+      expect(time(delivery.delivered_at)).toBe(`2026-11-20T10:00:0${n}.500Z`);
+      expect(await attemptsOf(deliveryId)).toEqual([
+        { status_code: 200 + n, duration_ms: n, response: `ok ${n}`, error: null },
+      ]);
+    }
+    expect(time((await endpointOf(first.endpointId)).last_success_at)).toBe('2026-11-20T10:00:03.500Z');
+    expect(time((await endpointOf(second.endpointId)).last_success_at)).toBe('2026-11-20T10:00:02.500Z');
+  });
+
+  it('several delivered at once, one of them unknown: nothing of the statement is written', async () => {
+    const known = await pendingDelivery('Batch with an unknown');
+    await expect(
+      store().recordDelivered([
+        {
+          deliveryId: known.deliveryId,
+          attempt: { attemptedAt: new Date(), statusCode: 200, durationMs: 1, response: null, error: null },
+          at: new Date(),
+        },
+        {
+          deliveryId: '00000000-0000-4000-8000-000000000001',
+          attempt: { attemptedAt: new Date(), statusCode: 200, durationMs: 1, response: null, error: null },
+          at: new Date(),
+        },
+      ]),
+    ).rejects.toThrow();
+    expect((await deliveryOf(known.deliveryId)).status).toBe('pending');
+    expect(await attemptsOf(known.deliveryId)).toEqual([]);
+  });
 });

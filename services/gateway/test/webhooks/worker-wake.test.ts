@@ -72,6 +72,9 @@ function storeOf(queues: Record<string, number>, claimTurns: number) {
       delivered.push(deliveryId);
       return { endpointDisabled: false };
     },
+    async recordDelivered(items) {
+      for (const { deliveryId } of items) delivered.push(deliveryId);
+    },
   };
   return { store, delivered };
 }

@@ -251,5 +251,47 @@ export function postgresWebhookDeliveryStore(db: Database, sealer: SecretSealer)
       );
       return { endpointDisabled: (rows[0]?.disabled ?? 0) > 0 };
     },
+
+    /**
+     * The deliveries a worker saw answered 2xx while its last write was running, in one statement (a group
+     * commit: under load one round trip for many deliveries; alone, no wait).
+     */
+    async recordDelivered(items) {
+      if (items.length === 0) return;
+      await db.execute(sql`
+        with input as (
+          select x.delivery_id, x.attempted_at, x.status_code, x.duration_ms, x.response, x.error, x.at
+            from jsonb_to_recordset(${JSON.stringify(
+              items.map((item) => ({
+                delivery_id: item.deliveryId,
+                attempted_at: item.attempt.attemptedAt.toISOString(),
+                status_code: item.attempt.statusCode,
+                duration_ms: item.attempt.durationMs,
+                response: item.attempt.response,
+                error: item.attempt.error,
+                at: item.at.toISOString(),
+              })),
+            )}::jsonb) as x(delivery_id uuid, attempted_at timestamptz, status_code int, duration_ms int,
+                            response text, error text, at timestamptz)
+        ), attempt as (
+          insert into gateway.webhook_delivery_attempts
+            (delivery_id, attempted_at, status_code, duration_ms, response, error)
+          select delivery_id, attempted_at, status_code, duration_ms, response, error from input
+        ), delivery as (
+          update gateway.webhook_deliveries d
+             set attempt_count = d.attempt_count + 1,
+                 lease_until = null,
+                 status = 'delivered',
+                 next_attempt_at = null,
+                 delivered_at = i.at
+            from input i
+           where d.id = i.delivery_id
+          returning d.endpoint_id, i.at
+        )
+        update gateway.webhook_endpoints e
+           set last_success_at = s.at
+          from (select endpoint_id, max(at) as at from delivery group by endpoint_id) s
+         where e.id = s.endpoint_id`);
+    },
   };
 }
