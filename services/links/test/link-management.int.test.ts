@@ -12,7 +12,7 @@ import {
   uniqueName,
   waitFor,
 } from '@payrail/testing';
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANCEL_LINK_CONSUMER } from '../src/adapters/messaging/cancel-link-on-subscription-cancelled.consumer';
 import { inbox, outbox, paymentLinks } from '../src/adapters/postgres/schema';
@@ -265,10 +265,16 @@ describe('a subscription cancelled before its first payment cancels its link (su
     await bus.publish({ id: event.id, type: event.type, body: JSON.stringify(event) });
   }
 
+  /** Taken in by the consumer that cancels links (links' customer mail consumes the same event). */
   async function handled(event: EventEnvelope) {
     await waitFor(
       async () =>
-        (await svc.database.db.select().from(inbox).where(eq(inbox.messageId, event.id))).length > 0,
+        (
+          await svc.database.db
+            .select()
+            .from(inbox)
+            .where(and(eq(inbox.messageId, event.id), eq(inbox.consumer, CANCEL_LINK_CONSUMER)))
+        ).length > 0,
       15_000,
     );
   }
