@@ -2,7 +2,7 @@
  * `npm run bench:webhooks`: webhook delivery by the gateway (bench/webhooks.ts). BENCH_EVENTS one-off
  * payments (default 100,000) of 20 merchants to a local receiver answering 200 in 1–5 ms: half in a burst
  * (deliveries per second beside a bare loop that reads the same payloads from a table, signs and POSTs
- * them with the same concurrency), a quarter at half the burst's rate, a quarter at that rate while one
+ * them with the same concurrency), a quarter at a tenth of the burst's rate (BENCH_STEADY_SHARE), a quarter at that rate while one
  * merchant's receiver hangs 10 s per request (the others' p99 beside the steady phase's). The gateway runs
  * compiled, on a database and broker names of its own on DATABASE_URL's server and AMQP_URL (default the
  * local ones), removed at the end. Ends with `bench:webhooks: pass|fail` and the figures. Targets: ≥ 50 % of
@@ -30,6 +30,7 @@ async function main() {
     compiled: true,
     log,
     profileDir: process.env.BENCH_PROFILE_DIR,
+    steadyShare: process.env.BENCH_STEADY_SHARE ? Number(process.env.BENCH_STEADY_SHARE) : undefined,
   });
   const { burst, baseline, steady, othersWhileHanging: others } = result;
   log('');

@@ -12,7 +12,7 @@
  * 2. baseline: the same payloads, copied from the gateway's event log into a table, read, signed (the
  *    same Standard Webhooks HMAC) and POSTed by a bare loop with the gateway's concurrency (32 sends at
  *    once, a new connection per send as the gateway's sender makes); deliveries per second;
- * 3. steady: a quarter published at half the burst's rate, every receiver answering: p50/p99;
+ * 3. steady: a quarter published at a share of the burst's rate (a tenth by default), every receiver answering: p50/p99;
  * 4. hanging: the last quarter at the same rate while merchant 20's receiver hangs 10 s per request: the
  *    other merchants' p50/p99, to set beside the steady phase's.
  */
@@ -39,6 +39,11 @@ export interface WebhooksBenchOptions {
   /** Events in all (a half in the burst, a quarter steady, a quarter with one receiver hanging). */
   events: number;
   merchants?: number;
+  /**
+   * The steady and hanging phases' rate as a share of the burst's deliveries/s (default 0.1). Isolation is
+   * judged only where the steady phase keeps up: an overloaded phase's p99 is its queue's growth.
+   */
+  steadyShare?: number;
   /** The gateway writes a CPU profile there when it stops (node --cpu-prof). */
   profileDir?: string;
   /** How long the hanging receiver holds each request (ms). */
@@ -373,8 +378,9 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
     );
     await readArrivals();
 
-    // 3 and 4: a steady rate, half the burst's, first with every receiver answering, then with one hanging.
-    const rate = Math.max(1, Math.floor(burstResult.deliveriesPerSecond / 2));
+    // 3 and 4: a steady rate, a share of the burst's (`steadyShare`), first with every receiver answering,
+    // then with one hanging.
+    const rate = Math.max(1, Math.floor(burstResult.deliveriesPerSecond * (options.steadyShare ?? 0.1)));
     const steadily = async (linkIds: number[]) => {
       const start = Date.now();
       const pending: Array<Promise<void>> = [];
