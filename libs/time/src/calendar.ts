@@ -146,32 +146,61 @@ const OFFSETS_KEPT = 100_000;
 
 const pad2 = (value: number) => (value < 10 ? `0${value}` : String(value));
 
+/** `yyyy-MM-ddTHH:mm:ss` of milliseconds since the epoch (a year of four digits: 1990 and later). */
+function wallClockText(millis: number): string {
+  // Days since 1970-01-01 to a civil date (the proleptic Gregorian calendar, eras of 400 years): integer
+  // arithmetic only, some ten times cheaper than a Date and its toISOString.
+  const days = Math.floor(millis / 86_400_000);
+  const second = Math.floor((millis - days * 86_400_000) / 1000);
+  const shifted = days + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hour = Math.floor(second / 3600);
+  const minute = Math.floor((second % 3600) / 60);
+  return `${year}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second % 60)}`;
+}
+
+/** `Z`, or `+05:45` / `-03:00`: how an offset in minutes ends an instant's text. */
+function offsetText(offsetMinutes: number): string {
+  if (offsetMinutes === 0) return 'Z';
+  const absolute = Math.abs(offsetMinutes);
+  return `${offsetMinutes < 0 ? '-' : '+'}${pad2(Math.floor(absolute / 60))}:${pad2(absolute % 60)}`;
+}
+
 /**
- * `localDateTimeWithOffset` for many instants of one zone (an export of thousands of rows): the same text,
- * but the zone's offset is looked up once per UTC quarter hour (offsets change on those only) and
- * the rest is arithmetic, some 50 times cheaper than a formatter per instant.
+ * `localDateTimeWithOffset` for many instants of one zone (an export of thousands of rows, every page of
+ * the payments ledger): the same text, but the zone's offset is looked up once per UTC quarter hour
+ * (offsets change on those only) and the rest is integer arithmetic, some 50 times cheaper than a
+ * formatter per instant.
  */
 export function localDateTimeWithOffsetWriter(timezone: string): (instant: Date) => string {
-  const offsets = new Map<number, number>();
+  const offsets = new Map<number, { minutes: number; text: string }>();
   return (instant) => {
     const time = instant.getTime();
     // Offsets change on whole UTC quarter hours only since 1990 (`QUARTER_HOURS_FROM`).
     if (time < QUARTER_HOURS_FROM) return localDateTimeWithOffset(instant, timezone);
     const quarter = Math.floor(time / OFFSET_STEP_MS);
-    let offsetMinutes = offsets.get(quarter);
-    if (offsetMinutes === undefined) {
-      offsetMinutes = -new TZDate(quarter * OFFSET_STEP_MS, timezone).getTimezoneOffset();
+    let offset = offsets.get(quarter);
+    if (offset === undefined) {
+      const minutes = -new TZDate(quarter * OFFSET_STEP_MS, timezone).getTimezoneOffset();
+      offset = { minutes, text: offsetText(minutes) };
       if (offsets.size >= OFFSETS_KEPT) offsets.clear();
-      offsets.set(quarter, offsetMinutes);
+      offsets.set(quarter, offset);
     }
     // Whole seconds, as `localDateTimeWithOffset` writes them.
-    const local = new Date(Math.floor(time / 1000) * 1000 + offsetMinutes * 60_000)
-      .toISOString()
-      .slice(0, 19);
-    if (offsetMinutes === 0) return `${local}Z`;
-    const sign = offsetMinutes < 0 ? '-' : '+';
-    const absolute = Math.abs(offsetMinutes);
-    return `${local}${sign}${pad2(Math.floor(absolute / 60))}:${pad2(absolute % 60)}`;
+    return `${wallClockText(time + offset.minutes * 60_000)}${offset.text}`;
   };
 }
 

@@ -92,6 +92,31 @@ describe('localDateTimeWithOffsetWriter', () => {
     }
   }, 60_000);
 
+  it('writes any instant from 1990 on as the formatter does (leap days, centuries, every zone kind)', () => {
+    const zones = ['America/Asuncion', 'UTC', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/New_York'];
+    const writers = new Map(zones.map((zone) => [zone, localDateTimeWithOffsetWriter(zone)]));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        // 1990-01-01 to 2200-12-31, whole milliseconds: 2000 and 2096 leap, 2100 not.
+        fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2200, 11, 31, 23, 59, 59, 999) }),
+        (zone, millis) => {
+          const instant = new Date(millis);
+          expect(writers.get(zone)?.(instant)).toBe(localDateTimeWithOffset(instant, zone));
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+    const write = localDateTimeWithOffsetWriter('UTC');
+    for (const text of [
+      '2000-02-29T23:59:59',
+      '2100-02-28T23:59:59',
+      '2100-03-01T00:00:00',
+      '2024-12-31T23:59:59',
+    ])
+      expect(write(new Date(`${text}Z`))).toBe(`${text}Z`);
+  }, 60_000);
+
   it('writes whole seconds with the offset of the instant', () => {
     const write = localDateTimeWithOffsetWriter('America/Asuncion');
     expect(write(new Date('2026-11-23T12:00:59.999Z'))).toBe('2026-11-23T09:00:59-03:00');
