@@ -4,7 +4,6 @@ import { aMerchant, type ServiceUnderTest, startService } from '@payrail/testing
 import { addDays, startOfLocalDay } from '@payrail/time';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
-import { v7 as timeOrderedUuid } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_MS, bucketOf } from '../src/adapters/postgres/ledger-totals';
 import { postgresLedgerStore } from '../src/adapters/postgres/ledger-store';
@@ -13,6 +12,7 @@ import { reportSummary } from '../src/application/report-summary';
 import type { Movement } from '../src/domain/ledger';
 import type { LedgerStore } from '../src/ports/ledger-store';
 import { FakeCardProcessor } from './fake-card-processor';
+import { aMovement } from './ledger-movements';
 import { serviceWithFakes, TEST_ENV } from './support';
 
 /**
@@ -41,38 +41,6 @@ type Zone = (typeof ZONES)[number];
 
 const local = (zone: string, day: string, seconds: number) =>
   new Date(startOfLocalDay(day, zone).getTime() + seconds * 1000);
-
-function movement(
-  merchant: MerchantContext,
-  o: Partial<Movement> & Pick<Movement, 'kind' | 'status' | 'amount' | 'createdAt'>,
-): Movement {
-  return {
-    id: timeOrderedUuid(),
-    merchantId: merchant.merchantId,
-    method: o.kind === 'BANK_TRANSFER' ? 'BANK_TRANSFER' : 'CARD',
-    processor: null,
-    currency: 'PYG',
-    refundedAmount: '0',
-    cardBrand: null,
-    cardLast4: null,
-    processorReference: null,
-    reference: null,
-    paymentId: null,
-    linkId: null,
-    label: null,
-    subscriptionId: null,
-    installmentId: null,
-    installmentNumber: null,
-    handleValue: null,
-    handleLabel: null,
-    customIdentifier: null,
-    customIdentifier2: null,
-    declineCode: null,
-    declineCategory: null,
-    settledAt: ['pending', 'scheduled'].includes(o.status) ? null : o.createdAt,
-    ...o,
-  };
-}
 
 const clockOf = (z: Zone) => ({ now: () => local(z.zone, z.today, z.at) });
 
@@ -134,37 +102,37 @@ describe.each(ZONES)("today's bucket totals in $zone", (z) => {
     const merchant = aMerchant({ timezone: z.zone });
     const now = clockOf(z).now();
     await svc.database.db.insert(ledger).values([
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '100000.00',
         createdAt: at(LAST_SECOND, yesterday),
       }),
-      movement(merchant, { kind: 'LINK_PAYMENT', status: 'succeeded', amount: '1000.00', createdAt: at(0) }),
+      aMovement(merchant, { kind: 'LINK_PAYMENT', status: 'succeeded', amount: '1000.00', createdAt: at(0) }),
       // Either side of a bucket's edge, a declined attempt, another currency, a refund.
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'BANK_TRANSFER',
         status: 'succeeded',
         amount: '20.00',
         createdAt: at(3599),
       }),
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '300.00',
         createdAt: at(3600),
       }),
-      movement(merchant, { kind: 'LINK_PAYMENT', status: 'declined', amount: '5.00', createdAt: at(7200) }),
-      movement(merchant, {
+      aMovement(merchant, { kind: 'LINK_PAYMENT', status: 'declined', amount: '5.00', createdAt: at(7200) }),
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '12.50',
         currency: 'USD',
         createdAt: at(9000),
       }),
-      movement(merchant, { kind: 'REFUND', status: 'succeeded', amount: '400.00', createdAt: at(10_000) }),
+      aMovement(merchant, { kind: 'REFUND', status: 'succeeded', amount: '400.00', createdAt: at(10_000) }),
       // In the bucket still open.
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '4.00',
@@ -185,13 +153,13 @@ describe.each(ZONES)("today's bucket totals in $zone", (z) => {
 
   it('forget a totalled bucket a write changes, and only that one', async () => {
     const merchant = aMerchant({ timezone: z.zone });
-    const refund = movement(merchant, {
+    const refund = aMovement(merchant, {
       kind: 'REFUND',
       status: 'scheduled',
       amount: '150.00',
       createdAt: at(4000),
     });
-    const charge = movement(merchant, {
+    const charge = aMovement(merchant, {
       kind: 'INSTALLMENT_CHARGE',
       status: 'succeeded',
       amount: '3000.00',
@@ -199,7 +167,7 @@ describe.each(ZONES)("today's bucket totals in $zone", (z) => {
       createdAt: at(20_000),
     });
     await svc.database.db.insert(ledger).values([
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '1000.00',
@@ -214,7 +182,7 @@ describe.each(ZONES)("today's bucket totals in $zone", (z) => {
 
     // A payment recorded late into a bucket already totalled: that bucket is forgotten, then totalled again.
     await store.record(
-      movement(merchant, { kind: 'LINK_PAYMENT', status: 'succeeded', amount: '7.00', createdAt: at(899) }),
+      aMovement(merchant, { kind: 'LINK_PAYMENT', status: 'succeeded', amount: '7.00', createdAt: at(899) }),
     );
     expect(await totalledBuckets(merchant)).toEqual(every.filter((bucket) => bucket !== isoOf(at(0))));
     const late = await expectAgreement(merchant, z);
@@ -231,7 +199,7 @@ describe.each(ZONES)("today's bucket totals in $zone", (z) => {
     // A decline of installment 8001 before its charge arrives late: the charge's bucket is forgotten too
     // (the charge is now a recovery).
     await store.record(
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'INSTALLMENT_CHARGE',
         status: 'declined',
         amount: '3000.00',
@@ -281,7 +249,7 @@ describe.each(ZONES)("today's bucket totals in $zone", (z) => {
         async (early, late) => {
           const merchant = aMerchant({ timezone: z.zone });
           const toMovement = (a: Arrival) =>
-            movement(merchant, {
+            aMovement(merchant, {
               kind: a.kind,
               status: a.status,
               amount: a.amount,

@@ -4,7 +4,6 @@ import { aMerchant, type ServiceUnderTest, startService } from '@payrail/testing
 import { addDays, startOfLocalDay } from '@payrail/time';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
-import { v7 as timeOrderedUuid } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresLedgerStore } from '../src/adapters/postgres/ledger-store';
 import { ledger } from '../src/adapters/postgres/schema';
@@ -12,6 +11,7 @@ import { reportSummary } from '../src/application/report-summary';
 import type { Movement } from '../src/domain/ledger';
 import type { LedgerStore } from '../src/ports/ledger-store';
 import { FakeCardProcessor } from './fake-card-processor';
+import { aMovement } from './ledger-movements';
 import { serviceWithFakes, TEST_ENV } from './support';
 
 /**
@@ -35,38 +35,6 @@ const noStates = { at: async () => undefined };
 
 const local = (day: string, seconds: number) =>
   new Date(startOfLocalDay(day, ZONE).getTime() + seconds * 1000);
-
-function movement(
-  merchant: MerchantContext,
-  o: Partial<Movement> & Pick<Movement, 'kind' | 'status' | 'amount' | 'createdAt'>,
-): Movement {
-  return {
-    id: timeOrderedUuid(),
-    merchantId: merchant.merchantId,
-    method: o.kind === 'BANK_TRANSFER' ? 'BANK_TRANSFER' : 'CARD',
-    processor: null,
-    currency: 'PYG',
-    refundedAmount: '0',
-    cardBrand: null,
-    cardLast4: null,
-    processorReference: null,
-    reference: null,
-    paymentId: null,
-    linkId: null,
-    label: null,
-    subscriptionId: null,
-    installmentId: null,
-    installmentNumber: null,
-    handleValue: null,
-    handleLabel: null,
-    customIdentifier: null,
-    customIdentifier2: null,
-    declineCode: null,
-    declineCategory: null,
-    settledAt: ['pending', 'scheduled'].includes(o.status) ? null : o.createdAt,
-    ...o,
-  };
-}
 
 async function summaries(merchant: MerchantContext, query: ReportSummaryQuery) {
   const deps = { ledger: store, subscriptionStates: noStates };
@@ -107,13 +75,13 @@ afterAll(async () => {
 describe("the report's daily totals", () => {
   it('agree with the rows after late movements, a refund settled another day and a late decline', async () => {
     const merchant = aMerchant({ timezone: ZONE });
-    const refund = movement(merchant, {
+    const refund = aMovement(merchant, {
       kind: 'REFUND',
       status: 'scheduled',
       amount: '15000.00',
       createdAt: local('2026-10-03', 50_000),
     });
-    const charge = movement(merchant, {
+    const charge = aMovement(merchant, {
       kind: 'INSTALLMENT_CHARGE',
       status: 'succeeded',
       amount: '30000.00',
@@ -122,25 +90,25 @@ describe("the report's daily totals", () => {
     });
     await svc.database.db.insert(ledger).values([
       // The last second of the 1st and the first of the 2nd.
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '100000.00',
         createdAt: local('2026-10-01', LAST_SECOND),
       }),
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'BANK_TRANSFER',
         status: 'succeeded',
         amount: '50000.00',
         createdAt: local('2026-10-02', 0),
       }),
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'declined',
         amount: '20000.00',
         createdAt: local('2026-10-02', 3600),
       }),
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '12.50',
@@ -156,7 +124,7 @@ describe("the report's daily totals", () => {
 
     // A payment of the 2nd (23:59:59 there) recorded late: the 2nd is forgotten, the others kept.
     await store.record(
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '7000.00',
@@ -178,7 +146,7 @@ describe("the report's daily totals", () => {
 
     // A decline of installment 7001 on the 1st arrives late: the charge of the 4th is now a recovery.
     await store.record(
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'INSTALLMENT_CHARGE',
         status: 'declined',
         amount: '30000.00',
@@ -206,13 +174,13 @@ describe("the report's daily totals", () => {
     const merchant = aMerchant({ timezone: ZONE });
     const other = aMerchant({ timezone: ZONE });
     await svc.database.db.insert(ledger).values([
-      movement(merchant, {
+      aMovement(merchant, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '1000.00',
         createdAt: local(FIRST, 10),
       }),
-      movement(other, {
+      aMovement(other, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '9000.00',
@@ -227,7 +195,7 @@ describe("the report's daily totals", () => {
     expect(inUtc.cached).toEqual(inUtc.fromRows);
     // A late payment of the other merchant forgets none of this merchant's days.
     await store.record(
-      movement(other, {
+      aMovement(other, {
         kind: 'LINK_PAYMENT',
         status: 'succeeded',
         amount: '1.00',
@@ -273,7 +241,7 @@ describe("the report's daily totals", () => {
         async (early, late) => {
           const merchant = aMerchant({ timezone: ZONE });
           const toMovement = (a: Arrival) =>
-            movement(merchant, {
+            aMovement(merchant, {
               kind: a.kind,
               status: a.status,
               amount: a.amount,
