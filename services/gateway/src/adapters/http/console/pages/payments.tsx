@@ -22,19 +22,18 @@ import {
   formOf,
   idempotencyKeyOf,
   Money,
-  Pager,
   type Problem,
   ProblemNotice,
   page,
   problemStatus,
   queryOf,
   read,
-  Select,
   t,
   type Tone,
   when,
   withQuery,
 } from './kit';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage } from './list-page';
 import { type PaymentsMessages, paymentsMessages } from './payments-i18n';
 import { mayWrite } from './permissions';
 
@@ -143,12 +142,12 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
   console.get('/payments', async (c) => {
     const text = pt(c);
     const common = t(c);
-    const filters = queryOf(c, FILTERS);
-    const cursor = c.req.query('cursor');
-    const answer = await callApi<PaymentListResponse>(c, {
-      method: 'GET',
-      path: withQuery('/api/payments', { ...filters, cursor, limit: PAGE_SIZE }),
-    });
+    const { filters, cursor, answer } = await readListPage<PaymentListResponse, (typeof FILTERS)[number]>(
+      c,
+      '/api/payments',
+      FILTERS,
+      PAGE_SIZE,
+    );
     const tz = c.var.merchantProfile.timezone;
     const processors = c.var.merchantProfile.processors;
     return page(
@@ -166,42 +165,34 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
             {text.export}
           </a>
         </div>
-        <form class="filters card" method="get" action="/console/payments" data-testid="filter-form">
-          <Select
+        <FilterForm action="/console/payments" t={common}>
+          <FilterSelect
             label={text.status}
             name="status"
             value={filters.status}
-            options={[
-              { value: '', label: common.all },
-              ...STATUSES.map((status) => ({ value: status, label: text.statuses[status] })),
-            ]}
+            all={common.all}
+            options={STATUSES.map((status) => ({ value: status, label: text.statuses[status] }))}
           />
-          <Select
+          <FilterSelect
             label={text.kind}
             name="kind"
             value={filters.kind}
-            options={[
-              { value: '', label: common.all },
-              ...KINDS.map((kind) => ({ value: kind, label: text.kinds[kind] })),
-            ]}
+            all={common.all}
+            options={KINDS.map((kind) => ({ value: kind, label: text.kinds[kind] }))}
           />
-          <Select
+          <FilterSelect
             label={text.method}
             name="method"
             value={filters.method}
-            options={[
-              { value: '', label: common.all },
-              ...METHODS.map((method) => ({ value: method, label: text.methods[method] })),
-            ]}
+            all={common.all}
+            options={METHODS.map((method) => ({ value: method, label: text.methods[method] }))}
           />
-          <Select
+          <FilterSelect
             label={text.processor}
             name="processor"
             value={filters.processor}
-            options={[
-              { value: '', label: common.all },
-              ...processors.map((processor) => ({ value: processor, label: processor })),
-            ]}
+            all={common.all}
+            options={processors.map((processor) => ({ value: processor, label: processor }))}
           />
           <Field label={text.search} name="q" type="search" value={filters.q} hint={text.searchHint} />
           <Field label={text.customIdentifier} name="customIdentifier" value={filters.customIdentifier} />
@@ -215,54 +206,66 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
           {filters.subscriptionId ? (
             <input type="hidden" name="subscriptionId" value={filters.subscriptionId} />
           ) : null}
-          <div class="actions">
-            <button type="submit">{common.filter}</button>
-            <a href="/console/payments">{common.clear}</a>
-          </div>
-        </form>
-        {answer.ok ? (
-          answer.body.payments.length === 0 ? (
-            <p class="empty">{text.none}</p>
-          ) : (
-            <table class="rows">
-              <caption>{text.title}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{text.created}</th>
-                  <th scope="col">{text.kind}</th>
-                  <th scope="col">{text.customer}</th>
-                  <th scope="col">{text.method}</th>
-                  <th scope="col" class="num">
-                    {text.amount}
-                  </th>
-                  <th scope="col">{text.status}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.body.payments.map((movement) => (
-                  <tr data-testid="payment-row" data-id={movement.id} data-status={movement.status}>
-                    <Cell label={text.created}>
-                      <a href={`/console/payments/${movement.id}`}>
-                        {when(movement.createdAt, tz, c.var.lang)}
-                      </a>
-                    </Cell>
-                    <Cell label={text.kind}>
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={common}
+          pager={{ path: '/console/payments', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.payments}
+              empty={text.none}
+              caption={text.title}
+              row={(movement) => ({
+                'data-testid': 'payment-row',
+                'data-id': movement.id,
+                'data-status': movement.status,
+              })}
+              columns={[
+                {
+                  label: text.created,
+                  cell: (movement) => (
+                    <a href={`/console/payments/${movement.id}`}>
+                      {when(movement.createdAt, tz, c.var.lang)}
+                    </a>
+                  ),
+                },
+                {
+                  label: text.kind,
+                  cell: (movement) => (
+                    <>
                       {text.kinds[movement.kind]}
                       {movement.label ? <span class="hint">{movement.label}</span> : null}
-                    </Cell>
-                    <Cell label={text.customer}>
+                    </>
+                  ),
+                },
+                {
+                  label: text.customer,
+                  cell: (movement) => (
+                    <>
                       {movement.handleLabel ?? '—'}
                       {movement.handleValue ? <span class="hint">{movement.handleValue}</span> : null}
-                    </Cell>
-                    <Cell label={text.method}>
+                    </>
+                  ),
+                },
+                {
+                  label: text.method,
+                  cell: (movement) => (
+                    <>
                       {text.methods[movement.method]}
                       <span class="hint">
                         {[movement.processor, movement.cardLast4 ? `•••• ${movement.cardLast4}` : null]
                           .filter(Boolean)
                           .join(' · ')}
                       </span>
-                    </Cell>
-                    <Cell label={text.amount} num>
+                    </>
+                  ),
+                },
+                {
+                  label: text.amount,
+                  num: true,
+                  cell: (movement) => (
+                    <>
                       <SignedMoney movement={movement} c={c} />
                       {movement.refundedAmount !== '0.00' ? (
                         <span class="hint">
@@ -274,27 +277,17 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
                           />
                         </span>
                       ) : null}
-                    </Cell>
-                    <Cell label={text.status}>
-                      <StatusBadge status={movement.status} text={text} />
-                    </Cell>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        ) : (
-          <ProblemNotice problem={answer.problem} t={common} />
-        )}
-        {answer.ok ? (
-          <Pager
-            path="/console/payments"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={common}
-            first={cursor ? false : undefined}
-          />
-        ) : null}
+                    </>
+                  ),
+                },
+                {
+                  label: text.status,
+                  cell: (movement) => <StatusBadge status={movement.status} text={text} />,
+                },
+              ]}
+            />
+          )}
+        />
       </>,
     );
   });

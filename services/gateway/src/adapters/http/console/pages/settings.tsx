@@ -24,6 +24,7 @@ import {
   problemStatus,
   queryOf,
   Select,
+  Tabs,
   t,
   when,
   withQuery,
@@ -89,10 +90,10 @@ function ActorOf(props: { entry: AuditEntry; c: Ctx }) {
 
 type Tab = 'profile' | 'users' | 'audit' | 'account';
 
-function Tabs(props: { c: Ctx; active: Tab }) {
-  const text = t(props.c);
-  const user = props.c.var.consoleUser;
-  const tabs: Array<[Tab, string]> = [
+/** The settings' tabs for this user: users and roles for owners only. */
+function tabsOf(c: Ctx): Array<[Tab, string]> {
+  const user = c.var.consoleUser;
+  return [
     ['profile', '/console/settings'],
     ...(user.kind === 'merchant-user' && user.role === 'owner'
       ? ([['users', '/console/settings/users']] as Array<[Tab, string]>)
@@ -100,23 +101,6 @@ function Tabs(props: { c: Ctx; active: Tab }) {
     ['audit', '/console/settings/audit'],
     ['account', '/console/settings/account'],
   ];
-  return (
-    <nav aria-label={text.nav.settings}>
-      <ul class="tabs">
-        {tabs.map(([tab, href]) => (
-          <li>
-            <a
-              href={href}
-              aria-current={tab === props.active ? 'page' : undefined}
-              data-testid={`settings-${tab}`}
-            >
-              {text.settings.tabs[tab]}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
 }
 
 function settingsPage(c: Ctx, tab: Tab, body: Child, status: Parameters<typeof page>[1]['status'] = 200) {
@@ -126,7 +110,15 @@ function settingsPage(c: Ctx, tab: Tab, body: Child, status: Parameters<typeof p
     { title: text.settings.tabs[tab], section: 'settings', status },
     <>
       <h1>{text.nav.settings}</h1>
-      <Tabs c={c} active={tab} />
+      <Tabs
+        label={text.nav.settings}
+        tabs={tabsOf(c).map(([each, href]) => ({
+          href,
+          label: text.settings.tabs[each],
+          testid: `settings-${each}`,
+          current: each === tab,
+        }))}
+      />
       {body}
     </>,
   );

@@ -18,20 +18,18 @@ import {
   formOf,
   idempotencyKeyOf,
   Money,
-  Pager,
   type Problem,
   ProblemNotice,
   page,
   problemStatus,
-  queryOf,
   read,
-  Select,
   t,
   type Tone,
   todayIn,
   when,
   withQuery,
 } from './kit';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage } from './list-page';
 import { mayWrite } from './permissions';
 
 type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'completed' | 'cancelled';
@@ -113,18 +111,16 @@ async function linksOf(c: Ctx, ids: number[]): Promise<Map<number, PaymentLinkDe
 export function subscriptionsPages(console: Hono<ConsoleEnv>) {
   console.get('/subscriptions', async (c) => {
     const text = t(c);
-    const filters = queryOf(c, FILTERS);
-    const cursor = c.req.query('cursor');
-    const answer = await callApi<{ subscriptions: SubscriptionView[]; nextCursor: string | null }>(c, {
-      method: 'GET',
-      path: withQuery('/api/subscriptions', { ...filters, cursor, limit: 20 }),
-    });
+    const { filters, cursor, answer } = await readListPage<
+      { subscriptions: SubscriptionView[]; nextCursor: string | null },
+      (typeof FILTERS)[number]
+    >(c, '/api/subscriptions', FILTERS, 20);
     const links = answer.ok
       ? await linksOf(
           c,
           answer.body.subscriptions.map((s) => s.payRequestId),
         )
-      : new Map();
+      : new Map<number, PaymentLinkDetails>();
     return page(
       c,
       {
@@ -134,18 +130,16 @@ export function subscriptionsPages(console: Hono<ConsoleEnv>) {
       },
       <>
         <h1>{text.subscriptions.title}</h1>
-        <form class="filters card" method="get" action="/console/subscriptions" data-testid="filter-form">
-          <Select
+        <FilterForm action="/console/subscriptions" t={text}>
+          <FilterSelect
             label={text.subscriptions.status}
             name="status"
             value={filters.status}
-            options={[
-              { value: '', label: text.all },
-              ...(['pending', 'active', 'past_due', 'completed', 'cancelled'] as const).map((status) => ({
-                value: status,
-                label: text.subscriptionStatus[status],
-              })),
-            ]}
+            all={text.all}
+            options={(['pending', 'active', 'past_due', 'completed', 'cancelled'] as const).map((status) => ({
+              value: status,
+              label: text.subscriptionStatus[status],
+            }))}
           />
           <Field
             label={text.fields.customIdentifier}
@@ -164,82 +158,77 @@ export function subscriptionsPages(console: Hono<ConsoleEnv>) {
             min={1}
             value={filters.payRequestId}
           />
-          <div class="actions">
-            <button type="submit">{text.filter}</button>
-            <a href="/console/subscriptions">{text.clear}</a>
-          </div>
-        </form>
-        {!answer.ok ? (
-          <ProblemNotice problem={answer.problem} t={text} labels={text.fields} />
-        ) : answer.body.subscriptions.length === 0 ? (
-          <p class="empty">{text.subscriptions.none}</p>
-        ) : (
-          <table class="rows">
-            <caption>{text.subscriptions.title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{text.subscriptions.id}</th>
-                <th scope="col">{text.links.customer}</th>
-                <th scope="col">{text.links.identifiers}</th>
-                <th scope="col">{text.subscriptions.plan}</th>
-                <th scope="col">{text.subscriptions.status}</th>
-                <th scope="col">{text.links.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.subscriptions.map((subscription) => {
-                const link = links.get(subscription.payRequestId);
-                return (
-                  <tr data-testid="subscription-row" data-id={String(subscription.id)}>
-                    <Cell label={text.subscriptions.id}>
-                      <a href={`/console/subscriptions/${subscription.id}`}>#{subscription.id}</a>
-                      <span class="hint">{link?.label ?? ''}</span>
-                    </Cell>
-                    <Cell label={text.links.customer}>
-                      {link ? (
-                        <>
-                          {link.handleLabel}
-                          <span class="hint">{link.handleValue}</span>
-                        </>
-                      ) : (
-                        '—'
-                      )}
-                    </Cell>
-                    <Cell label={text.links.identifiers}>
-                      {[subscription.customIdentifier, subscription.customIdentifier2]
-                        .filter(Boolean)
-                        .join(' · ') || '—'}
-                    </Cell>
-                    <Cell label={text.subscriptions.plan}>
-                      <PlanSummary subscription={subscription} c={c} />
-                    </Cell>
-                    <Cell label={text.subscriptions.status}>
-                      <Badge
-                        tone={SUBSCRIPTION_TONE[subscription.status]}
-                        status={subscription.status}
-                        testid="subscription-status"
-                      >
-                        {text.subscriptionStatus[subscription.status]}
-                      </Badge>
-                    </Cell>
-                    <Cell label={text.links.created}>
-                      {when(subscription.createTime, c.var.merchantProfile.timezone, c.var.lang)}
-                    </Cell>
-                  </tr>
-                );
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={text}
+          labels={text.fields}
+          pager={{ path: '/console/subscriptions', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.subscriptions}
+              empty={text.subscriptions.none}
+              caption={text.subscriptions.title}
+              row={(subscription) => ({
+                'data-testid': 'subscription-row',
+                'data-id': String(subscription.id),
               })}
-            </tbody>
-          </table>
-        )}
-        {answer.ok ? (
-          <Pager
-            path="/console/subscriptions"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={text}
-            first={!cursor}
-          />
-        ) : null}
+              columns={[
+                {
+                  label: text.subscriptions.id,
+                  cell: (subscription) => (
+                    <>
+                      <a href={`/console/subscriptions/${subscription.id}`}>#{subscription.id}</a>
+                      <span class="hint">{links.get(subscription.payRequestId)?.label ?? ''}</span>
+                    </>
+                  ),
+                },
+                {
+                  label: text.links.customer,
+                  cell: (subscription) => {
+                    const link = links.get(subscription.payRequestId);
+                    return link ? (
+                      <>
+                        {link.handleLabel}
+                        <span class="hint">{link.handleValue}</span>
+                      </>
+                    ) : (
+                      '—'
+                    );
+                  },
+                },
+                {
+                  label: text.links.identifiers,
+                  cell: (subscription) =>
+                    [subscription.customIdentifier, subscription.customIdentifier2]
+                      .filter(Boolean)
+                      .join(' · ') || '—',
+                },
+                {
+                  label: text.subscriptions.plan,
+                  cell: (subscription) => <PlanSummary subscription={subscription} c={c} />,
+                },
+                {
+                  label: text.subscriptions.status,
+                  cell: (subscription) => (
+                    <Badge
+                      tone={SUBSCRIPTION_TONE[subscription.status]}
+                      status={subscription.status}
+                      testid="subscription-status"
+                    >
+                      {text.subscriptionStatus[subscription.status]}
+                    </Badge>
+                  ),
+                },
+                {
+                  label: text.links.created,
+                  cell: (subscription) =>
+                    when(subscription.createTime, c.var.merchantProfile.timezone, c.var.lang),
+                },
+              ]}
+            />
+          )}
+        />
       </>,
     );
   });
