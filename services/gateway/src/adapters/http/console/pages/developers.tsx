@@ -20,6 +20,7 @@ import {
   Pager,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
   read,
@@ -30,7 +31,7 @@ import {
   when,
   withQuery,
 } from './kit';
-import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage } from './list-page';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { mayWrite } from './permissions';
 
 interface Endpoint {
@@ -296,14 +297,13 @@ export function developersPages(console: Hono<ConsoleEnv>) {
       'webhooks',
       text.developers.tabs.webhooks,
       <>
-        <div class="pagehead">
-          <h2>{text.developers.endpoints}</h2>
+        <PageHead title={text.developers.endpoints} level={2}>
           {mayWrite(c.var.consoleUser, 'webhooks') ? (
             <a class="button" href="/console/developers/webhooks/new" data-testid="webhook-new">
               {text.developers.newEndpoint}
             </a>
           ) : null}
-        </div>
+        </PageHead>
         <DoneNotice text={c.req.query('done') === 'deleted' ? text.developers.deleted : undefined} />
         <DataTable
           rows={endpoints}
@@ -405,10 +405,9 @@ export function developersPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/developers">← {words.developers.endpoints}</a>
         </p>
-        <div class="pagehead">
-          <h2 class="mono">{endpoint.url}</h2>
+        <PageHead title={endpoint.url} level={2} mono>
           <EndpointStatus c={c} endpoint={endpoint} />
-        </div>
+        </PageHead>
         <DoneNotice text={done} />
         {extra.secret ? <SecretOnce c={c} secret={extra.secret} testid="webhook-secret" /> : null}
         <ProblemNotice problem={extra.problem} t={words} labels={words.developers.fieldLabels} />
@@ -659,20 +658,14 @@ export function developersPages(console: Hono<ConsoleEnv>) {
             name="status"
             value={filters.status}
             all={words.all}
-            options={(['pending', 'delivered', 'failed'] as const).map((status) => ({
-              value: status,
-              label: words.deliveryStatus[status],
-            }))}
+            options={choices(['pending', 'delivered', 'failed'] as const, words.deliveryStatus)}
           />
           <FilterSelect
             label={words.developers.event}
             name="event"
             value={filters.event}
             all={words.all}
-            options={[...WEBHOOK_EVENT_KINDS, WEBHOOK_TEST_KIND].map((kind) => ({
-              value: kind,
-              label: kind,
-            }))}
+            options={choices([...WEBHOOK_EVENT_KINDS, WEBHOOK_TEST_KIND])}
           />
         </FilterForm>
         <ListAnswer
@@ -795,7 +788,7 @@ export function developersPages(console: Hono<ConsoleEnv>) {
             name="type"
             value={type}
             all={words.all}
-            options={WEBHOOK_EVENT_KINDS.map((kind) => ({ value: kind, label: kind }))}
+            options={choices(WEBHOOK_EVENT_KINDS)}
           />
         </FilterForm>
         {answer.ok ? (

@@ -300,6 +300,17 @@ export function Pager(props: {
   );
 }
 
+/** A page's heading (or a tab's, `level` 2) with what stands beside it: its main action, its status. */
+export function PageHead(props: { title: Child; level?: 1 | 2; mono?: boolean; children?: Child }) {
+  const cls = props.mono ? 'mono' : undefined;
+  return (
+    <div class="pagehead">
+      {props.level === 2 ? <h2 class={cls}>{props.title}</h2> : <h1 class={cls}>{props.title}</h1>}
+      {props.children}
+    </div>
+  );
+}
+
 /** The tabs of a section (developers, settings): links in a `nav`, the page's own marked current. */
 export function Tabs(props: {
   label: string;

@@ -18,6 +18,7 @@ import {
   Money,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
   read,
@@ -27,7 +28,7 @@ import {
   when,
   withQuery,
 } from './kit';
-import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage } from './list-page';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { mayWrite } from './permissions';
 import { QrCode } from './qr';
 
@@ -118,24 +119,23 @@ export function linksPages(console: Hono<ConsoleEnv>) {
       c,
       { title: text.nav.links, section: 'links', status: answer.ok ? 200 : problemStatus(answer.problem) },
       <>
-        <div class="pagehead">
-          <h1>{text.links.title}</h1>
+        <PageHead title={text.links.title}>
           {mayWrite(c.var.consoleUser, 'links') ? (
             <a class="button" href="/console/links/new" data-testid="link-new">
               {text.links.create}
             </a>
           ) : null}
-        </div>
+        </PageHead>
         <FilterForm action="/console/links" t={text}>
           <FilterSelect
             label={text.links.status}
             name="status"
             value={filters.status}
             all={text.all}
-            options={(['pending', 'rejected', 'paid', 'expired', 'cancelled'] as const).map((status) => ({
-              value: status,
-              label: text.linkStatus[status],
-            }))}
+            options={choices(
+              ['pending', 'rejected', 'paid', 'expired', 'cancelled'] as const,
+              text.linkStatus,
+            )}
           />
           <Field
             label={text.links.search}
@@ -426,12 +426,15 @@ export function linksPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/links">← {text.links.title}</a>
         </p>
-        <div class="pagehead">
-          <h1>
-            {text.links.link} #{link.id} · {link.label}
-          </h1>
+        <PageHead
+          title={
+            <>
+              {text.links.link} #{link.id} · {link.label}
+            </>
+          }
+        >
           <LinkStatusBadge statusId={link.statusId} c={c} />
-        </div>
+        </PageHead>
         <DoneNotice
           text={
             done === 'created' ? text.links.created_ : done === 'cancelled' ? text.links.cancelled : undefined

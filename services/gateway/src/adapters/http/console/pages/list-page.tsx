@@ -58,6 +58,14 @@ export function FilterForm(props: { action: string; t: Messages; children?: Chil
   );
 }
 
+/** The options of a choice: each value with its words (`labels[value]`), or as itself without `labels`. */
+export function choices<V extends string>(
+  values: readonly V[],
+  labels?: Record<V, string>,
+): Array<{ value: string; label: string }> {
+  return values.map((value) => ({ value, label: labels ? labels[value] : value }));
+}
+
 /** A filter chosen among `options`, _All_ (no filter: the empty value) first. */
 export function FilterSelect(props: {
   label: string;

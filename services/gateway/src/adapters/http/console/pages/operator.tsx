@@ -15,6 +15,7 @@ import {
   idempotencyKeyOf,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
   read,
@@ -177,12 +178,11 @@ export function operatorPages(console: Hono<ConsoleEnv>) {
         status: answer.ok ? 200 : problemStatus(answer.problem),
       },
       <>
-        <div class="pagehead">
-          <h1>{text.nav.merchants}</h1>
+        <PageHead title={text.nav.merchants}>
           <a class="button" href="/console/operator/merchants/new" data-testid="merchant-new">
             {text.operator.newMerchant}
           </a>
-        </div>
+        </PageHead>
         <ListAnswer
           answer={answer}
           t={text}
@@ -508,10 +508,9 @@ export function operatorPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/operator/billing-runs">← {text.nav.billingRuns}</a>
         </p>
-        <div class="pagehead">
-          <h1>{text.operator.run}</h1>
+        <PageHead title={text.operator.run}>
           <RunStatus c={c} run={run} />
-        </div>
+        </PageHead>
         <div class="tiles">
           {(['due', 'requested', 'succeeded', 'failed', 'skipped'] as const).map((figure) => (
             <div class="tile" data-testid={`run-${figure}`}>

@@ -24,6 +24,7 @@ import {
   Money,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
   queryOf,
@@ -33,7 +34,7 @@ import {
   when,
   withQuery,
 } from './kit';
-import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage } from './list-page';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { type PaymentsMessages, paymentsMessages } from './payments-i18n';
 import { mayWrite } from './permissions';
 
@@ -154,8 +155,7 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
       c,
       { title: text.title, section: 'payments', status: answer.ok ? 200 : problemStatus(answer.problem) },
       <>
-        <div class="pagehead">
-          <h1>{text.title}</h1>
+        <PageHead title={text.title}>
           <a
             class="button secondary"
             href={withQuery('/console/payments/export', filters)}
@@ -164,35 +164,35 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
           >
             {text.export}
           </a>
-        </div>
+        </PageHead>
         <FilterForm action="/console/payments" t={common}>
           <FilterSelect
             label={text.status}
             name="status"
             value={filters.status}
             all={common.all}
-            options={STATUSES.map((status) => ({ value: status, label: text.statuses[status] }))}
+            options={choices(STATUSES, text.statuses)}
           />
           <FilterSelect
             label={text.kind}
             name="kind"
             value={filters.kind}
             all={common.all}
-            options={KINDS.map((kind) => ({ value: kind, label: text.kinds[kind] }))}
+            options={choices(KINDS, text.kinds)}
           />
           <FilterSelect
             label={text.method}
             name="method"
             value={filters.method}
             all={common.all}
-            options={METHODS.map((method) => ({ value: method, label: text.methods[method] }))}
+            options={choices(METHODS, text.methods)}
           />
           <FilterSelect
             label={text.processor}
             name="processor"
             value={filters.processor}
             all={common.all}
-            options={processors.map((processor) => ({ value: processor, label: processor }))}
+            options={choices(processors)}
           />
           <Field label={text.search} name="q" type="search" value={filters.q} hint={text.searchHint} />
           <Field label={text.customIdentifier} name="customIdentifier" value={filters.customIdentifier} />
@@ -350,12 +350,15 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/payments">← {text.back}</a>
         </p>
-        <div class="pagehead">
-          <h1>
-            {text.kinds[payment.kind]} · <SignedMoney movement={payment} c={c} />
-          </h1>
+        <PageHead
+          title={
+            <>
+              {text.kinds[payment.kind]} · <SignedMoney movement={payment} c={c} />
+            </>
+          }
+        >
           <StatusBadge status={payment.status} text={text} testid="payment-status" />
-        </div>
+        </PageHead>
         <DoneNotice text={done ? text.refund.done[done] : undefined} />
         <RefundProblem problem={problem} c={c} />
         {refundable(payment) && mayWrite(c.var.consoleUser, 'refunds') ? (

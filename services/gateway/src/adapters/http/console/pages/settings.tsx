@@ -27,7 +27,7 @@ import {
   when,
   withQuery,
 } from './kit';
-import { DataTable, FilterForm, FilterSelect, ListAnswer } from './list-page';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, choices } from './list-page';
 import { mayWrite } from './permissions';
 
 /** `GET /api/users`: the merchant's console users (libs/contracts `userView`). */
@@ -411,7 +411,7 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
             label={text.settings.action}
             name="operationId"
             all={text.all}
-            options={WRITE_OPERATIONS.map((operationId) => ({ value: operationId, label: operationId }))}
+            options={choices(WRITE_OPERATIONS)}
             value={filters.operationId}
             id="audit-operation"
           />

@@ -20,6 +20,7 @@ import {
   Money,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
   read,
@@ -29,7 +30,7 @@ import {
   when,
   withQuery,
 } from './kit';
-import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage } from './list-page';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { mayWrite } from './permissions';
 
 type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'completed' | 'cancelled';
@@ -136,10 +137,10 @@ export function subscriptionsPages(console: Hono<ConsoleEnv>) {
             name="status"
             value={filters.status}
             all={text.all}
-            options={(['pending', 'active', 'past_due', 'completed', 'cancelled'] as const).map((status) => ({
-              value: status,
-              label: text.subscriptionStatus[status],
-            }))}
+            options={choices(
+              ['pending', 'active', 'past_due', 'completed', 'cancelled'] as const,
+              text.subscriptionStatus,
+            )}
           />
           <Field
             label={text.fields.customIdentifier}
@@ -463,11 +464,14 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
       <p>
         <a href="/console/subscriptions">← {text.subscriptions.title}</a>
       </p>
-      <div class="pagehead">
-        <h1>
-          {text.subscriptions.subscription} #{subscription.id}
-          {link.ok ? ` · ${link.body.label}` : ''}
-        </h1>
+      <PageHead
+        title={
+          <>
+            {text.subscriptions.subscription} #{subscription.id}
+            {link.ok ? ` · ${link.body.label}` : ''}
+          </>
+        }
+      >
         <Badge
           tone={SUBSCRIPTION_TONE[subscription.status]}
           status={subscription.status}
@@ -475,7 +479,7 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
         >
           {text.subscriptionStatus[subscription.status]}
         </Badge>
-      </div>
+      </PageHead>
       <DoneNotice text={done ? text.subscriptions.done[done] : undefined} />
       <ProblemNotice problem={problem} t={text} labels={text.fields} />
       <section class="card" aria-labelledby="h-terms">
@@ -737,10 +741,13 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
           ← {text.subscriptions.subscription} #{subscription.id}
         </a>
       </p>
-      <div class="pagehead">
-        <h1>
-          {text.subscriptions.installment} {installment.number} · {day(installment.paymentDate, lang)}
-        </h1>
+      <PageHead
+        title={
+          <>
+            {text.subscriptions.installment} {installment.number} · {day(installment.paymentDate, lang)}
+          </>
+        }
+      >
         <Badge
           tone={INSTALLMENT_TONE[installment.status]}
           status={installment.status}
@@ -748,7 +755,7 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
         >
           {text.installmentStatus[installment.status]}
         </Badge>
-      </div>
+      </PageHead>
       <ProblemNotice problem={problem} t={text} labels={text.fields} />
       <section class="card" aria-labelledby="h-attempts">
         <h2 id="h-attempts">{text.subscriptions.attempts}</h2>
