@@ -104,12 +104,14 @@ export function DataTable<T>(props: {
   columns: ReadonlyArray<Column<T>>;
   row: (row: T) => Record<string, string | number | undefined>;
   caption?: string;
+  /** The caption's class (`muted`: a quieter one). */
+  captionClass?: string;
   empty?: string;
 }) {
   if (props.empty !== undefined && props.rows.length === 0) return <p class="empty">{props.empty}</p>;
   return (
     <table class="rows">
-      {props.caption ? <caption>{props.caption}</caption> : null}
+      {props.caption ? <caption class={props.captionClass}>{props.caption}</caption> : null}
       <thead>
         <tr>
           {props.columns.map((column) => (

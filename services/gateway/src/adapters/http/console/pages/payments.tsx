@@ -10,7 +10,6 @@ import { decimalsOf, formatAmount, formatMoney, parseAmount } from '@payrail/mon
 import type { Hono } from 'hono';
 import {
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   callApi,
@@ -476,40 +475,44 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
             {payment.refunds.length === 0 ? (
               <p class="muted">{text.noRefunds}</p>
             ) : (
-              <table class="rows">
-                <caption>{text.refunds}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{text.created}</th>
-                    <th scope="col">{text.method}</th>
-                    <th scope="col">{text.reference}</th>
-                    <th scope="col" class="num">
-                      {text.amount}
-                    </th>
-                    <th scope="col">{text.status}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {payment.refunds.map((refund) => (
-                    <tr data-testid="refund-row" data-id={refund.id} data-status={refund.status}>
-                      <Cell label={text.created}>
-                        <a href={`/console/payments/${refund.id}`}>{when(refund.createdAt, tz, lang)}</a>
-                      </Cell>
-                      <Cell label={text.method}>
+              <DataTable
+                rows={payment.refunds}
+                caption={text.refunds}
+                row={(refund) => ({
+                  'data-testid': 'refund-row',
+                  'data-id': refund.id,
+                  'data-status': refund.status,
+                })}
+                columns={[
+                  {
+                    label: text.created,
+                    cell: (refund) => (
+                      <a href={`/console/payments/${refund.id}`}>{when(refund.createdAt, tz, lang)}</a>
+                    ),
+                  },
+                  {
+                    label: text.method,
+                    cell: (refund) => (
+                      <>
                         {text.methods[refund.method]}
                         {refund.processor ? <span class="hint">{refund.processor}</span> : null}
-                      </Cell>
-                      <Cell label={text.reference}>{refund.reference ?? '—'}</Cell>
-                      <Cell label={text.amount} num>
-                        <Money amount={refund.amount} currency={refund.currency} lang={lang} />
-                      </Cell>
-                      <Cell label={text.status}>
-                        <StatusBadge status={refund.status} text={text} testid="refund-status" />
-                      </Cell>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                  { label: text.reference, cell: (refund) => refund.reference ?? '—' },
+                  {
+                    label: text.amount,
+                    num: true,
+                    cell: (refund) => <Money amount={refund.amount} currency={refund.currency} lang={lang} />,
+                  },
+                  {
+                    label: text.status,
+                    cell: (refund) => (
+                      <StatusBadge status={refund.status} text={text} testid="refund-status" />
+                    ),
+                  },
+                ]}
+              />
             )}
           </section>
         ) : null}

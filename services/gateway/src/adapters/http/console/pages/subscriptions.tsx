@@ -5,7 +5,6 @@ import type { Hono } from 'hono';
 import {
   ActionButton,
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   callApi,
@@ -528,72 +527,76 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
       </section>
       <section aria-labelledby="h-schedule">
         <h2 id="h-schedule">{text.subscriptions.schedule}</h2>
-        <table class="rows">
-          <caption class="muted">{text.subscriptions.scheduleCaption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{text.subscriptions.number}</th>
-              <th scope="col">{text.subscriptions.date}</th>
-              <th scope="col" class="num">
-                {text.fields.amount}
-              </th>
-              <th scope="col">{text.subscriptions.status}</th>
-              <th scope="col">{text.subscriptions.attempts}</th>
-              <th scope="col">{text.subscriptions.actions}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {subscription.installments.map((installment) => {
-              const found = attemptsOf.get(installment.installmentId);
-              const changeable = canChange && installment.status === 'pending' && installment.number > 1;
-              return (
-                <tr
-                  data-testid="installment-row"
-                  data-id={String(installment.installmentId)}
-                  data-status={installment.status}
-                >
-                  <Cell label={text.subscriptions.number}>
-                    {installment.number}
-                    {installment.invoiceNumber ? <span class="hint">{installment.invoiceNumber}</span> : null}
-                  </Cell>
-                  <Cell label={text.subscriptions.date}>{day(installment.paymentDate, lang)}</Cell>
-                  <Cell label={text.fields.amount} num>
-                    <Money amount={installment.amount} currency={subscription.currency} lang={lang} />
-                  </Cell>
-                  <Cell label={text.subscriptions.status}>
-                    <Badge tone={INSTALLMENT_TONE[installment.status]} status={installment.status}>
-                      {text.installmentStatus[installment.status]}
-                    </Badge>
-                  </Cell>
-                  <Cell label={text.subscriptions.attempts}>
-                    <AttemptsSummary attempts={found} c={c} />
-                  </Cell>
-                  <Cell label={text.subscriptions.actions}>
-                    <div class="actions">
-                      <a
-                        href={`${base}/installments/${installment.installmentId}`}
-                        data-testid="installment-open"
-                      >
-                        {changeable ? text.subscriptions.change : text.subscriptions.view}
-                      </a>
-                      {changeable ? (
-                        <ActionButton
-                          action={`${base}/installments/${installment.installmentId}/cancel`}
-                          csrf={csrf}
-                          label={text.subscriptions.cancelOne}
-                          small
-                          tone="secondary"
-                          testid="installment-cancel"
-                          hidden={{ installmentId: String(installment.installmentId) }}
-                        />
-                      ) : null}
-                    </div>
-                  </Cell>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable
+          rows={subscription.installments}
+          caption={text.subscriptions.scheduleCaption}
+          captionClass="muted"
+          row={(installment) => ({
+            'data-testid': 'installment-row',
+            'data-id': String(installment.installmentId),
+            'data-status': installment.status,
+          })}
+          columns={[
+            {
+              label: text.subscriptions.number,
+              cell: (installment) => (
+                <>
+                  {installment.number}
+                  {installment.invoiceNumber ? <span class="hint">{installment.invoiceNumber}</span> : null}
+                </>
+              ),
+            },
+            { label: text.subscriptions.date, cell: (installment) => day(installment.paymentDate, lang) },
+            {
+              label: text.fields.amount,
+              num: true,
+              cell: (installment) => (
+                <Money amount={installment.amount} currency={subscription.currency} lang={lang} />
+              ),
+            },
+            {
+              label: text.subscriptions.status,
+              cell: (installment) => (
+                <Badge tone={INSTALLMENT_TONE[installment.status]} status={installment.status}>
+                  {text.installmentStatus[installment.status]}
+                </Badge>
+              ),
+            },
+            {
+              label: text.subscriptions.attempts,
+              cell: (installment) => (
+                <AttemptsSummary attempts={attemptsOf.get(installment.installmentId)} c={c} />
+              ),
+            },
+            {
+              label: text.subscriptions.actions,
+              cell: (installment) => {
+                const changeable = canChange && installment.status === 'pending' && installment.number > 1;
+                return (
+                  <div class="actions">
+                    <a
+                      href={`${base}/installments/${installment.installmentId}`}
+                      data-testid="installment-open"
+                    >
+                      {changeable ? text.subscriptions.change : text.subscriptions.view}
+                    </a>
+                    {changeable ? (
+                      <ActionButton
+                        action={`${base}/installments/${installment.installmentId}/cancel`}
+                        csrf={csrf}
+                        label={text.subscriptions.cancelOne}
+                        small
+                        tone="secondary"
+                        testid="installment-cancel"
+                        hidden={{ installmentId: String(installment.installmentId) }}
+                      />
+                    ) : null}
+                  </div>
+                );
+              },
+            },
+          ]}
+        />
       </section>
       {canChange ? (
         <section class="card" aria-labelledby="h-all">
@@ -760,35 +763,31 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
       <section class="card" aria-labelledby="h-attempts">
         <h2 id="h-attempts">{text.subscriptions.attempts}</h2>
         {attempts.ok && attempts.body.attempts.length > 0 ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">{text.subscriptions.requested}</th>
-                <th scope="col" class="num">
-                  {text.fields.amount}
-                </th>
-                <th scope="col">{text.subscriptions.processor}</th>
-                <th scope="col">{text.subscriptions.outcome}</th>
-                <th scope="col">{text.subscriptions.nextAttempt}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {attempts.body.attempts.map((attempt) => (
-                <tr data-testid="attempt-row" data-status={attempt.status}>
-                  <Cell label="#">{attempt.attempt}</Cell>
-                  <Cell label={text.subscriptions.requested}>
-                    {when(attempt.requested_at, tz, c.var.lang)}
-                  </Cell>
-                  <Cell label={text.fields.amount} num>
-                    <Money amount={attempt.amount} currency={attempt.currency} lang={lang} />
-                  </Cell>
-                  <Cell label={text.subscriptions.processor}>
-                    {attempt.processor
-                      ? (text.processors[attempt.processor as 'PARAGUAY.PROCESSOR_A'] ?? attempt.processor)
-                      : '—'}
-                  </Cell>
-                  <Cell label={text.subscriptions.outcome}>
+          <DataTable
+            rows={attempts.body.attempts}
+            row={(attempt) => ({ 'data-testid': 'attempt-row', 'data-status': attempt.status })}
+            columns={[
+              { label: '#', cell: (attempt) => attempt.attempt },
+              {
+                label: text.subscriptions.requested,
+                cell: (attempt) => when(attempt.requested_at, tz, c.var.lang),
+              },
+              {
+                label: text.fields.amount,
+                num: true,
+                cell: (attempt) => <Money amount={attempt.amount} currency={attempt.currency} lang={lang} />,
+              },
+              {
+                label: text.subscriptions.processor,
+                cell: (attempt) =>
+                  attempt.processor
+                    ? (text.processors[attempt.processor as 'PARAGUAY.PROCESSOR_A'] ?? attempt.processor)
+                    : '—',
+              },
+              {
+                label: text.subscriptions.outcome,
+                cell: (attempt) => (
+                  <>
                     {text.attemptStatus[attempt.status]}
                     {attempt.decline_code ? ` · ${attempt.decline_code}` : ''}
                     {attempt.category ? (
@@ -796,12 +795,15 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
                         {text.declineCategory[attempt.category as 'soft'] ?? attempt.category}
                       </span>
                     ) : null}
-                  </Cell>
-                  <Cell label={text.subscriptions.nextAttempt}>{day(attempt.next_attempt_on, lang)}</Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              {
+                label: text.subscriptions.nextAttempt,
+                cell: (attempt) => day(attempt.next_attempt_on, lang),
+              },
+            ]}
+          />
         ) : (
           <p class="muted">{text.subscriptions.noAttempts}</p>
         )}
