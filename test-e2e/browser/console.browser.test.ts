@@ -727,6 +727,14 @@ describe.skipIf(!chromium.available)('the merchant console in Chromium (issue 28
               overflow,
               `${name} (${language}, ${viewport.width} px) is wider than the screen`,
             ).toBeLessThanOrEqual(0);
+            // Every section of the navigation in sight: none hidden off to the side of a bar that scrolls.
+            const navOutside = (await page.evaluate(
+              `[...document.querySelectorAll('nav.main a')].filter((a) => { const box = a.getBoundingClientRect(); return box.left < 0 || box.right > window.innerWidth; }).map((a) => a.dataset.testid)`,
+            )) as string[];
+            expect(
+              navOutside,
+              `${name} (${language}, ${viewport.width} px): navigation out of sight`,
+            ).toEqual([]);
             await screenshot(page, `console/${name}-${language}-${viewport.width}`);
           }
         }

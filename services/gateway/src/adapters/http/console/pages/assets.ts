@@ -6,8 +6,9 @@ import { Hono } from 'hono';
  * Content-Security-Policy allows styles and scripts from the console's own origin only, never inline.
  *
  * Mobile first: one column up to 48rem (a 390 px phone), a table's rows become cards there (each cell
- * says its column with `data-label`); from 48rem the navigation is a sidebar. System fonts, text with at
- * least 4.5:1 contrast, a visible focus ring, touch targets of at least 2.75rem.
+ * says its column with `data-label`) and the navigation wraps into rows (every section in sight, never
+ * scrolled sideways); from 48rem the navigation is a sidebar. System fonts, text with at least 4.5:1
+ * contrast, a visible focus ring, touch targets of at least 2.75rem.
  */
 export const CONSOLE_CSS = `
 *{box-sizing:border-box}
@@ -24,8 +25,8 @@ a:hover{color:#123d6a}
 .top form{margin:0}
 .top button,.top .linkish{background:transparent;color:#fff;border:1px solid #9fb8d6;border-radius:.4rem;padding:.45rem .8rem;font-size:.9rem;cursor:pointer;min-height:2.5rem;text-decoration:none;display:inline-flex;align-items:center}
 nav.main{background:#0f3259}
-nav.main ul{list-style:none;margin:0;padding:0 .5rem;display:flex;overflow-x:auto;gap:.25rem}
-nav.main a{display:block;color:#fff;text-decoration:none;padding:.7rem .75rem;white-space:nowrap;border-bottom:3px solid transparent}
+nav.main ul{list-style:none;margin:0;padding:0 .5rem;display:flex;flex-wrap:wrap;gap:0 .25rem}
+nav.main a{display:block;color:#fff;text-decoration:none;padding:.6rem .65rem;white-space:nowrap;border-bottom:3px solid transparent}
 nav.main a[aria-current=page]{border-bottom-color:#fbbf24;font-weight:600}
 main{padding:1rem;max-width:80rem}
 h1{font-size:1.4rem;margin:.25rem 0 1rem}
@@ -109,8 +110,8 @@ figure.chart svg{display:block;width:100%;height:auto;max-height:16rem}
 }
 @media (min-width:48rem){
   .shell{display:grid;grid-template-columns:14rem 1fr;min-height:calc(100vh - 3.5rem)}
-  nav.main ul{flex-direction:column;padding:1rem .5rem;overflow:visible}
-  nav.main a{border-bottom:0;border-left:3px solid transparent;border-radius:.25rem}
+  nav.main ul{flex-direction:column;flex-wrap:nowrap;gap:.25rem;padding:1rem .5rem}
+  nav.main a{padding:.7rem .75rem;border-bottom:0;border-left:3px solid transparent;border-radius:.25rem}
   nav.main a[aria-current=page]{border-left-color:#fbbf24;background:#123d6a}
   main{padding:1.25rem 2rem}
   .grid2{grid-template-columns:1fr 1fr}

@@ -2,23 +2,9 @@
 /** @jsxImportSource hono/jsx */
 import type { PaymentLinkDetails } from '@payrail/contracts';
 import type { Hono } from 'hono';
-import {
-  Cell,
-  type ConsoleEnv,
-  callApi,
-  Field,
-  Money,
-  Pager,
-  ProblemNotice,
-  page,
-  problemStatus,
-  queryOf,
-  read,
-  t,
-  when,
-  withQuery,
-} from './kit';
+import { type ConsoleEnv, Field, Money, page, problemStatus, read, t, when, withQuery } from './kit';
 import { LinkStatusBadge } from './links';
+import { DataTable, FilterForm, ListAnswer, readListPage } from './list-page';
 
 /** Who the customer is, in words: their name, else their e-mail, else their document number. */
 export function customerName(customer: {
@@ -54,12 +40,10 @@ interface SavedCard {
 export function customersPages(console: Hono<ConsoleEnv>) {
   console.get('/customers', async (c) => {
     const text = t(c);
-    const filters = queryOf(c, ['q'] as const);
-    const cursor = c.req.query('cursor');
-    const answer = await callApi<{ customers: CustomerView[]; nextCursor: string | null }>(c, {
-      method: 'GET',
-      path: withQuery('/api/customers', { ...filters, cursor, limit: 25 }),
-    });
+    const { filters, cursor, answer } = await readListPage<
+      { customers: CustomerView[]; nextCursor: string | null },
+      'q'
+    >(c, '/api/customers', ['q'], 25);
     const tz = c.var.merchantProfile.timezone;
     return page(
       c,
@@ -71,7 +55,7 @@ export function customersPages(console: Hono<ConsoleEnv>) {
       <>
         <h1>{text.customers.title}</h1>
         <p class="muted">{text.customers.intro}</p>
-        <form class="filters card" method="get" action="/console/customers" data-testid="filter-form">
+        <FilterForm action="/console/customers" t={text}>
           <Field
             label={text.links.search}
             name="q"
@@ -79,46 +63,33 @@ export function customersPages(console: Hono<ConsoleEnv>) {
             value={filters.q}
             hint={text.customers.searchHint}
           />
-          <div class="actions">
-            <button type="submit">{text.filter}</button>
-            <a href="/console/customers">{text.clear}</a>
-          </div>
-        </form>
-        {!answer.ok ? <ProblemNotice problem={answer.problem} t={text} /> : null}
-        {answer.ok && answer.body.customers.length === 0 ? <p class="empty">{text.customers.none}</p> : null}
-        {answer.ok && answer.body.customers.length > 0 ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">{text.customers.name}</th>
-                <th scope="col">{text.customers.identity}</th>
-                <th scope="col">{text.links.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.customers.map((customer) => (
-                <tr data-testid="customer-row" data-id={String(customer.id)}>
-                  <Cell label={text.customers.name}>
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={text}
+          pager={{ path: '/console/customers', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.customers}
+              empty={text.customers.none}
+              row={(customer) => ({ 'data-testid': 'customer-row', 'data-id': String(customer.id) })}
+              columns={[
+                {
+                  label: text.customers.name,
+                  cell: (customer) => (
                     <a href={`/console/customers/${customer.id}`}>{customerName(customer)}</a>
-                  </Cell>
-                  <Cell label={text.customers.identity}>
-                    {customer.email ?? `${text.fields.documentNumber}: ${customer.documentNumber ?? '—'}`}
-                  </Cell>
-                  <Cell label={text.links.created}>{when(customer.createTime, tz, c.var.lang)}</Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-        {answer.ok ? (
-          <Pager
-            path="/console/customers"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={text}
-            first={!cursor}
-          />
-        ) : null}
+                  ),
+                },
+                {
+                  label: text.customers.identity,
+                  cell: (customer) =>
+                    customer.email ?? `${text.fields.documentNumber}: ${customer.documentNumber ?? '—'}`,
+                },
+                { label: text.links.created, cell: (customer) => when(customer.createTime, tz, c.var.lang) },
+              ]}
+            />
+          )}
+        />
       </>,
     );
   });
@@ -168,48 +139,35 @@ export function customersPages(console: Hono<ConsoleEnv>) {
         </section>
         <section aria-labelledby="h-their-links">
           <h2 id="h-their-links">{text.customers.links}</h2>
-          {customer.payRequests.length === 0 ? (
-            <p class="empty">{text.links.none}</p>
-          ) : (
-            <table class="rows">
-              <thead>
-                <tr>
-                  <th scope="col">{text.links.id}</th>
-                  <th scope="col">{text.fields.label}</th>
-                  <th scope="col" class="num">
-                    {text.fields.amount}
-                  </th>
-                  <th scope="col">{text.links.status}</th>
-                  <th scope="col">{text.links.subscription}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {customer.payRequests.map((link) => (
-                  <tr data-testid="link-row" data-id={String(link.id)}>
-                    <Cell label={text.links.id}>
-                      <a href={`/console/links/${link.id}`}>#{link.id}</a>
-                    </Cell>
-                    <Cell label={text.fields.label}>{link.label}</Cell>
-                    <Cell label={text.fields.amount} num>
-                      <Money amount={link.amount} currency={link.currency} lang={lang} />
-                    </Cell>
-                    <Cell label={text.links.status}>
-                      <LinkStatusBadge statusId={link.statusId} c={c} />
-                    </Cell>
-                    <Cell label={text.links.subscription}>
-                      {link.recurrentPayment ? (
-                        <a href={withQuery('/console/subscriptions', { payRequestId: link.id })}>
-                          {text.customers.itsSubscription}
-                        </a>
-                      ) : (
-                        '—'
-                      )}
-                    </Cell>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <DataTable
+            rows={customer.payRequests}
+            empty={text.links.none}
+            row={(link) => ({ 'data-testid': 'link-row', 'data-id': String(link.id) })}
+            columns={[
+              { label: text.links.id, cell: (link) => <a href={`/console/links/${link.id}`}>#{link.id}</a> },
+              { label: text.fields.label, cell: (link) => link.label },
+              {
+                label: text.fields.amount,
+                num: true,
+                cell: (link) => <Money amount={link.amount} currency={link.currency} lang={lang} />,
+              },
+              {
+                label: text.links.status,
+                cell: (link) => <LinkStatusBadge statusId={link.statusId} c={c} />,
+              },
+              {
+                label: text.links.subscription,
+                cell: (link) =>
+                  link.recurrentPayment ? (
+                    <a href={withQuery('/console/subscriptions', { payRequestId: link.id })}>
+                      {text.customers.itsSubscription}
+                    </a>
+                  ) : (
+                    '—'
+                  ),
+              },
+            ]}
+          />
         </section>
       </>,
     );

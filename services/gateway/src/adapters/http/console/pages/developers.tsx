@@ -7,7 +7,6 @@ import type { Child } from 'hono/jsx';
 import {
   ActionButton,
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   callApi,
@@ -21,16 +20,18 @@ import {
   Pager,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
-  queryOf,
   read,
   Select,
+  Tabs,
   t,
   type Tone,
   when,
   withQuery,
 } from './kit';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { mayWrite } from './permissions';
 
 interface Endpoint {
@@ -84,34 +85,41 @@ interface ApiTokenView {
 
 const DELIVERY_TONE: Record<Delivery['status'], Tone> = { pending: 'warn', delivered: 'good', failed: 'bad' };
 
-type Tab = 'webhooks' | 'deliveries' | 'events' | 'tokens';
-
-function Tabs(props: { c: Ctx; active: Tab }) {
-  const text = t(props.c);
-  const tabs: Array<[Tab, string]> = [
-    ['webhooks', '/console/developers'],
-    ['deliveries', '/console/developers/deliveries'],
-    ['events', '/console/developers/events'],
-    ['tokens', '/console/developers/tokens'],
-  ];
+/** A delivery's last attempt, its answer and every attempt before it behind a disclosure. */
+function Attempts(props: { delivery: Delivery; c: Ctx }) {
+  const words = t(props.c);
+  const { delivery } = props;
+  const tz = props.c.var.merchantProfile.timezone;
+  const last = delivery.attempts[delivery.attempts.length - 1];
+  if (!last) return <span class="muted">{words.developers.notYet}</span>;
   return (
-    <nav aria-label={text.nav.developers}>
-      <ul class="tabs">
-        {tabs.map(([tab, href]) => (
-          <li>
-            <a
-              href={href}
-              aria-current={tab === props.active ? 'page' : undefined}
-              data-testid={`developers-${tab}`}
-            >
-              {text.developers.tabs[tab]}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </nav>
+    <details>
+      <summary>
+        {last.statusCode ?? words.developers.noAnswer} · {last.durationMs} ms ·{' '}
+        {words.developers.attemptsCount(delivery.attempts.length)}
+      </summary>
+      {delivery.attempts.map((attempt) => (
+        <div>
+          <p class="hint">
+            {when(attempt.attemptedAt, tz, props.c.var.lang)} ·{' '}
+            {attempt.statusCode ?? words.developers.noAnswer}
+            {attempt.error ? ` · ${attempt.error}` : ''}
+          </p>
+          {attempt.response ? <pre data-testid="delivery-response">{attempt.response}</pre> : null}
+        </div>
+      ))}
+    </details>
   );
 }
+
+type Tab = 'webhooks' | 'deliveries' | 'events' | 'tokens';
+
+const TAB_PATHS: Record<Tab, string> = {
+  webhooks: '/console/developers',
+  deliveries: '/console/developers/deliveries',
+  events: '/console/developers/events',
+  tokens: '/console/developers/tokens',
+};
 
 function devPage(
   c: Ctx,
@@ -125,7 +133,15 @@ function devPage(
     { title, section: 'developers', status },
     <>
       <h1>{t(c).nav.developers}</h1>
-      <Tabs c={c} active={tab} />
+      <Tabs
+        label={t(c).nav.developers}
+        tabs={(Object.keys(TAB_PATHS) as Tab[]).map((each) => ({
+          href: TAB_PATHS[each],
+          label: t(c).developers.tabs[each],
+          testid: `developers-${each}`,
+          current: each === tab,
+        }))}
+      />
       {body}
     </>,
   );
@@ -281,48 +297,41 @@ export function developersPages(console: Hono<ConsoleEnv>) {
       'webhooks',
       text.developers.tabs.webhooks,
       <>
-        <div class="pagehead">
-          <h2>{text.developers.endpoints}</h2>
+        <PageHead title={text.developers.endpoints} level={2}>
           {mayWrite(c.var.consoleUser, 'webhooks') ? (
             <a class="button" href="/console/developers/webhooks/new" data-testid="webhook-new">
               {text.developers.newEndpoint}
             </a>
           ) : null}
-        </div>
+        </PageHead>
         <DoneNotice text={c.req.query('done') === 'deleted' ? text.developers.deleted : undefined} />
-        {endpoints.length === 0 ? (
-          <p class="empty">{text.developers.noEndpoints}</p>
-        ) : (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">{text.developers.url}</th>
-                <th scope="col">{text.developers.events}</th>
-                <th scope="col">{text.developers.status}</th>
-                <th scope="col">{text.links.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((endpoint) => (
-                <tr data-testid="webhook-row" data-id={endpoint.id}>
-                  <Cell label={text.developers.url}>
-                    <a class="mono" href={`/console/developers/webhooks/${endpoint.id}`}>
-                      {endpoint.url}
-                    </a>
-                    {endpoint.description ? <span class="hint">{endpoint.description}</span> : null}
-                  </Cell>
-                  <Cell label={text.developers.events}>
-                    <span class="mono">{endpoint.events.join(', ')}</span>
-                  </Cell>
-                  <Cell label={text.developers.status}>
-                    <EndpointStatus c={c} endpoint={endpoint} />
-                  </Cell>
-                  <Cell label={text.links.created}>{when(endpoint.createdAt, tz, c.var.lang)}</Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          rows={endpoints}
+          empty={text.developers.noEndpoints}
+          row={(endpoint) => ({ 'data-testid': 'webhook-row', 'data-id': endpoint.id })}
+          columns={[
+            {
+              label: text.developers.url,
+              cell: (endpoint) => (
+                <>
+                  <a class="mono" href={`/console/developers/webhooks/${endpoint.id}`}>
+                    {endpoint.url}
+                  </a>
+                  {endpoint.description ? <span class="hint">{endpoint.description}</span> : null}
+                </>
+              ),
+            },
+            {
+              label: text.developers.events,
+              cell: (endpoint) => <span class="mono">{endpoint.events.join(', ')}</span>,
+            },
+            {
+              label: text.developers.status,
+              cell: (endpoint) => <EndpointStatus c={c} endpoint={endpoint} />,
+            },
+            { label: text.links.created, cell: (endpoint) => when(endpoint.createdAt, tz, c.var.lang) },
+          ]}
+        />
       </>,
     );
   });
@@ -396,10 +405,9 @@ export function developersPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/developers">← {words.developers.endpoints}</a>
         </p>
-        <div class="pagehead">
-          <h2 class="mono">{endpoint.url}</h2>
+        <PageHead title={endpoint.url} level={2} mono>
           <EndpointStatus c={c} endpoint={endpoint} />
-        </div>
+        </PageHead>
         <DoneNotice text={done} />
         {extra.secret ? <SecretOnce c={c} secret={extra.secret} testid="webhook-secret" /> : null}
         <ProblemNotice problem={extra.problem} t={words} labels={words.developers.fieldLabels} />
@@ -611,13 +619,13 @@ export function developersPages(console: Hono<ConsoleEnv>) {
   const DELIVERY_FILTERS = ['endpointId', 'status', 'event'] as const;
   const deliveriesPage = async (c: Ctx, problem?: Problem, done?: string) => {
     const words = t(c);
-    const filters = queryOf(c, DELIVERY_FILTERS);
-    const cursor = c.req.query('cursor');
-    const [answer, endpoints] = await Promise.all([
-      callApi<{ deliveries: Delivery[]; nextCursor: string | null }>(c, {
-        method: 'GET',
-        path: withQuery('/api/webhook-deliveries', { ...filters, cursor, limit: 25 }),
-      }),
+    const [{ filters, cursor, answer }, endpoints] = await Promise.all([
+      readListPage<{ deliveries: Delivery[]; nextCursor: string | null }, (typeof DELIVERY_FILTERS)[number]>(
+        c,
+        '/api/webhook-deliveries',
+        DELIVERY_FILTERS,
+        25,
+      ),
       read<{ endpoints: Endpoint[] }>(c, '/api/webhook-endpoints'),
     ]);
     const urlOf = new Map(endpoints.endpoints.map((endpoint) => [endpoint.id, endpoint.url]));
@@ -637,82 +645,67 @@ export function developersPages(console: Hono<ConsoleEnv>) {
       <>
         <DoneNotice text={doneText} />
         <ProblemNotice problem={problem ?? (answer.ok ? undefined : answer.problem)} t={words} />
-        <form
-          class="filters card"
-          method="get"
-          action="/console/developers/deliveries"
-          data-testid="filter-form"
-        >
-          <Select
+        <FilterForm action="/console/developers/deliveries" t={words}>
+          <FilterSelect
             label={words.developers.endpoint}
             name="endpointId"
             value={filters.endpointId}
-            options={[
-              { value: '', label: words.all },
-              ...endpoints.endpoints.map((endpoint) => ({ value: endpoint.id, label: endpoint.url })),
-            ]}
+            all={words.all}
+            options={endpoints.endpoints.map((endpoint) => ({ value: endpoint.id, label: endpoint.url }))}
           />
-          <Select
+          <FilterSelect
             label={words.developers.status}
             name="status"
             value={filters.status}
-            options={[
-              { value: '', label: words.all },
-              ...(['pending', 'delivered', 'failed'] as const).map((status) => ({
-                value: status,
-                label: words.deliveryStatus[status],
-              })),
-            ]}
+            all={words.all}
+            options={choices(['pending', 'delivered', 'failed'] as const, words.deliveryStatus)}
           />
-          <Select
+          <FilterSelect
             label={words.developers.event}
             name="event"
             value={filters.event}
-            options={[
-              { value: '', label: words.all },
-              ...[...WEBHOOK_EVENT_KINDS, WEBHOOK_TEST_KIND].map((kind) => ({ value: kind, label: kind })),
-            ]}
+            all={words.all}
+            options={choices([...WEBHOOK_EVENT_KINDS, WEBHOOK_TEST_KIND])}
           />
-          <div class="actions">
-            <button type="submit">{words.filter}</button>
-            <a href="/console/developers/deliveries">{words.clear}</a>
-          </div>
-        </form>
-        {answer.ok && answer.body.deliveries.length === 0 ? (
-          <p class="empty">{words.developers.noDeliveries}</p>
-        ) : null}
-        {answer.ok && answer.body.deliveries.length > 0 ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">{words.developers.event}</th>
-                <th scope="col">{words.developers.endpoint}</th>
-                <th scope="col">{words.developers.status}</th>
-                <th scope="col">{words.developers.lastAttempt}</th>
-                <th scope="col">{words.subscriptions.actions}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.deliveries.map((delivery) => {
-                const last = delivery.attempts[delivery.attempts.length - 1];
-                return (
-                  <tr
-                    data-testid="delivery-row"
-                    data-id={delivery.id}
-                    data-status={delivery.status}
-                    data-event={delivery.event}
-                  >
-                    <Cell label={words.developers.event}>
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={words}
+          refusalSaidAbove
+          pager={{ path: '/console/developers/deliveries', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.deliveries}
+              empty={words.developers.noDeliveries}
+              row={(delivery) => ({
+                'data-testid': 'delivery-row',
+                'data-id': delivery.id,
+                'data-status': delivery.status,
+                'data-event': delivery.event,
+              })}
+              columns={[
+                {
+                  label: words.developers.event,
+                  cell: (delivery) => (
+                    <>
                       <span class="mono">{delivery.event}</span>
                       <span class="hint">
                         {words.developers.origin[delivery.origin]} ·{' '}
                         {when(delivery.createdAt, tz, c.var.lang)}
                       </span>
-                    </Cell>
-                    <Cell label={words.developers.endpoint}>
-                      <span class="mono">{urlOf.get(delivery.endpointId) ?? delivery.endpointId}</span>
-                    </Cell>
-                    <Cell label={words.developers.status}>
+                    </>
+                  ),
+                },
+                {
+                  label: words.developers.endpoint,
+                  cell: (delivery) => (
+                    <span class="mono">{urlOf.get(delivery.endpointId) ?? delivery.endpointId}</span>
+                  ),
+                },
+                {
+                  label: words.developers.status,
+                  cell: (delivery) => (
+                    <>
                       <Badge tone={DELIVERY_TONE[delivery.status]} status={delivery.status}>
                         {words.deliveryStatus[delivery.status]}
                       </Badge>
@@ -721,61 +714,34 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                           {words.developers.nextAt} {when(delivery.nextAttemptAt, tz, c.var.lang)}
                         </span>
                       ) : null}
-                    </Cell>
-                    <Cell label={words.developers.lastAttempt}>
-                      {last ? (
-                        <details>
-                          <summary>
-                            {last.statusCode ?? words.developers.noAnswer} · {last.durationMs} ms ·{' '}
-                            {words.developers.attemptsCount(delivery.attempts.length)}
-                          </summary>
-                          {delivery.attempts.map((attempt) => (
-                            <div>
-                              <p class="hint">
-                                {when(attempt.attemptedAt, tz, c.var.lang)} ·{' '}
-                                {attempt.statusCode ?? words.developers.noAnswer}
-                                {attempt.error ? ` · ${attempt.error}` : ''}
-                              </p>
-                              {attempt.response ? (
-                                <pre data-testid="delivery-response">{attempt.response}</pre>
-                              ) : null}
-                            </div>
-                          ))}
-                        </details>
-                      ) : (
-                        <span class="muted">{words.developers.notYet}</span>
-                      )}
-                    </Cell>
-                    <Cell label={words.subscriptions.actions}>
-                      {canRetry ? (
-                        <ActionButton
-                          action={`/console/developers/deliveries/${delivery.id}/retry`}
-                          csrf={c.var.csrfToken}
-                          label={words.developers.retry}
-                          small
-                          tone="secondary"
-                          testid="delivery-retry"
-                          hidden={{
-                            back: withQuery('/console/developers/deliveries', { ...filters, cursor }),
-                          }}
-                        />
-                      ) : null}
-                    </Cell>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        ) : null}
-        {answer.ok ? (
-          <Pager
-            path="/console/developers/deliveries"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={words}
-            first={!cursor}
-          />
-        ) : null}
+                    </>
+                  ),
+                },
+                {
+                  label: words.developers.lastAttempt,
+                  cell: (delivery) => <Attempts delivery={delivery} c={c} />,
+                },
+                {
+                  label: words.subscriptions.actions,
+                  cell: (delivery) =>
+                    canRetry ? (
+                      <ActionButton
+                        action={`/console/developers/deliveries/${delivery.id}/retry`}
+                        csrf={c.var.csrfToken}
+                        label={words.developers.retry}
+                        small
+                        tone="secondary"
+                        testid="delivery-retry"
+                        hidden={{
+                          back: withQuery('/console/developers/deliveries', { ...filters, cursor }),
+                        }}
+                      />
+                    ) : null,
+                },
+              ]}
+            />
+          )}
+        />
       </>,
       problem ? problemStatus(problem) : answer.ok ? 200 : problemStatus(answer.problem),
     );
@@ -816,44 +782,35 @@ export function developersPages(console: Hono<ConsoleEnv>) {
       words.developers.tabs.events,
       <>
         <p class="muted">{words.developers.eventsIntro}</p>
-        <form class="filters card" method="get" action="/console/developers/events" data-testid="filter-form">
-          <Select
+        <FilterForm action="/console/developers/events" t={words}>
+          <FilterSelect
             label={words.developers.event}
             name="type"
             value={type}
-            options={[
-              { value: '', label: words.all },
-              ...WEBHOOK_EVENT_KINDS.map((kind) => ({ value: kind, label: kind })),
-            ]}
+            all={words.all}
+            options={choices(WEBHOOK_EVENT_KINDS)}
           />
-          <div class="actions">
-            <button type="submit">{words.filter}</button>
-            <a href="/console/developers/events">{words.clear}</a>
-          </div>
-        </form>
-        {!answer.ok ? <ProblemNotice problem={answer.problem} t={words} /> : null}
-        {answer.ok && answer.body.events.length === 0 ? (
-          <p class="empty">{words.developers.noEvents}</p>
-        ) : null}
-        {answer.ok && answer.body.events.length > 0 ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">{words.developers.event}</th>
-                <th scope="col">{words.developers.when}</th>
-                <th scope="col">{words.developers.about}</th>
-                <th scope="col">{words.developers.payload}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.events.map((event) => (
-                <tr data-testid="event-row" data-id={event.id} data-event={event.event}>
-                  <Cell label={words.developers.event}>
+        </FilterForm>
+        {answer.ok ? (
+          <DataTable
+            rows={answer.body.events}
+            empty={words.developers.noEvents}
+            row={(event) => ({ 'data-testid': 'event-row', 'data-id': event.id, 'data-event': event.event })}
+            columns={[
+              {
+                label: words.developers.event,
+                cell: (event) => (
+                  <>
                     <span class="mono">{event.event}</span>
                     <span class="hint mono">{event.id}</span>
-                  </Cell>
-                  <Cell label={words.developers.when}>{when(event.createdAt, tz, c.var.lang)}</Cell>
-                  <Cell label={words.developers.about}>
+                  </>
+                ),
+              },
+              { label: words.developers.when, cell: (event) => when(event.createdAt, tz, c.var.lang) },
+              {
+                label: words.developers.about,
+                cell: (event) => (
+                  <>
                     {typeof event.data.payRequestId === 'number' ? (
                       <a href={`/console/links/${event.data.payRequestId}`}>
                         {words.links.link} #{event.data.payRequestId}
@@ -864,18 +821,23 @@ export function developersPages(console: Hono<ConsoleEnv>) {
                         {words.subscriptions.subscription} #{event.data.subscriptionId}
                       </a>
                     ) : null}
-                  </Cell>
-                  <Cell label={words.developers.payload}>
-                    <details>
-                      <summary>{words.developers.show}</summary>
-                      <pre>{JSON.stringify(event.data, null, 2)}</pre>
-                    </details>
-                  </Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
+                  </>
+                ),
+              },
+              {
+                label: words.developers.payload,
+                cell: (event) => (
+                  <details>
+                    <summary>{words.developers.show}</summary>
+                    <pre>{JSON.stringify(event.data, null, 2)}</pre>
+                  </details>
+                ),
+              },
+            ]}
+          />
+        ) : (
+          <ProblemNotice problem={answer.problem} t={words} />
+        )}
         {answer.ok && answer.body.hasMore ? (
           <Pager
             path="/console/developers/events"
@@ -955,51 +917,43 @@ export function developersPages(console: Hono<ConsoleEnv>) {
           </form>
         ) : null}
         {answer.ok ? (
-          answer.body.tokens.length === 0 ? (
-            <p class="empty">{words.developers.noTokens}</p>
-          ) : (
-            <table class="rows">
-              <thead>
-                <tr>
-                  <th scope="col">{words.developers.tokenName}</th>
-                  <th scope="col">{words.developers.scope}</th>
-                  <th scope="col">{words.links.created}</th>
-                  <th scope="col">{words.developers.lastUsed}</th>
-                  <th scope="col">{words.subscriptions.actions}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.body.tokens.map((token) => (
-                  <tr data-testid="token-row" data-id={token.id}>
-                    <Cell label={words.developers.tokenName}>
-                      {token.name ?? <span class="muted">{words.developers.operatorToken}</span>}
-                    </Cell>
-                    <Cell label={words.developers.scope}>
-                      {words.developers.scopes[token.scope as 'full'] ?? token.scope}
-                    </Cell>
-                    <Cell label={words.links.created}>{when(token.createdAt, tz, c.var.lang)}</Cell>
-                    <Cell label={words.developers.lastUsed}>
-                      {token.lastUsedAt ? when(token.lastUsedAt, tz, c.var.lang) : words.developers.never}
-                    </Cell>
-                    <Cell label={words.subscriptions.actions}>
-                      {token.revokedAt ? (
-                        <Badge>{words.developers.revokedBadge}</Badge>
-                      ) : canWrite ? (
-                        <ActionButton
-                          action={`/console/developers/tokens/${token.id}/revoke`}
-                          csrf={c.var.csrfToken}
-                          label={words.developers.revoke}
-                          small
-                          tone="danger"
-                          testid="token-revoke"
-                        />
-                      ) : null}
-                    </Cell>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
+          <DataTable
+            rows={answer.body.tokens}
+            empty={words.developers.noTokens}
+            row={(token) => ({ 'data-testid': 'token-row', 'data-id': token.id })}
+            columns={[
+              {
+                label: words.developers.tokenName,
+                cell: (token) => token.name ?? <span class="muted">{words.developers.operatorToken}</span>,
+              },
+              {
+                label: words.developers.scope,
+                cell: (token) => words.developers.scopes[token.scope as 'full'] ?? token.scope,
+              },
+              { label: words.links.created, cell: (token) => when(token.createdAt, tz, c.var.lang) },
+              {
+                label: words.developers.lastUsed,
+                cell: (token) =>
+                  token.lastUsedAt ? when(token.lastUsedAt, tz, c.var.lang) : words.developers.never,
+              },
+              {
+                label: words.subscriptions.actions,
+                cell: (token) =>
+                  token.revokedAt ? (
+                    <Badge>{words.developers.revokedBadge}</Badge>
+                  ) : canWrite ? (
+                    <ActionButton
+                      action={`/console/developers/tokens/${token.id}/revoke`}
+                      csrf={c.var.csrfToken}
+                      label={words.developers.revoke}
+                      small
+                      tone="danger"
+                      testid="token-revoke"
+                    />
+                  ) : null,
+              },
+            ]}
+          />
         ) : null}
       </>,
       extra.problem ? problemStatus(extra.problem) : answer.ok ? 200 : problemStatus(answer.problem),

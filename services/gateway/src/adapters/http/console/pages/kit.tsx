@@ -300,6 +300,37 @@ export function Pager(props: {
   );
 }
 
+/** A page's heading (or a tab's, `level` 2) with what stands beside it: its main action, its status. */
+export function PageHead(props: { title: Child; level?: 1 | 2; mono?: boolean; children?: Child }) {
+  const cls = props.mono ? 'mono' : undefined;
+  return (
+    <div class="pagehead">
+      {props.level === 2 ? <h2 class={cls}>{props.title}</h2> : <h1 class={cls}>{props.title}</h1>}
+      {props.children}
+    </div>
+  );
+}
+
+/** The tabs of a section (developers, settings): links in a `nav`, the page's own marked current. */
+export function Tabs(props: {
+  label: string;
+  tabs: Array<{ href: string; label: string; testid: string; current: boolean }>;
+}) {
+  return (
+    <nav aria-label={props.label}>
+      <ul class="tabs">
+        {props.tabs.map((tab) => (
+          <li>
+            <a href={tab.href} aria-current={tab.current ? 'page' : undefined} data-testid={tab.testid}>
+              {tab.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 /** A cell of a row table: its column's name for the one-column layout of a phone. */
 export function Cell(props: { label: string; num?: boolean; children?: Child }) {
   return (

@@ -5,7 +5,6 @@ import type { Hono } from 'hono';
 import {
   ActionButton,
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   DoneNotice,
@@ -17,12 +16,11 @@ import {
   confirmed,
   idempotencyKeyOf,
   Money,
-  Pager,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
-  queryOf,
   read,
   Select,
   t,
@@ -30,6 +28,7 @@ import {
   when,
   withQuery,
 } from './kit';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { mayWrite } from './permissions';
 import { QrCode } from './qr';
 
@@ -111,37 +110,32 @@ export function linkRequestOf(form: Record<string, string>): Record<string, unkn
 export function linksPages(console: Hono<ConsoleEnv>) {
   console.get('/links', async (c) => {
     const text = t(c);
-    const filters = queryOf(c, FILTERS);
-    const cursor = c.req.query('cursor');
-    const answer = await callApi<{ payRequests: PaymentLinkDetails[]; nextCursor: string | null }>(c, {
-      method: 'GET',
-      path: withQuery('/api/payrequests', { ...filters, cursor, limit: 20 }),
-    });
+    const { filters, cursor, answer } = await readListPage<
+      { payRequests: PaymentLinkDetails[]; nextCursor: string | null },
+      (typeof FILTERS)[number]
+    >(c, '/api/payrequests', FILTERS, 20);
     const tz = c.var.merchantProfile.timezone;
     return page(
       c,
       { title: text.nav.links, section: 'links', status: answer.ok ? 200 : problemStatus(answer.problem) },
       <>
-        <div class="pagehead">
-          <h1>{text.links.title}</h1>
+        <PageHead title={text.links.title}>
           {mayWrite(c.var.consoleUser, 'links') ? (
             <a class="button" href="/console/links/new" data-testid="link-new">
               {text.links.create}
             </a>
           ) : null}
-        </div>
-        <form class="filters card" method="get" action="/console/links" data-testid="filter-form">
-          <Select
+        </PageHead>
+        <FilterForm action="/console/links" t={text}>
+          <FilterSelect
             label={text.links.status}
             name="status"
             value={filters.status}
-            options={[
-              { value: '', label: text.all },
-              ...(['pending', 'rejected', 'paid', 'expired', 'cancelled'] as const).map((status) => ({
-                value: status,
-                label: text.linkStatus[status],
-              })),
-            ]}
+            all={text.all}
+            options={choices(
+              ['pending', 'rejected', 'paid', 'expired', 'cancelled'] as const,
+              text.linkStatus,
+            )}
           />
           <Field
             label={text.links.search}
@@ -157,71 +151,60 @@ export function linksPages(console: Hono<ConsoleEnv>) {
           />
           <Field label={text.links.createdFrom} name="createdFrom" type="date" value={filters.createdFrom} />
           <Field label={text.links.createdTo} name="createdTo" type="date" value={filters.createdTo} />
-          <div class="actions">
-            <button type="submit">{text.filter}</button>
-            <a href="/console/links">{text.clear}</a>
-          </div>
-        </form>
-        {answer.ok ? (
-          answer.body.payRequests.length === 0 ? (
-            <p class="empty">{text.links.none}</p>
-          ) : (
-            <table class="rows">
-              <caption>{text.links.title}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{text.links.id}</th>
-                  <th scope="col">{text.fields.label}</th>
-                  <th scope="col">{text.links.customer}</th>
-                  <th scope="col">{text.links.identifiers}</th>
-                  <th scope="col" class="num">
-                    {text.fields.amount}
-                  </th>
-                  <th scope="col">{text.links.status}</th>
-                  <th scope="col">{text.links.created}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.body.payRequests.map((link) => (
-                  <tr data-testid="link-row" data-id={String(link.id)}>
-                    <Cell label={text.links.id}>
-                      <a href={`/console/links/${link.id}`}>#{link.id}</a>
-                    </Cell>
-                    <Cell label={text.fields.label}>
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={text}
+          labels={text.fields}
+          pager={{ path: '/console/links', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.payRequests}
+              empty={text.links.none}
+              caption={text.links.title}
+              row={(link) => ({ 'data-testid': 'link-row', 'data-id': String(link.id) })}
+              columns={[
+                {
+                  label: text.links.id,
+                  cell: (link) => <a href={`/console/links/${link.id}`}>#{link.id}</a>,
+                },
+                {
+                  label: text.fields.label,
+                  cell: (link) => (
+                    <>
                       {link.label}
                       {link.recurrentPayment ? <span class="hint">{text.links.subscription}</span> : null}
-                    </Cell>
-                    <Cell label={text.links.customer}>
+                    </>
+                  ),
+                },
+                {
+                  label: text.links.customer,
+                  cell: (link) => (
+                    <>
                       {link.handleLabel}
                       <span class="hint">{link.handleValue}</span>
-                    </Cell>
-                    <Cell label={text.links.identifiers}>
-                      {[link.customIdentifier, link.customIdentifier2].filter(Boolean).join(' · ') || '—'}
-                    </Cell>
-                    <Cell label={text.fields.amount} num>
-                      <Money amount={link.amount} currency={link.currency} lang={c.var.lang} />
-                    </Cell>
-                    <Cell label={text.links.status}>
-                      <LinkStatusBadge statusId={link.statusId} c={c} />
-                    </Cell>
-                    <Cell label={text.links.created}>{when(link.createTime, tz, c.var.lang)}</Cell>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        ) : (
-          <ProblemNotice problem={answer.problem} t={text} labels={text.fields} />
-        )}
-        {answer.ok ? (
-          <Pager
-            path="/console/links"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={text}
-            first={!cursor}
-          />
-        ) : null}
+                    </>
+                  ),
+                },
+                {
+                  label: text.links.identifiers,
+                  cell: (link) =>
+                    [link.customIdentifier, link.customIdentifier2].filter(Boolean).join(' · ') || '—',
+                },
+                {
+                  label: text.fields.amount,
+                  num: true,
+                  cell: (link) => <Money amount={link.amount} currency={link.currency} lang={c.var.lang} />,
+                },
+                {
+                  label: text.links.status,
+                  cell: (link) => <LinkStatusBadge statusId={link.statusId} c={c} />,
+                },
+                { label: text.links.created, cell: (link) => when(link.createTime, tz, c.var.lang) },
+              ]}
+            />
+          )}
+        />
       </>,
     );
   });
@@ -443,12 +426,15 @@ export function linksPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/links">← {text.links.title}</a>
         </p>
-        <div class="pagehead">
-          <h1>
-            {text.links.link} #{link.id} · {link.label}
-          </h1>
+        <PageHead
+          title={
+            <>
+              {text.links.link} #{link.id} · {link.label}
+            </>
+          }
+        >
           <LinkStatusBadge statusId={link.statusId} c={c} />
-        </div>
+        </PageHead>
         <DoneNotice
           text={
             done === 'created' ? text.links.created_ : done === 'cancelled' ? text.links.cancelled : undefined

@@ -4,7 +4,6 @@ import { DEFAULT_TIMEZONE, PROCESSORS } from '@payrail/contracts';
 import type { Hono } from 'hono';
 import {
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   callApi,
@@ -14,9 +13,9 @@ import {
   FormSecrets,
   formOf,
   idempotencyKeyOf,
-  Pager,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
   read,
@@ -25,6 +24,7 @@ import {
   when,
   withQuery,
 } from './kit';
+import { DataTable, ListAnswer, readListPage } from './list-page';
 
 interface MerchantView {
   id: string;
@@ -166,11 +166,10 @@ function MerchantFields(props: {
 export function operatorPages(console: Hono<ConsoleEnv>) {
   console.get('/operator', async (c) => {
     const text = t(c);
-    const cursor = c.req.query('cursor');
-    const answer = await callApi<{ merchants: MerchantView[]; nextCursor: string | null }>(c, {
-      method: 'GET',
-      path: withQuery('/admin/merchants', { cursor, limit: 25 }),
-    });
+    const { cursor, answer } = await readListPage<
+      { merchants: MerchantView[]; nextCursor: string | null },
+      never
+    >(c, '/admin/merchants', [], 25);
     return page(
       c,
       {
@@ -179,55 +178,52 @@ export function operatorPages(console: Hono<ConsoleEnv>) {
         status: answer.ok ? 200 : problemStatus(answer.problem),
       },
       <>
-        <div class="pagehead">
-          <h1>{text.nav.merchants}</h1>
+        <PageHead title={text.nav.merchants}>
           <a class="button" href="/console/operator/merchants/new" data-testid="merchant-new">
             {text.operator.newMerchant}
           </a>
-        </div>
-        {!answer.ok ? <ProblemNotice problem={answer.problem} t={text} /> : null}
-        {answer.ok ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">{text.settings.name}</th>
-                <th scope="col">{text.settings.instance}</th>
-                <th scope="col">{text.links.processors}</th>
-                <th scope="col">{text.links.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.merchants.map((merchant) => (
-                <tr data-testid="merchant-row" data-id={merchant.id}>
-                  <Cell label={text.settings.name}>
-                    <a href={`/console/operator/merchants/${merchant.id}`}>{merchant.name}</a>
-                    <span class="hint mono">{merchant.id}</span>
-                  </Cell>
-                  <Cell label={text.settings.instance}>
-                    {text.settings.instances[merchant.instance]} · {merchant.currency}
-                  </Cell>
-                  <Cell label={text.links.processors}>
-                    {merchant.processors
+        </PageHead>
+        <ListAnswer
+          answer={answer}
+          t={text}
+          pager={{ path: '/console/operator', filters: {}, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.merchants}
+              row={(merchant) => ({ 'data-testid': 'merchant-row', 'data-id': merchant.id })}
+              columns={[
+                {
+                  label: text.settings.name,
+                  cell: (merchant) => (
+                    <>
+                      <a href={`/console/operator/merchants/${merchant.id}`}>{merchant.name}</a>
+                      <span class="hint mono">{merchant.id}</span>
+                    </>
+                  ),
+                },
+                {
+                  label: text.settings.instance,
+                  cell: (merchant) => (
+                    <>
+                      {text.settings.instances[merchant.instance]} · {merchant.currency}
+                    </>
+                  ),
+                },
+                {
+                  label: text.links.processors,
+                  cell: (merchant) =>
+                    merchant.processors
                       .map((processor) => text.processors[processor as 'PARAGUAY.PROCESSOR_A'] ?? processor)
-                      .join(', ')}
-                  </Cell>
-                  <Cell label={text.links.created}>
-                    {when(merchant.createdAt, OPERATOR_ZONE, c.var.lang)}
-                  </Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-        {answer.ok ? (
-          <Pager
-            path="/console/operator"
-            filters={{}}
-            next={answer.body.nextCursor}
-            t={text}
-            first={!cursor}
-          />
-        ) : null}
+                      .join(', '),
+                },
+                {
+                  label: text.links.created,
+                  cell: (merchant) => when(merchant.createdAt, OPERATOR_ZONE, c.var.lang),
+                },
+              ]}
+            />
+          )}
+        />
       </>,
     );
   });
@@ -483,13 +479,7 @@ export function operatorPages(console: Hono<ConsoleEnv>) {
             </button>
           </div>
         </form>
-        {answer.ok ? (
-          answer.body.runs.length === 0 ? (
-            <p class="empty">{text.operator.noRuns}</p>
-          ) : (
-            <RunsTable c={c} runs={answer.body.runs} />
-          )
-        ) : null}
+        {answer.ok ? <RunsTable c={c} runs={answer.body.runs} /> : null}
       </>,
     );
   };
@@ -518,10 +508,9 @@ export function operatorPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/operator/billing-runs">← {text.nav.billingRuns}</a>
         </p>
-        <div class="pagehead">
-          <h1>{text.operator.run}</h1>
+        <PageHead title={text.operator.run}>
           <RunStatus c={c} run={run} />
-        </div>
+        </PageHead>
         <div class="tiles">
           {(['due', 'requested', 'succeeded', 'failed', 'skipped'] as const).map((figure) => (
             <div class="tile" data-testid={`run-${figure}`}>
@@ -567,52 +556,31 @@ function RunStatus(props: { c: Ctx; run: BillingRun }) {
 
 function RunsTable(props: { c: Ctx; runs: BillingRun[] }) {
   const text = t(props.c);
+  const lang = props.c.var.lang;
   return (
-    <table class="rows">
-      <thead>
-        <tr>
-          <th scope="col">{text.operator.started}</th>
-          <th scope="col">{text.operator.asOf}</th>
-          <th scope="col">{text.operator.trigger}</th>
-          <th scope="col">{text.developers.status}</th>
-          <th scope="col" class="num">
-            {text.operator.figures.due}
-          </th>
-          <th scope="col" class="num">
-            {text.operator.figures.succeeded}
-          </th>
-          <th scope="col" class="num">
-            {text.operator.figures.failed}
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.runs.map((run) => (
-          <tr data-testid="run-row" data-id={run.id}>
-            <Cell label={text.operator.started}>
-              <a href={`/console/operator/billing-runs/${run.id}`}>
-                {when(run.startedAt, OPERATOR_ZONE, props.c.var.lang)}
-              </a>
-            </Cell>
-            <Cell label={text.operator.asOf}>
-              {run.asOf ? day(run.asOf, props.c.var.lang) : text.operator.todayEach}
-            </Cell>
-            <Cell label={text.operator.trigger}>{text.operator.triggers[run.trigger]}</Cell>
-            <Cell label={text.developers.status}>
-              <RunStatus c={props.c} run={run} />
-            </Cell>
-            <Cell label={text.operator.figures.due} num>
-              {run.due}
-            </Cell>
-            <Cell label={text.operator.figures.succeeded} num>
-              {run.succeeded}
-            </Cell>
-            <Cell label={text.operator.figures.failed} num>
-              {run.failed}
-            </Cell>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      rows={props.runs}
+      empty={text.operator.noRuns}
+      row={(run) => ({ 'data-testid': 'run-row', 'data-id': run.id })}
+      columns={[
+        {
+          label: text.operator.started,
+          cell: (run) => (
+            <a href={`/console/operator/billing-runs/${run.id}`}>
+              {when(run.startedAt, OPERATOR_ZONE, lang)}
+            </a>
+          ),
+        },
+        {
+          label: text.operator.asOf,
+          cell: (run) => (run.asOf ? day(run.asOf, lang) : text.operator.todayEach),
+        },
+        { label: text.operator.trigger, cell: (run) => text.operator.triggers[run.trigger] },
+        { label: text.developers.status, cell: (run) => <RunStatus c={props.c} run={run} /> },
+        { label: text.operator.figures.due, num: true, cell: (run) => run.due },
+        { label: text.operator.figures.succeeded, num: true, cell: (run) => run.succeeded },
+        { label: text.operator.figures.failed, num: true, cell: (run) => run.failed },
+      ]}
+    />
   );
 }

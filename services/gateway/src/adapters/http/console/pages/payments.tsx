@@ -10,7 +10,6 @@ import { decimalsOf, formatAmount, formatMoney, parseAmount } from '@payrail/mon
 import type { Hono } from 'hono';
 import {
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   callApi,
@@ -22,19 +21,19 @@ import {
   formOf,
   idempotencyKeyOf,
   Money,
-  Pager,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
   queryOf,
   read,
-  Select,
   t,
   type Tone,
   when,
   withQuery,
 } from './kit';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { type PaymentsMessages, paymentsMessages } from './payments-i18n';
 import { mayWrite } from './permissions';
 
@@ -143,20 +142,19 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
   console.get('/payments', async (c) => {
     const text = pt(c);
     const common = t(c);
-    const filters = queryOf(c, FILTERS);
-    const cursor = c.req.query('cursor');
-    const answer = await callApi<PaymentListResponse>(c, {
-      method: 'GET',
-      path: withQuery('/api/payments', { ...filters, cursor, limit: PAGE_SIZE }),
-    });
+    const { filters, cursor, answer } = await readListPage<PaymentListResponse, (typeof FILTERS)[number]>(
+      c,
+      '/api/payments',
+      FILTERS,
+      PAGE_SIZE,
+    );
     const tz = c.var.merchantProfile.timezone;
     const processors = c.var.merchantProfile.processors;
     return page(
       c,
       { title: text.title, section: 'payments', status: answer.ok ? 200 : problemStatus(answer.problem) },
       <>
-        <div class="pagehead">
-          <h1>{text.title}</h1>
+        <PageHead title={text.title}>
           <a
             class="button secondary"
             href={withQuery('/console/payments/export', filters)}
@@ -165,43 +163,35 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
           >
             {text.export}
           </a>
-        </div>
-        <form class="filters card" method="get" action="/console/payments" data-testid="filter-form">
-          <Select
+        </PageHead>
+        <FilterForm action="/console/payments" t={common}>
+          <FilterSelect
             label={text.status}
             name="status"
             value={filters.status}
-            options={[
-              { value: '', label: common.all },
-              ...STATUSES.map((status) => ({ value: status, label: text.statuses[status] })),
-            ]}
+            all={common.all}
+            options={choices(STATUSES, text.statuses)}
           />
-          <Select
+          <FilterSelect
             label={text.kind}
             name="kind"
             value={filters.kind}
-            options={[
-              { value: '', label: common.all },
-              ...KINDS.map((kind) => ({ value: kind, label: text.kinds[kind] })),
-            ]}
+            all={common.all}
+            options={choices(KINDS, text.kinds)}
           />
-          <Select
+          <FilterSelect
             label={text.method}
             name="method"
             value={filters.method}
-            options={[
-              { value: '', label: common.all },
-              ...METHODS.map((method) => ({ value: method, label: text.methods[method] })),
-            ]}
+            all={common.all}
+            options={choices(METHODS, text.methods)}
           />
-          <Select
+          <FilterSelect
             label={text.processor}
             name="processor"
             value={filters.processor}
-            options={[
-              { value: '', label: common.all },
-              ...processors.map((processor) => ({ value: processor, label: processor })),
-            ]}
+            all={common.all}
+            options={choices(processors)}
           />
           <Field label={text.search} name="q" type="search" value={filters.q} hint={text.searchHint} />
           <Field label={text.customIdentifier} name="customIdentifier" value={filters.customIdentifier} />
@@ -215,54 +205,66 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
           {filters.subscriptionId ? (
             <input type="hidden" name="subscriptionId" value={filters.subscriptionId} />
           ) : null}
-          <div class="actions">
-            <button type="submit">{common.filter}</button>
-            <a href="/console/payments">{common.clear}</a>
-          </div>
-        </form>
-        {answer.ok ? (
-          answer.body.payments.length === 0 ? (
-            <p class="empty">{text.none}</p>
-          ) : (
-            <table class="rows">
-              <caption>{text.title}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{text.created}</th>
-                  <th scope="col">{text.kind}</th>
-                  <th scope="col">{text.customer}</th>
-                  <th scope="col">{text.method}</th>
-                  <th scope="col" class="num">
-                    {text.amount}
-                  </th>
-                  <th scope="col">{text.status}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.body.payments.map((movement) => (
-                  <tr data-testid="payment-row" data-id={movement.id} data-status={movement.status}>
-                    <Cell label={text.created}>
-                      <a href={`/console/payments/${movement.id}`}>
-                        {when(movement.createdAt, tz, c.var.lang)}
-                      </a>
-                    </Cell>
-                    <Cell label={text.kind}>
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={common}
+          pager={{ path: '/console/payments', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.payments}
+              empty={text.none}
+              caption={text.title}
+              row={(movement) => ({
+                'data-testid': 'payment-row',
+                'data-id': movement.id,
+                'data-status': movement.status,
+              })}
+              columns={[
+                {
+                  label: text.created,
+                  cell: (movement) => (
+                    <a href={`/console/payments/${movement.id}`}>
+                      {when(movement.createdAt, tz, c.var.lang)}
+                    </a>
+                  ),
+                },
+                {
+                  label: text.kind,
+                  cell: (movement) => (
+                    <>
                       {text.kinds[movement.kind]}
                       {movement.label ? <span class="hint">{movement.label}</span> : null}
-                    </Cell>
-                    <Cell label={text.customer}>
+                    </>
+                  ),
+                },
+                {
+                  label: text.customer,
+                  cell: (movement) => (
+                    <>
                       {movement.handleLabel ?? '—'}
                       {movement.handleValue ? <span class="hint">{movement.handleValue}</span> : null}
-                    </Cell>
-                    <Cell label={text.method}>
+                    </>
+                  ),
+                },
+                {
+                  label: text.method,
+                  cell: (movement) => (
+                    <>
                       {text.methods[movement.method]}
                       <span class="hint">
                         {[movement.processor, movement.cardLast4 ? `•••• ${movement.cardLast4}` : null]
                           .filter(Boolean)
                           .join(' · ')}
                       </span>
-                    </Cell>
-                    <Cell label={text.amount} num>
+                    </>
+                  ),
+                },
+                {
+                  label: text.amount,
+                  num: true,
+                  cell: (movement) => (
+                    <>
                       <SignedMoney movement={movement} c={c} />
                       {movement.refundedAmount !== '0.00' ? (
                         <span class="hint">
@@ -274,27 +276,17 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
                           />
                         </span>
                       ) : null}
-                    </Cell>
-                    <Cell label={text.status}>
-                      <StatusBadge status={movement.status} text={text} />
-                    </Cell>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        ) : (
-          <ProblemNotice problem={answer.problem} t={common} />
-        )}
-        {answer.ok ? (
-          <Pager
-            path="/console/payments"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={common}
-            first={cursor ? false : undefined}
-          />
-        ) : null}
+                    </>
+                  ),
+                },
+                {
+                  label: text.status,
+                  cell: (movement) => <StatusBadge status={movement.status} text={text} />,
+                },
+              ]}
+            />
+          )}
+        />
       </>,
     );
   });
@@ -357,12 +349,15 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
         <p>
           <a href="/console/payments">← {text.back}</a>
         </p>
-        <div class="pagehead">
-          <h1>
-            {text.kinds[payment.kind]} · <SignedMoney movement={payment} c={c} />
-          </h1>
+        <PageHead
+          title={
+            <>
+              {text.kinds[payment.kind]} · <SignedMoney movement={payment} c={c} />
+            </>
+          }
+        >
           <StatusBadge status={payment.status} text={text} testid="payment-status" />
-        </div>
+        </PageHead>
         <DoneNotice text={done ? text.refund.done[done] : undefined} />
         <RefundProblem problem={problem} c={c} />
         {refundable(payment) && mayWrite(c.var.consoleUser, 'refunds') ? (
@@ -480,40 +475,44 @@ export function paymentsPages(console: Hono<ConsoleEnv>) {
             {payment.refunds.length === 0 ? (
               <p class="muted">{text.noRefunds}</p>
             ) : (
-              <table class="rows">
-                <caption>{text.refunds}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{text.created}</th>
-                    <th scope="col">{text.method}</th>
-                    <th scope="col">{text.reference}</th>
-                    <th scope="col" class="num">
-                      {text.amount}
-                    </th>
-                    <th scope="col">{text.status}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {payment.refunds.map((refund) => (
-                    <tr data-testid="refund-row" data-id={refund.id} data-status={refund.status}>
-                      <Cell label={text.created}>
-                        <a href={`/console/payments/${refund.id}`}>{when(refund.createdAt, tz, lang)}</a>
-                      </Cell>
-                      <Cell label={text.method}>
+              <DataTable
+                rows={payment.refunds}
+                caption={text.refunds}
+                row={(refund) => ({
+                  'data-testid': 'refund-row',
+                  'data-id': refund.id,
+                  'data-status': refund.status,
+                })}
+                columns={[
+                  {
+                    label: text.created,
+                    cell: (refund) => (
+                      <a href={`/console/payments/${refund.id}`}>{when(refund.createdAt, tz, lang)}</a>
+                    ),
+                  },
+                  {
+                    label: text.method,
+                    cell: (refund) => (
+                      <>
                         {text.methods[refund.method]}
                         {refund.processor ? <span class="hint">{refund.processor}</span> : null}
-                      </Cell>
-                      <Cell label={text.reference}>{refund.reference ?? '—'}</Cell>
-                      <Cell label={text.amount} num>
-                        <Money amount={refund.amount} currency={refund.currency} lang={lang} />
-                      </Cell>
-                      <Cell label={text.status}>
-                        <StatusBadge status={refund.status} text={text} testid="refund-status" />
-                      </Cell>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                  { label: text.reference, cell: (refund) => refund.reference ?? '—' },
+                  {
+                    label: text.amount,
+                    num: true,
+                    cell: (refund) => <Money amount={refund.amount} currency={refund.currency} lang={lang} />,
+                  },
+                  {
+                    label: text.status,
+                    cell: (refund) => (
+                      <StatusBadge status={refund.status} text={text} testid="refund-status" />
+                    ),
+                  },
+                ]}
+              />
             )}
           </section>
         ) : null}

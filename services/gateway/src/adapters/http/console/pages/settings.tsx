@@ -8,7 +8,6 @@ import { CONSOLE_AUTH_PATHS, MERCHANT_ROLES, type MerchantRole } from '../consol
 import {
   ActionButton,
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   callApi,
@@ -17,17 +16,18 @@ import {
   FormSecrets,
   formOf,
   idempotencyKeyOf,
-  Pager,
   type Problem,
   ProblemNotice,
   page,
   problemStatus,
   queryOf,
   Select,
+  Tabs,
   t,
   when,
   withQuery,
 } from './kit';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, choices } from './list-page';
 import { mayWrite } from './permissions';
 
 /** `GET /api/users`: the merchant's console users (libs/contracts `userView`). */
@@ -89,10 +89,10 @@ function ActorOf(props: { entry: AuditEntry; c: Ctx }) {
 
 type Tab = 'profile' | 'users' | 'audit' | 'account';
 
-function Tabs(props: { c: Ctx; active: Tab }) {
-  const text = t(props.c);
-  const user = props.c.var.consoleUser;
-  const tabs: Array<[Tab, string]> = [
+/** The settings' tabs for this user: users and roles for owners only. */
+function tabsOf(c: Ctx): Array<[Tab, string]> {
+  const user = c.var.consoleUser;
+  return [
     ['profile', '/console/settings'],
     ...(user.kind === 'merchant-user' && user.role === 'owner'
       ? ([['users', '/console/settings/users']] as Array<[Tab, string]>)
@@ -100,23 +100,6 @@ function Tabs(props: { c: Ctx; active: Tab }) {
     ['audit', '/console/settings/audit'],
     ['account', '/console/settings/account'],
   ];
-  return (
-    <nav aria-label={text.nav.settings}>
-      <ul class="tabs">
-        {tabs.map(([tab, href]) => (
-          <li>
-            <a
-              href={href}
-              aria-current={tab === props.active ? 'page' : undefined}
-              data-testid={`settings-${tab}`}
-            >
-              {text.settings.tabs[tab]}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
 }
 
 function settingsPage(c: Ctx, tab: Tab, body: Child, status: Parameters<typeof page>[1]['status'] = 200) {
@@ -126,9 +109,41 @@ function settingsPage(c: Ctx, tab: Tab, body: Child, status: Parameters<typeof p
     { title: text.settings.tabs[tab], section: 'settings', status },
     <>
       <h1>{text.nav.settings}</h1>
-      <Tabs c={c} active={tab} />
+      <Tabs
+        label={text.nav.settings}
+        tabs={tabsOf(c).map(([each, href]) => ({
+          href,
+          label: text.settings.tabs[each],
+          testid: `settings-${each}`,
+          current: each === tab,
+        }))}
+      />
       {body}
     </>,
+  );
+}
+
+/** What an audited step changed: the object before and after it, behind a disclosure. */
+function AuditChange(props: { entry: AuditEntry; c: Ctx }) {
+  const text = t(props.c);
+  const { entry } = props;
+  if (entry.before === null && entry.after === null) return <>—</>;
+  return (
+    <details>
+      <summary>{text.developers.show}</summary>
+      {entry.before !== null ? (
+        <>
+          <p class="hint">{text.settings.before}</p>
+          <pre>{JSON.stringify(entry.before, null, 2)}</pre>
+        </>
+      ) : null}
+      {entry.after !== null ? (
+        <>
+          <p class="hint">{text.settings.after}</p>
+          <pre>{JSON.stringify(entry.after, null, 2)}</pre>
+        </>
+      ) : null}
+    </details>
   );
 }
 
@@ -226,72 +241,76 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
           </form>
         ) : null}
         {answer.ok ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">{text.settings.email}</th>
-                <th scope="col">{text.settings.role}</th>
-                <th scope="col">{text.settings.state}</th>
-                <th scope="col">{text.settings.lastLogin}</th>
-                <th scope="col">{text.subscriptions.actions}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.users.map((user) => (
-                <tr data-testid="user-row" data-id={user.id} data-role={user.role}>
-                  <Cell label={text.settings.email}>
+          <DataTable
+            rows={answer.body.users}
+            row={(user) => ({ 'data-testid': 'user-row', 'data-id': user.id, 'data-role': user.role })}
+            columns={[
+              {
+                label: text.settings.email,
+                cell: (user) => (
+                  <>
                     {user.email}
                     {user.name ? <span class="hint">{user.name}</span> : null}
-                  </Cell>
-                  <Cell label={text.settings.role}>
-                    {canWrite && user.id !== me ? (
-                      <form method="post" action={`/console/settings/users/${user.id}/role`} class="actions">
-                        <FormSecrets csrf={c.var.csrfToken} />
-                        <label class="muted" for={`role-${user.id}`}>
-                          {text.settings.roleOf(user.email)}
-                        </label>
-                        <select id={`role-${user.id}`} name="role" data-testid="user-role">
-                          {roleOptions.map((option) => (
-                            <option value={option.value} selected={option.value === user.role}>
-                              {option.label}
-                            </option>
-                          ))}
-                        </select>
-                        <button type="submit" class="small secondary">
-                          {text.save}
-                        </button>
-                      </form>
-                    ) : (
-                      text.roles[user.role]
-                    )}
-                  </Cell>
-                  <Cell label={text.settings.state}>
+                  </>
+                ),
+              },
+              {
+                label: text.settings.role,
+                cell: (user) =>
+                  canWrite && user.id !== me ? (
+                    <form method="post" action={`/console/settings/users/${user.id}/role`} class="actions">
+                      <FormSecrets csrf={c.var.csrfToken} />
+                      <label class="muted" for={`role-${user.id}`}>
+                        {text.settings.roleOf(user.email)}
+                      </label>
+                      <select id={`role-${user.id}`} name="role" data-testid="user-role">
+                        {roleOptions.map((option) => (
+                          <option value={option.value} selected={option.value === user.role}>
+                            {option.label}
+                          </option>
+                        ))}
+                      </select>
+                      <button type="submit" class="small secondary">
+                        {text.save}
+                      </button>
+                    </form>
+                  ) : (
+                    text.roles[user.role]
+                  ),
+              },
+              {
+                label: text.settings.state,
+                cell: (user) => (
+                  <>
                     <Badge
                       tone={user.status === 'active' ? 'good' : user.status === 'invited' ? 'info' : 'warn'}
                     >
                       {text.settings.userStatus[user.status] ?? user.status}
                     </Badge>
                     {user.twoFactor ? <span class="hint">{text.settings.twoFactorOn}</span> : null}
-                  </Cell>
-                  <Cell label={text.settings.lastLogin}>
-                    {user.lastLoginAt ? when(user.lastLoginAt, tz, c.var.lang) : '—'}
-                  </Cell>
-                  <Cell label={text.subscriptions.actions}>
-                    {canWrite && user.id !== me ? (
-                      <ActionButton
-                        action={`/console/settings/users/${user.id}/remove`}
-                        csrf={c.var.csrfToken}
-                        label={text.settings.remove}
-                        small
-                        tone="danger"
-                        testid="user-remove"
-                      />
-                    ) : null}
-                  </Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              {
+                label: text.settings.lastLogin,
+                cell: (user) => (user.lastLoginAt ? when(user.lastLoginAt, tz, c.var.lang) : '—'),
+              },
+              {
+                label: text.subscriptions.actions,
+                cell: (user) =>
+                  canWrite && user.id !== me ? (
+                    <ActionButton
+                      action={`/console/settings/users/${user.id}/remove`}
+                      csrf={c.var.csrfToken}
+                      label={text.settings.remove}
+                      small
+                      tone="danger"
+                      testid="user-remove"
+                    />
+                  ) : null,
+              },
+            ]}
+          />
         ) : null}
       </>,
       extra.problem ? problemStatus(extra.problem) : answer.ok ? 200 : problemStatus(answer.problem),
@@ -375,16 +394,12 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
         label: `${text.settings.actorKind.token}: ${token.name ?? text.developers.operatorToken} (${token.id.slice(0, 8)})`,
       })),
     ];
-    const operations = [
-      { value: '', label: text.all },
-      ...WRITE_OPERATIONS.map((operationId) => ({ value: operationId, label: operationId })),
-    ];
     return settingsPage(
       c,
       'audit',
       <>
         <p class="muted">{text.settings.auditHint}</p>
-        <form class="filters card" method="get" action="/console/settings/audit" data-testid="filter-form">
+        <FilterForm action="/console/settings/audit" t={text}>
           <Select
             label={text.settings.actor}
             name="actorId"
@@ -392,97 +407,67 @@ export function settingsPages(console: Hono<ConsoleEnv>) {
             value={filters.actorId ?? ''}
             id="audit-actor"
           />
-          <Select
+          <FilterSelect
             label={text.settings.action}
             name="operationId"
-            options={operations}
-            value={filters.operationId ?? ''}
+            all={text.all}
+            options={choices(WRITE_OPERATIONS)}
+            value={filters.operationId}
             id="audit-operation"
           />
           <Field label={text.settings.target} name="target" value={filters.target} />
           <Field label={text.links.createdFrom} name="from" type="date" value={filters.from} />
           <Field label={text.links.createdTo} name="to" type="date" value={filters.to} />
-          <div class="actions">
-            <button type="submit">{text.filter}</button>
-            <a href="/console/settings/audit">{text.clear}</a>
-          </div>
-        </form>
-        {!answer.ok ? <ProblemNotice problem={answer.problem} t={text} /> : null}
-        {answer.ok && answer.body.entries.length === 0 ? <p class="empty">{text.settings.noAudit}</p> : null}
-        {answer.ok && answer.body.entries.length > 0 ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">{text.developers.when}</th>
-                <th scope="col">{text.settings.actor}</th>
-                <th scope="col">{text.settings.action}</th>
-                <th scope="col">{text.settings.target}</th>
-                <th scope="col">{text.settings.change}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.entries.map((entry) => (
-                <tr
-                  data-testid="audit-row"
-                  data-id={entry.id}
-                  data-operation={entry.operationId}
-                  data-actor={entry.actor.label ?? entry.actor.id ?? entry.actor.type}
-                  data-status={entry.status}
-                >
-                  <Cell label={text.developers.when}>
-                    {when(entry.at, tz, c.var.lang)}
-                    {entry.clientAddress ? <span class="hint mono">{entry.clientAddress}</span> : null}
-                  </Cell>
-                  <Cell label={text.settings.actor}>
-                    <ActorOf entry={entry} c={c} />
-                  </Cell>
-                  <Cell label={text.settings.action}>
-                    <span class="mono">{entry.operationId}</span>
-                    {entry.status >= 400 ? (
-                      <>
-                        {' '}
-                        <Badge tone="bad">{text.settings.refused(entry.status)}</Badge>
-                      </>
-                    ) : null}
-                  </Cell>
-                  <Cell label={text.settings.target}>
-                    <span class="mono">{entry.target ?? '—'}</span>
-                  </Cell>
-                  <Cell label={text.settings.change}>
-                    {entry.before !== null || entry.after !== null ? (
-                      <details>
-                        <summary>{text.developers.show}</summary>
-                        {entry.before !== null ? (
-                          <>
-                            <p class="hint">{text.settings.before}</p>
-                            <pre>{JSON.stringify(entry.before, null, 2)}</pre>
-                          </>
-                        ) : null}
-                        {entry.after !== null ? (
-                          <>
-                            <p class="hint">{text.settings.after}</p>
-                            <pre>{JSON.stringify(entry.after, null, 2)}</pre>
-                          </>
-                        ) : null}
-                      </details>
-                    ) : (
-                      '—'
-                    )}
-                  </Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-        {answer.ok ? (
-          <Pager
-            path="/console/settings/audit"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={text}
-            first={!cursor}
-          />
-        ) : null}
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={text}
+          pager={{ path: '/console/settings/audit', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.entries}
+              empty={text.settings.noAudit}
+              row={(entry) => ({
+                'data-testid': 'audit-row',
+                'data-id': entry.id,
+                'data-operation': entry.operationId,
+                'data-actor': entry.actor.label ?? entry.actor.id ?? entry.actor.type,
+                'data-status': entry.status,
+              })}
+              columns={[
+                {
+                  label: text.developers.when,
+                  cell: (entry) => (
+                    <>
+                      {when(entry.at, tz, c.var.lang)}
+                      {entry.clientAddress ? <span class="hint mono">{entry.clientAddress}</span> : null}
+                    </>
+                  ),
+                },
+                { label: text.settings.actor, cell: (entry) => <ActorOf entry={entry} c={c} /> },
+                {
+                  label: text.settings.action,
+                  cell: (entry) => (
+                    <>
+                      <span class="mono">{entry.operationId}</span>
+                      {entry.status >= 400 ? (
+                        <>
+                          {' '}
+                          <Badge tone="bad">{text.settings.refused(entry.status)}</Badge>
+                        </>
+                      ) : null}
+                    </>
+                  ),
+                },
+                {
+                  label: text.settings.target,
+                  cell: (entry) => <span class="mono">{entry.target ?? '—'}</span>,
+                },
+                { label: text.settings.change, cell: (entry) => <AuditChange entry={entry} c={c} /> },
+              ]}
+            />
+          )}
+        />
       </>,
       answer.ok ? 200 : problemStatus(answer.problem),
     );

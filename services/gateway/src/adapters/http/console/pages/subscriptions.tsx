@@ -5,7 +5,6 @@ import type { Hono } from 'hono';
 import {
   ActionButton,
   Badge,
-  Cell,
   type ConsoleEnv,
   type Ctx,
   callApi,
@@ -18,20 +17,19 @@ import {
   formOf,
   idempotencyKeyOf,
   Money,
-  Pager,
   type Problem,
   ProblemNotice,
+  PageHead,
   page,
   problemStatus,
-  queryOf,
   read,
-  Select,
   t,
   type Tone,
   todayIn,
   when,
   withQuery,
 } from './kit';
+import { DataTable, FilterForm, FilterSelect, ListAnswer, readListPage, choices } from './list-page';
 import { mayWrite } from './permissions';
 
 type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'completed' | 'cancelled';
@@ -113,18 +111,16 @@ async function linksOf(c: Ctx, ids: number[]): Promise<Map<number, PaymentLinkDe
 export function subscriptionsPages(console: Hono<ConsoleEnv>) {
   console.get('/subscriptions', async (c) => {
     const text = t(c);
-    const filters = queryOf(c, FILTERS);
-    const cursor = c.req.query('cursor');
-    const answer = await callApi<{ subscriptions: SubscriptionView[]; nextCursor: string | null }>(c, {
-      method: 'GET',
-      path: withQuery('/api/subscriptions', { ...filters, cursor, limit: 20 }),
-    });
+    const { filters, cursor, answer } = await readListPage<
+      { subscriptions: SubscriptionView[]; nextCursor: string | null },
+      (typeof FILTERS)[number]
+    >(c, '/api/subscriptions', FILTERS, 20);
     const links = answer.ok
       ? await linksOf(
           c,
           answer.body.subscriptions.map((s) => s.payRequestId),
         )
-      : new Map();
+      : new Map<number, PaymentLinkDetails>();
     return page(
       c,
       {
@@ -134,18 +130,16 @@ export function subscriptionsPages(console: Hono<ConsoleEnv>) {
       },
       <>
         <h1>{text.subscriptions.title}</h1>
-        <form class="filters card" method="get" action="/console/subscriptions" data-testid="filter-form">
-          <Select
+        <FilterForm action="/console/subscriptions" t={text}>
+          <FilterSelect
             label={text.subscriptions.status}
             name="status"
             value={filters.status}
-            options={[
-              { value: '', label: text.all },
-              ...(['pending', 'active', 'past_due', 'completed', 'cancelled'] as const).map((status) => ({
-                value: status,
-                label: text.subscriptionStatus[status],
-              })),
-            ]}
+            all={text.all}
+            options={choices(
+              ['pending', 'active', 'past_due', 'completed', 'cancelled'] as const,
+              text.subscriptionStatus,
+            )}
           />
           <Field
             label={text.fields.customIdentifier}
@@ -164,82 +158,77 @@ export function subscriptionsPages(console: Hono<ConsoleEnv>) {
             min={1}
             value={filters.payRequestId}
           />
-          <div class="actions">
-            <button type="submit">{text.filter}</button>
-            <a href="/console/subscriptions">{text.clear}</a>
-          </div>
-        </form>
-        {!answer.ok ? (
-          <ProblemNotice problem={answer.problem} t={text} labels={text.fields} />
-        ) : answer.body.subscriptions.length === 0 ? (
-          <p class="empty">{text.subscriptions.none}</p>
-        ) : (
-          <table class="rows">
-            <caption>{text.subscriptions.title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{text.subscriptions.id}</th>
-                <th scope="col">{text.links.customer}</th>
-                <th scope="col">{text.links.identifiers}</th>
-                <th scope="col">{text.subscriptions.plan}</th>
-                <th scope="col">{text.subscriptions.status}</th>
-                <th scope="col">{text.links.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.body.subscriptions.map((subscription) => {
-                const link = links.get(subscription.payRequestId);
-                return (
-                  <tr data-testid="subscription-row" data-id={String(subscription.id)}>
-                    <Cell label={text.subscriptions.id}>
-                      <a href={`/console/subscriptions/${subscription.id}`}>#{subscription.id}</a>
-                      <span class="hint">{link?.label ?? ''}</span>
-                    </Cell>
-                    <Cell label={text.links.customer}>
-                      {link ? (
-                        <>
-                          {link.handleLabel}
-                          <span class="hint">{link.handleValue}</span>
-                        </>
-                      ) : (
-                        '—'
-                      )}
-                    </Cell>
-                    <Cell label={text.links.identifiers}>
-                      {[subscription.customIdentifier, subscription.customIdentifier2]
-                        .filter(Boolean)
-                        .join(' · ') || '—'}
-                    </Cell>
-                    <Cell label={text.subscriptions.plan}>
-                      <PlanSummary subscription={subscription} c={c} />
-                    </Cell>
-                    <Cell label={text.subscriptions.status}>
-                      <Badge
-                        tone={SUBSCRIPTION_TONE[subscription.status]}
-                        status={subscription.status}
-                        testid="subscription-status"
-                      >
-                        {text.subscriptionStatus[subscription.status]}
-                      </Badge>
-                    </Cell>
-                    <Cell label={text.links.created}>
-                      {when(subscription.createTime, c.var.merchantProfile.timezone, c.var.lang)}
-                    </Cell>
-                  </tr>
-                );
+        </FilterForm>
+        <ListAnswer
+          answer={answer}
+          t={text}
+          labels={text.fields}
+          pager={{ path: '/console/subscriptions', filters, cursor }}
+          list={(body) => (
+            <DataTable
+              rows={body.subscriptions}
+              empty={text.subscriptions.none}
+              caption={text.subscriptions.title}
+              row={(subscription) => ({
+                'data-testid': 'subscription-row',
+                'data-id': String(subscription.id),
               })}
-            </tbody>
-          </table>
-        )}
-        {answer.ok ? (
-          <Pager
-            path="/console/subscriptions"
-            filters={filters}
-            next={answer.body.nextCursor}
-            t={text}
-            first={!cursor}
-          />
-        ) : null}
+              columns={[
+                {
+                  label: text.subscriptions.id,
+                  cell: (subscription) => (
+                    <>
+                      <a href={`/console/subscriptions/${subscription.id}`}>#{subscription.id}</a>
+                      <span class="hint">{links.get(subscription.payRequestId)?.label ?? ''}</span>
+                    </>
+                  ),
+                },
+                {
+                  label: text.links.customer,
+                  cell: (subscription) => {
+                    const link = links.get(subscription.payRequestId);
+                    return link ? (
+                      <>
+                        {link.handleLabel}
+                        <span class="hint">{link.handleValue}</span>
+                      </>
+                    ) : (
+                      '—'
+                    );
+                  },
+                },
+                {
+                  label: text.links.identifiers,
+                  cell: (subscription) =>
+                    [subscription.customIdentifier, subscription.customIdentifier2]
+                      .filter(Boolean)
+                      .join(' · ') || '—',
+                },
+                {
+                  label: text.subscriptions.plan,
+                  cell: (subscription) => <PlanSummary subscription={subscription} c={c} />,
+                },
+                {
+                  label: text.subscriptions.status,
+                  cell: (subscription) => (
+                    <Badge
+                      tone={SUBSCRIPTION_TONE[subscription.status]}
+                      status={subscription.status}
+                      testid="subscription-status"
+                    >
+                      {text.subscriptionStatus[subscription.status]}
+                    </Badge>
+                  ),
+                },
+                {
+                  label: text.links.created,
+                  cell: (subscription) =>
+                    when(subscription.createTime, c.var.merchantProfile.timezone, c.var.lang),
+                },
+              ]}
+            />
+          )}
+        />
       </>,
     );
   });
@@ -474,11 +463,14 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
       <p>
         <a href="/console/subscriptions">← {text.subscriptions.title}</a>
       </p>
-      <div class="pagehead">
-        <h1>
-          {text.subscriptions.subscription} #{subscription.id}
-          {link.ok ? ` · ${link.body.label}` : ''}
-        </h1>
+      <PageHead
+        title={
+          <>
+            {text.subscriptions.subscription} #{subscription.id}
+            {link.ok ? ` · ${link.body.label}` : ''}
+          </>
+        }
+      >
         <Badge
           tone={SUBSCRIPTION_TONE[subscription.status]}
           status={subscription.status}
@@ -486,7 +478,7 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
         >
           {text.subscriptionStatus[subscription.status]}
         </Badge>
-      </div>
+      </PageHead>
       <DoneNotice text={done ? text.subscriptions.done[done] : undefined} />
       <ProblemNotice problem={problem} t={text} labels={text.fields} />
       <section class="card" aria-labelledby="h-terms">
@@ -535,72 +527,76 @@ async function subscriptionPage(c: Ctx, problem?: Problem, form: Record<string, 
       </section>
       <section aria-labelledby="h-schedule">
         <h2 id="h-schedule">{text.subscriptions.schedule}</h2>
-        <table class="rows">
-          <caption class="muted">{text.subscriptions.scheduleCaption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{text.subscriptions.number}</th>
-              <th scope="col">{text.subscriptions.date}</th>
-              <th scope="col" class="num">
-                {text.fields.amount}
-              </th>
-              <th scope="col">{text.subscriptions.status}</th>
-              <th scope="col">{text.subscriptions.attempts}</th>
-              <th scope="col">{text.subscriptions.actions}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {subscription.installments.map((installment) => {
-              const found = attemptsOf.get(installment.installmentId);
-              const changeable = canChange && installment.status === 'pending' && installment.number > 1;
-              return (
-                <tr
-                  data-testid="installment-row"
-                  data-id={String(installment.installmentId)}
-                  data-status={installment.status}
-                >
-                  <Cell label={text.subscriptions.number}>
-                    {installment.number}
-                    {installment.invoiceNumber ? <span class="hint">{installment.invoiceNumber}</span> : null}
-                  </Cell>
-                  <Cell label={text.subscriptions.date}>{day(installment.paymentDate, lang)}</Cell>
-                  <Cell label={text.fields.amount} num>
-                    <Money amount={installment.amount} currency={subscription.currency} lang={lang} />
-                  </Cell>
-                  <Cell label={text.subscriptions.status}>
-                    <Badge tone={INSTALLMENT_TONE[installment.status]} status={installment.status}>
-                      {text.installmentStatus[installment.status]}
-                    </Badge>
-                  </Cell>
-                  <Cell label={text.subscriptions.attempts}>
-                    <AttemptsSummary attempts={found} c={c} />
-                  </Cell>
-                  <Cell label={text.subscriptions.actions}>
-                    <div class="actions">
-                      <a
-                        href={`${base}/installments/${installment.installmentId}`}
-                        data-testid="installment-open"
-                      >
-                        {changeable ? text.subscriptions.change : text.subscriptions.view}
-                      </a>
-                      {changeable ? (
-                        <ActionButton
-                          action={`${base}/installments/${installment.installmentId}/cancel`}
-                          csrf={csrf}
-                          label={text.subscriptions.cancelOne}
-                          small
-                          tone="secondary"
-                          testid="installment-cancel"
-                          hidden={{ installmentId: String(installment.installmentId) }}
-                        />
-                      ) : null}
-                    </div>
-                  </Cell>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable
+          rows={subscription.installments}
+          caption={text.subscriptions.scheduleCaption}
+          captionClass="muted"
+          row={(installment) => ({
+            'data-testid': 'installment-row',
+            'data-id': String(installment.installmentId),
+            'data-status': installment.status,
+          })}
+          columns={[
+            {
+              label: text.subscriptions.number,
+              cell: (installment) => (
+                <>
+                  {installment.number}
+                  {installment.invoiceNumber ? <span class="hint">{installment.invoiceNumber}</span> : null}
+                </>
+              ),
+            },
+            { label: text.subscriptions.date, cell: (installment) => day(installment.paymentDate, lang) },
+            {
+              label: text.fields.amount,
+              num: true,
+              cell: (installment) => (
+                <Money amount={installment.amount} currency={subscription.currency} lang={lang} />
+              ),
+            },
+            {
+              label: text.subscriptions.status,
+              cell: (installment) => (
+                <Badge tone={INSTALLMENT_TONE[installment.status]} status={installment.status}>
+                  {text.installmentStatus[installment.status]}
+                </Badge>
+              ),
+            },
+            {
+              label: text.subscriptions.attempts,
+              cell: (installment) => (
+                <AttemptsSummary attempts={attemptsOf.get(installment.installmentId)} c={c} />
+              ),
+            },
+            {
+              label: text.subscriptions.actions,
+              cell: (installment) => {
+                const changeable = canChange && installment.status === 'pending' && installment.number > 1;
+                return (
+                  <div class="actions">
+                    <a
+                      href={`${base}/installments/${installment.installmentId}`}
+                      data-testid="installment-open"
+                    >
+                      {changeable ? text.subscriptions.change : text.subscriptions.view}
+                    </a>
+                    {changeable ? (
+                      <ActionButton
+                        action={`${base}/installments/${installment.installmentId}/cancel`}
+                        csrf={csrf}
+                        label={text.subscriptions.cancelOne}
+                        small
+                        tone="secondary"
+                        testid="installment-cancel"
+                        hidden={{ installmentId: String(installment.installmentId) }}
+                      />
+                    ) : null}
+                  </div>
+                );
+              },
+            },
+          ]}
+        />
       </section>
       {canChange ? (
         <section class="card" aria-labelledby="h-all">
@@ -748,10 +744,13 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
           ← {text.subscriptions.subscription} #{subscription.id}
         </a>
       </p>
-      <div class="pagehead">
-        <h1>
-          {text.subscriptions.installment} {installment.number} · {day(installment.paymentDate, lang)}
-        </h1>
+      <PageHead
+        title={
+          <>
+            {text.subscriptions.installment} {installment.number} · {day(installment.paymentDate, lang)}
+          </>
+        }
+      >
         <Badge
           tone={INSTALLMENT_TONE[installment.status]}
           status={installment.status}
@@ -759,40 +758,36 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
         >
           {text.installmentStatus[installment.status]}
         </Badge>
-      </div>
+      </PageHead>
       <ProblemNotice problem={problem} t={text} labels={text.fields} />
       <section class="card" aria-labelledby="h-attempts">
         <h2 id="h-attempts">{text.subscriptions.attempts}</h2>
         {attempts.ok && attempts.body.attempts.length > 0 ? (
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">{text.subscriptions.requested}</th>
-                <th scope="col" class="num">
-                  {text.fields.amount}
-                </th>
-                <th scope="col">{text.subscriptions.processor}</th>
-                <th scope="col">{text.subscriptions.outcome}</th>
-                <th scope="col">{text.subscriptions.nextAttempt}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {attempts.body.attempts.map((attempt) => (
-                <tr data-testid="attempt-row" data-status={attempt.status}>
-                  <Cell label="#">{attempt.attempt}</Cell>
-                  <Cell label={text.subscriptions.requested}>
-                    {when(attempt.requested_at, tz, c.var.lang)}
-                  </Cell>
-                  <Cell label={text.fields.amount} num>
-                    <Money amount={attempt.amount} currency={attempt.currency} lang={lang} />
-                  </Cell>
-                  <Cell label={text.subscriptions.processor}>
-                    {attempt.processor
-                      ? (text.processors[attempt.processor as 'PARAGUAY.PROCESSOR_A'] ?? attempt.processor)
-                      : '—'}
-                  </Cell>
-                  <Cell label={text.subscriptions.outcome}>
+          <DataTable
+            rows={attempts.body.attempts}
+            row={(attempt) => ({ 'data-testid': 'attempt-row', 'data-status': attempt.status })}
+            columns={[
+              { label: '#', cell: (attempt) => attempt.attempt },
+              {
+                label: text.subscriptions.requested,
+                cell: (attempt) => when(attempt.requested_at, tz, c.var.lang),
+              },
+              {
+                label: text.fields.amount,
+                num: true,
+                cell: (attempt) => <Money amount={attempt.amount} currency={attempt.currency} lang={lang} />,
+              },
+              {
+                label: text.subscriptions.processor,
+                cell: (attempt) =>
+                  attempt.processor
+                    ? (text.processors[attempt.processor as 'PARAGUAY.PROCESSOR_A'] ?? attempt.processor)
+                    : '—',
+              },
+              {
+                label: text.subscriptions.outcome,
+                cell: (attempt) => (
+                  <>
                     {text.attemptStatus[attempt.status]}
                     {attempt.decline_code ? ` · ${attempt.decline_code}` : ''}
                     {attempt.category ? (
@@ -800,12 +795,15 @@ async function installmentPage(c: Ctx, problem?: Problem, form: Record<string, s
                         {text.declineCategory[attempt.category as 'soft'] ?? attempt.category}
                       </span>
                     ) : null}
-                  </Cell>
-                  <Cell label={text.subscriptions.nextAttempt}>{day(attempt.next_attempt_on, lang)}</Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              {
+                label: text.subscriptions.nextAttempt,
+                cell: (attempt) => day(attempt.next_attempt_on, lang),
+              },
+            ]}
+          />
         ) : (
           <p class="muted">{text.subscriptions.noAttempts}</p>
         )}
