@@ -1,7 +1,13 @@
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { pickLang } from '../src/adapters/http/pay/i18n';
 import { formatMoney } from '../src/adapters/http/pay/money-format';
-import { contentSecurityPolicy, processorOrigins } from '../src/adapters/http/pay/security-headers';
+import {
+  contentSecurityPolicy,
+  type PayVariables,
+  processorOrigins,
+  securityHeaders,
+} from '../src/adapters/http/pay/security-headers';
 import { loadConfig } from '../src/config';
 import { payOptions, processorsForLink } from '../src/domain/pay-page';
 
@@ -80,5 +86,48 @@ describe('the CSP', () => {
     );
     expect(csp).toContain("script-src 'nonce-abc'");
     expect(csp).not.toContain('unsafe-inline');
+  });
+});
+
+describe('the security headers', () => {
+  it('are set on the page the handler made, not on a copy of it around a stream of its body', async () => {
+    const app = new Hono<{ Variables: PayVariables }>();
+    app.use('*', securityHeaders(['https://vpos.processor-a.example']));
+    let made: Response | undefined;
+    app.get('/page', (c) => {
+      made = c.html(`<p nonce="${c.var.cspNonce}">page</p>`);
+      return made;
+    });
+    const answer = await app.fetch(new Request('http://pay.test/page'));
+    // The same response: the Node server writes its text in one piece with its length (a rebuilt one's body
+    // is a stream, pumped chunk by chunk).
+    expect(answer).toBe(made);
+    const csp = answer.headers.get('content-security-policy') ?? '';
+    const nonce = /style-src 'nonce-([^']+)'/.exec(csp)?.[1] ?? '';
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(await answer.text()).toBe(`<p nonce="${nonce}">page</p>`);
+    expect(csp).toBe(contentSecurityPolicy(nonce, ['https://vpos.processor-a.example']));
+    expect(answer.headers.get('x-frame-options')).toBe('DENY');
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it("add the merchant's site to form-action only where a page asks for it", () => {
+    const processors = ['https://a.example', 'https://b.example'];
+    const plain = contentSecurityPolicy('n0nce', processors);
+    expect(plain).toBe(
+      "default-src 'none'; style-src 'nonce-n0nce'; script-src 'nonce-n0nce'; img-src 'self' data:; " +
+        "frame-src https://a.example https://b.example; form-action 'self' https://a.example https://b.example; " +
+        "frame-ancestors 'none'; base-uri 'none'; connect-src 'self'",
+    );
+    const withShop = contentSecurityPolicy('n0nce', processors, [
+      'https://shop.example',
+      'https://a.example',
+    ]);
+    expect(withShop).toContain(
+      "form-action 'self' https://a.example https://b.example https://shop.example;",
+    );
+    expect(contentSecurityPolicy('n0nce', [])).toContain("frame-src 'none'; form-action 'self';");
   });
 });
