@@ -297,7 +297,8 @@ export function payRoutes(deps: PayRoutesDeps) {
     const merchant = found.merchant;
     const now = deps.clock.now();
     const status = payPageStatus(link, now);
-    const lang = c.var.lang;
+    // `c.get`, not `c.var`: Hono builds an object of every variable at each `c.var`.
+    const lang = c.get('lang');
     const timezone = merchant?.timezone ?? DEFAULT_TIMEZONE;
     // Only where the plan matters: before the first payment (the terms agreed to) and after it.
     const schedule =
@@ -310,7 +311,7 @@ export function payRoutes(deps: PayRoutesDeps) {
       (option) => option !== 'subscription' || schedule?.kind !== 'unavailable',
     );
     if (isPayable(link, now) && options.length > 0) {
-      const customer = c.var.customer;
+      const customer = c.get('customer');
       if (!customer || customer.merchantId !== link.merchantId) {
         panel = {
           kind: 'sign-in',
@@ -339,7 +340,7 @@ export function payRoutes(deps: PayRoutesDeps) {
       c,
       <LinkPage
         lang={lang}
-        nonce={c.var.cspNonce}
+        nonce={c.get('cspNonce')}
         path={c.req.path}
         merchantName={merchant?.name ?? ''}
         link={link}
