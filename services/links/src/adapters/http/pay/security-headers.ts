@@ -86,10 +86,15 @@ const FIXED_HEADERS: ReadonlyArray<readonly [string, string]> = [
 
 /**
  * Sets the security headers of every pay page response (CSP with a fresh nonce, no framing, no sniffing,
- * no referrer: the page's URL is the customer's credential, and may carry a login code). They are set on
- * the response the handler made, in place: Hono's `c.header` on a finished response rebuilds it around a
- * stream of its body, which the Node server then writes chunk by chunk (chunked, a write each) instead of
- * in one piece with its length. A response whose headers may not change goes Hono's way.
+ * no referrer: the page's URL is the customer's credential, and may carry a login code).
+ *
+ * They are given to Hono before the handler runs (`c.header` then), so the response the handler makes
+ * carries them from the start. Set after, Hono's `c.header` rebuilds the finished response around a stream
+ * of its body for each header, which the Node server then reads back to write; and setting them in place on
+ * the finished response is not seen by every reader of it (`@hono/node-server`'s response keeps the
+ * headers it was made with for a reader in memory: the embedded system's gateway). A page whose form may
+ * lead to the merchant's site (`formRedirectOrigins`, known only once the handler ran), or a response made
+ * without Hono's helpers, gets them after, Hono's way.
  */
 export function securityHeaders(processorOrigins: readonly string[]): MiddlewareHandler<{
   Variables: PayVariables;
@@ -98,16 +103,18 @@ export function securityHeaders(processorOrigins: readonly string[]): Middleware
   return async (c, next) => {
     const nonce = nonceBytes(16).toString('base64');
     c.set('cspNonce', nonce);
+    const common = policy(nonce, []);
+    c.header('content-security-policy', common);
+    for (const [name, value] of FIXED_HEADERS) c.header(name, value);
     await next();
-    const csp = policy(nonce, c.get('formRedirectOrigins') ?? []);
-    try {
-      const headers = c.res.headers;
-      headers.set('content-security-policy', csp);
-      for (const [name, value] of FIXED_HEADERS) headers.set(name, value);
-    } catch {
-      c.header('content-security-policy', csp);
-      for (const [name, value] of FIXED_HEADERS) c.header(name, value);
+    const formTargets = c.get('formRedirectOrigins') ?? [];
+    const headers = c.res.headers;
+    if (headers.get('content-security-policy') === common && headers.get('x-frame-options') === 'DENY') {
+      if (formTargets.length > 0) c.header('content-security-policy', policy(nonce, formTargets));
+      return;
     }
+    c.header('content-security-policy', policy(nonce, formTargets));
+    for (const [name, value] of FIXED_HEADERS) c.header(name, value);
   };
 }
 
