@@ -5,11 +5,12 @@
  * BENCH_CONNECTIONS customers at once (default 200), BENCH_ROUNDS rounds (default 3) of BENCH_SECONDS
  * (default 10) each side, alternating, BENCH_LINKS links opened in turn (default 200). Prints req/s, p50
  * and p99 of each, the ratio, and ends with `bench:pay-page: pass|fail` and the figures. Targets: ≥ 40 % of
- * the baseline's req/s, the gateway's p99 ≤ 100 ms. DATABASE_URL's server and AMQP_URL (default the local
+ * the baseline's req/s, the gateway's p99 ≤ 100 ms. Also printed: the CPU each process spent per page (gateway,
+ * links, PostgreSQL's backends of the bench's database, the bare page's process, the bench's own autocannon). DATABASE_URL's server and AMQP_URL (default the local
  * ones): the bench's own database and broker names there, removed at the end. BENCH_PROFILE_DIR=<dir>: each
  * service writes a CPU profile there when it stops.
  */
-import { runPayPageBench } from './pay-page';
+import { cpuLine, runPayPageBench } from './pay-page';
 import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
 
 const log = logger('bench:pay-page');
@@ -39,6 +40,8 @@ async function main() {
   log(
     `  bare Hono page       ${baseline.requestsPerSecond.toFixed(0)} req/s  p50 ${baseline.p50} ms  p99 ${baseline.p99} ms  (${result.pageBytes.baseline} bytes a page, ${baseline.failures} failed: ${JSON.stringify(baseline.failed)})`,
   );
+  log(`CPU ms a page (medians): ${cpuLine(system.cpuMsPerPage)}`);
+  log(`CPU ms a bare page (medians): ${cpuLine(baseline.cpuMsPerPage)}`);
   log(`machine after: ${machine()}`);
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const ratioMet = ratio >= TARGET_RATIO;

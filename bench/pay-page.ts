@@ -8,10 +8,13 @@
  * turn. The ratio is taken per round (the two sides a few seconds apart), its median reported.
  */
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import { startProcesses } from '../scripts/processes';
 import {
   benchServicesEnv,
   cleanUpOnInterrupt,
+  cpuSnapshot,
+  cpuUsed,
   demoToken,
   freePort,
   freshInfrastructure,
@@ -43,6 +46,12 @@ export interface PageRun {
   p99: number;
   /** Answers not 200, errors and timeouts. */
   failures: number;
+  /**
+   * CPU milliseconds per page of each process that served it, and of the bench's own (autocannon):
+   * `gateway`, `links`, `postgres` (the backends of the bench's database) for the system, `bare page` for
+   * the baseline.
+   */
+  cpuMsPerPage: Record<string, number>;
   /** What the failures were: `non2xx`, `errors` (connections refused or reset), `timeouts` (10 s). */
   failed: { non2xx: number; errors: number; timeouts: number };
 }
@@ -60,7 +69,25 @@ export interface PayPageBenchResult {
 const LABEL = 'Gym membership';
 const AMOUNT = 150000;
 
-async function drive(urls: string[], connections: number, seconds: number): Promise<PageRun> {
+/** CPU ms per request of each process, from the CPU seconds each used. */
+function perPage(used: Map<string, number>, requests: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, seconds] of used) if (requests > 0) out[name] = (seconds * 1000) / requests;
+  return out;
+}
+
+/** `gateway 1.20, links 1.10, …` */
+export function cpuLine(cpu: Record<string, number>): string {
+  return Object.entries(cpu)
+    .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+    .join(', ');
+}
+
+async function drive(
+  urls: string[],
+  connections: number,
+  seconds: number,
+): Promise<Omit<PageRun, 'cpuMsPerPage'>> {
   let next = 0;
   const result = await autocannon({
     url: urls[0] as string,
@@ -87,6 +114,12 @@ async function drive(urls: string[], connections: number, seconds: number): Prom
 }
 
 const medianRun = (runs: PageRun[]): PageRun => ({
+  cpuMsPerPage: Object.fromEntries(
+    Object.keys(runs[0]?.cpuMsPerPage ?? {}).map((name) => [
+      name,
+      median(runs.map((run) => run.cpuMsPerPage[name] ?? 0)),
+    ]),
+  ),
   requests: runs.reduce((sum, run) => sum + run.requests, 0),
   requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
   p50: median(runs.map((run) => run.p50)),
@@ -110,6 +143,7 @@ export async function runPayPageBench(options: PayPageBenchOptions): Promise<Pay
   const baselinePort = await freePort();
   let baseline: ReturnType<typeof spawnTs> | undefined;
   let system: Awaited<ReturnType<typeof startProcesses>> | undefined;
+  let probe: postgres.Sql | undefined;
   const forget = cleanUpOnInterrupt(async () => {
     await system?.stop();
     baseline?.child.kill();
@@ -166,14 +200,34 @@ export async function runPayPageBench(options: PayPageBenchOptions): Promise<Pay
     );
     await drive(urls.baseline, options.connections, options.warmUpSeconds);
     await drive(urls.system, options.connections, options.warmUpSeconds);
+    // CPU of each process over a side's run (PostgreSQL's backends of the bench's database among them).
+    const pids = {
+      system: new Map<string, number | undefined>([
+        ['gateway', system.children.get('gateway')?.pid],
+        ['links', system.children.get('links')?.pid],
+        ['bench', process.pid],
+      ]),
+      baseline: new Map<string, number | undefined>([
+        ['bare page', baseline.child.pid],
+        ['bench', process.pid],
+      ]),
+    };
+    probe = postgres(infra.databaseUrl, { max: 1, onnotice: () => {} });
+    const measured = async (which: 'system' | 'baseline'): Promise<PageRun> => {
+      const sql = probe as postgres.Sql;
+      const before = await cpuSnapshot(pids[which], sql);
+      const run = await drive(urls[which], options.connections, options.seconds);
+      const used = cpuUsed(before, await cpuSnapshot(pids[which], sql));
+      if (which === 'baseline') used.delete('postgres');
+      return { ...run, cpuMsPerPage: perPage(used, run.requests) };
+    };
     const rounds: PayPageBenchResult['rounds'] = [];
     for (let round = 1; round <= options.rounds; round += 1) {
       const order = (round % 2 === 1 ? ['baseline', 'system'] : ['system', 'baseline']) as Array<
         'system' | 'baseline'
       >;
       const results: Partial<Record<'system' | 'baseline', PageRun>> = {};
-      for (const which of order)
-        results[which] = await drive(urls[which], options.connections, options.seconds);
+      for (const which of order) results[which] = await measured(which);
       const pair = results as { system: PageRun; baseline: PageRun };
       rounds.push(pair);
       log(
@@ -182,6 +236,9 @@ export async function runPayPageBench(options: PayPageBenchOptions): Promise<Pay
           ` | ratio ${(pair.system.requestsPerSecond / pair.baseline.requestsPerSecond).toFixed(2)}` +
           (pair.system.failures > 0 ? ` (gateway failed: ${JSON.stringify(pair.system.failed)})` : '') +
           (pair.baseline.failures > 0 ? ` (bare page failed: ${JSON.stringify(pair.baseline.failed)})` : ''),
+      );
+      log(
+        `  CPU ms a page: ${cpuLine(pair.system.cpuMsPerPage)} | bare: ${cpuLine(pair.baseline.cpuMsPerPage)}`,
       );
     }
     return {
@@ -197,6 +254,7 @@ export async function runPayPageBench(options: PayPageBenchOptions): Promise<Pay
     throw error;
   } finally {
     forget();
+    await probe?.end();
     await system?.stop();
     if (baseline) await stopChild(baseline.child);
     await infra.drop();

@@ -24,6 +24,13 @@ describe('bench:pay-page at a tiny size', () => {
       // Every page through the gateway answered 200.
       expect(round.system.failures).toBe(0);
       expect(round.baseline.failures).toBe(0);
+      // The CPU each process spent per page: every serving process is measured.
+      expect(Object.keys(round.system.cpuMsPerPage)).toEqual(
+        expect.arrayContaining(['gateway', 'links', 'postgres', 'bench']),
+      );
+      expect(round.system.cpuMsPerPage.gateway).toBeGreaterThan(0);
+      expect(round.system.cpuMsPerPage.links).toBeGreaterThan(0);
+      expect(round.baseline.cpuMsPerPage['bare page']).toBeGreaterThan(0);
     }
     expect(result.ratio).toBeGreaterThan(0);
     expect(Number.isFinite(result.ratio)).toBe(true);
@@ -32,5 +39,6 @@ describe('bench:pay-page at a tiny size', () => {
       result.pageBytes.baseline * 0.1,
     );
     expect(lines.filter((line) => line.startsWith('round '))).toHaveLength(2);
+    expect(lines.filter((line) => line.includes('CPU ms a page: gateway '))).toHaveLength(2);
   }, 300_000);
 });

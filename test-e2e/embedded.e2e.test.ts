@@ -100,6 +100,22 @@ describe('npm start (embedded)', () => {
     expect((await createLink(running.gatewayUrl, {})).status).toBe(401);
   });
 
+  it("serves the link's pay page through the gateway with its security headers (links read in memory)", async () => {
+    const response = await fetch(firstLink.publicPayUrl as string);
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    expect(html).toContain('data-testid="pay-label"');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(html).toContain(`nonce="${nonce}"`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('keeps the mail it would send in the development mailbox, shown at GET /dev/mailbox (on by default here)', async () => {
     const loginPath = `/pay/${firstLink.slug}/login`;
     const form = await fetch(`${running.gatewayUrl}${loginPath}`);

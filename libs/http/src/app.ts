@@ -40,7 +40,6 @@ export type ReadinessCheck = () => Promise<void> | void;
 
 export interface AppVariables {
   requestId: string;
-  logger: Logger;
 }
 
 export interface AppOptions {
@@ -107,7 +106,6 @@ export function createApp(options: AppOptions): ServiceApp {
     // On Node's response from the start (no `Headers` made of the answer to add it); in memory, after.
     const preset = presetResponseHeader(c, 'x-request-id', requestId);
     c.set('requestId', requestId);
-    c.set('logger', options.logger.child({ requestId }));
     const parent = contextFromHeaders({
       traceparent: requestHeader(c, 'traceparent'),
       tracestate: requestHeader(c, 'tracestate'),
@@ -146,12 +144,19 @@ export function createApp(options: AppOptions): ServiceApp {
     ),
   );
 
+  // The request's logger is made only when there is something to log (an error): a child logger costs its
+  // bindings' serialisation, on every request of a service that logs nothing on success.
+  const loggerOf = (c: Context): Logger => {
+    const requestId = c.get('requestId' as never) as string | undefined;
+    return requestId ? options.logger.child({ requestId }) : options.logger;
+  };
+
   app.onError((error, c) => {
     if (error instanceof HttpProblem) return problemResponse(c, error);
     if (error instanceof DomainError) {
       const problem = options.errors && domainProblem(error, options.errors, operationOf(c));
       if (problem) return problemResponse(c, problem);
-      c.var.logger?.error(
+      loggerOf(c).error(
         { err: error, code: error.code },
         "a bug: a domain error whose code is not in the service's error table",
       );
@@ -162,7 +167,7 @@ export function createApp(options: AppOptions): ServiceApp {
       const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'HTTP_ERROR';
       return problemResponse(c, new HttpProblem(status as 400, code, error.message || 'Request refused'));
     }
-    c.var.logger?.error({ err: error }, 'unhandled error');
+    loggerOf(c).error({ err: error }, 'unhandled error');
     return problemResponse(c, new HttpProblem(500, 'INTERNAL_ERROR', 'Internal error'));
   });
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
+import { parse } from 'hono/utils/cookie';
 
 /** Node's own request and response, which `@hono/node-server` hands every handler in `c.env`. */
 function nodeOf(c: Context): { incoming?: IncomingMessage; outgoing?: ServerResponse } {
@@ -29,4 +30,14 @@ export function presetResponseHeader(c: Context, name: string, value: string): b
   if (!outgoing || typeof outgoing.setHeader !== 'function' || outgoing.headersSent) return false;
   outgoing.setHeader(name, value);
   return true;
+}
+
+/**
+ * A cookie of the request by its name, read through `requestHeader` (Hono's `getCookie` reads
+ * `c.req.raw.headers`, which under `@hono/node-server` first builds a WHATWG `Headers` of the whole request).
+ */
+export function requestCookie(c: Context, name: string): string | undefined {
+  const cookie = requestHeader(c, 'cookie');
+  if (!cookie) return undefined;
+  return parse(cookie, name)[name];
 }

@@ -9,7 +9,7 @@ export {
 } from './app';
 export { limitBody, requestBytes } from './body';
 export { domainProblem, type ErrorTable } from './domain-problem';
-export { presetResponseHeader, requestHeader } from './headers';
+export { presetResponseHeader, requestCookie, requestHeader } from './headers';
 export {
   callForAnswer,
   callForStream,

@@ -19,8 +19,10 @@ async function payPage(request: Request): Promise<Response> {
     'content-security-policy': "default-src 'none'",
     'x-internal-only': 'secret',
   });
-  headers.append('set-cookie', 'a=1; Path=/pay; HttpOnly');
-  headers.append('set-cookie', 'b=2; Path=/pay; HttpOnly');
+  if (!url.pathname.endsWith('/no-cookies')) {
+    headers.append('set-cookie', 'a=1; Path=/pay; HttpOnly');
+    headers.append('set-cookie', 'b=2; Path=/pay; HttpOnly');
+  }
   if (url.pathname.endsWith('/go')) {
     headers.set('location', 'https://shop.example.com/done?order=1&x=2');
     return new Response(null, { status: 303, headers });
@@ -63,5 +65,15 @@ describe('/pay/* through the gateway', () => {
     const redirect = await gateway.request('GET', '/pay/abc/go');
     expect(redirect.status).toBe(303);
     expect(redirect.headers.get('location')).toBe('https://shop.example.com/done?order=1&x=2');
+  });
+
+  it('an answer without cookies keeps the same headers and no others (a customer first opening a link)', async () => {
+    const response = await gateway.request('GET', '/pay/abc/no-cookies');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('content-security-policy')).toBe("default-src 'none'");
+    expect(response.headers.get('x-internal-only')).toBeNull();
+    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(((await response.json()) as { path: string }).path).toBe('/pay/abc/no-cookies');
   });
 });

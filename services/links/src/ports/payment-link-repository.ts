@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@payrail/contracts';
+import type { EventEnvelope, MerchantContext } from '@payrail/contracts';
 import type { PaymentLink, PaymentLinkDraft } from '../domain/payment-link';
 
 /** The signed-in user of spec 4.2, as the merchant names them. */
@@ -48,6 +48,13 @@ export interface PaymentLinkRepository {
   paidByCustomer(merchantId: string, customerId: number): Promise<PaymentLink[]>;
   /** The pay page's lookup: the slug is the link's public, unguessable name. */
   findBySlug(slug: string): Promise<PaymentLink | undefined>;
+  /**
+   * The pay page's lookup with the link's merchant profile (as `MerchantProfiles.find` reads it) in the
+   * same statement: one round trip for the page.
+   */
+  findBySlugWithMerchant(
+    slug: string,
+  ): Promise<{ link: PaymentLink; merchant: MerchantContext | undefined } | undefined>;
   /** The link a bank reference of the merchant already paid, if any. */
   findTransferSettlement(merchantId: string, reference: string): Promise<LinkTransferSettlement | undefined>;
   /**

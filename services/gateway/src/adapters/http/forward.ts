@@ -199,14 +199,21 @@ export async function forwardPublicPage(
       },
     );
   }
-  const out = new Headers();
+  // A plain record where it can be: Node's server writes it as it is, where `Headers` would be built here
+  // and taken apart again to write the answer. Cookies need `Headers` (a record cannot hold two of them
+  // through every path an answer takes).
+  const cookies = answer.headers['set-cookie'];
+  const out: Record<string, string> | Headers =
+    cookies === undefined || cookies.length === 0 ? {} : new Headers();
   for (const name of PUBLIC_RESPONSE_HEADERS) {
     const value = answer.headers[name];
-    if (typeof value === 'string' && value) out.set(name, value);
+    if (typeof value !== 'string' || !value) continue;
+    if (out instanceof Headers) out.set(name, value);
+    else out[name] = value;
   }
-  const cookies = answer.headers['set-cookie'];
-  for (const cookie of typeof cookies === 'string' ? [cookies] : (cookies ?? []))
-    out.append('set-cookie', cookie);
+  if (out instanceof Headers)
+    for (const cookie of typeof cookies === 'string' ? [cookies] : (cookies ?? []))
+      out.append('set-cookie', cookie);
   return answerOf(answer, out);
 }
 

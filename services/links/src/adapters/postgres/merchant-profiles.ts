@@ -36,6 +36,39 @@ export function postgresMerchantProfiles(db: Database): MerchantProfiles {
 }
 
 /**
+ * Reads a merchant's stored context from its JSON text (`context::text`), checked against the contract. The
+ * text is read from the database on every request; only its parsing is skipped when it is the very text
+ * this process parsed last for that merchant (the pay page reads the same merchant's profile for each of
+ * its links). The context handed out is then the same frozen object.
+ */
+export function storedContextReader(maxMerchants = 1_000) {
+  const parsed = new Map<string, { text: string; context: MerchantContext | undefined }>();
+  return (merchantId: string, text: string | null): MerchantContext | undefined => {
+    if (text === null) return undefined;
+    const known = parsed.get(merchantId);
+    if (known?.text === text) return known.context;
+    let context: MerchantContext | undefined;
+    try {
+      const result = merchantContextSchema.safeParse(JSON.parse(text));
+      context = result.success ? deepFreeze(result.data) : undefined;
+    } catch {
+      context = undefined;
+    }
+    if (parsed.size >= maxMerchants) parsed.clear();
+    parsed.set(merchantId, { text, context });
+    return context;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
  * The merchant's stored context read through one executor: a consumer's transaction reads it on its own
  * connection (a read through the pool from inside a transaction waits forever where there is one connection,
  * as in the embedded system's PGlite, and holds two where there is a pool).

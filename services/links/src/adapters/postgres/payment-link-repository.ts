@@ -9,7 +9,15 @@ import {
   type RecurrenceTerms,
 } from '../../domain/payment-link';
 import type { PaymentLinkRepository } from '../../ports/payment-link-repository';
-import { bankTransferSettlements, customers, loginCodes, outbox, paymentLinks } from './schema';
+import { storedContextReader } from './merchant-profiles';
+import {
+  bankTransferSettlements,
+  customers,
+  loginCodes,
+  merchantProfiles,
+  outbox,
+  paymentLinks,
+} from './schema';
 
 type Row = typeof paymentLinks.$inferSelect;
 
@@ -117,6 +125,20 @@ function newLink(draft: PaymentLinkDraft, id: number): PaymentLink {
 }
 
 export function postgresPaymentLinkRepository(db: Database): PaymentLinkRepository {
+  // The pay page's statements, built once (Drizzle builds a query's text at every run otherwise: on the
+  // pay page that cost more than rendering it).
+  const bySlug = db
+    .select()
+    .from(paymentLinks)
+    .where(eq(paymentLinks.slug, sql.placeholder('slug')))
+    .prepare('links_find_by_slug');
+  const bySlugWithMerchant = db
+    .select({ link: paymentLinks, context: sql<string | null>`${merchantProfiles.context}::text` })
+    .from(paymentLinks)
+    .leftJoin(merchantProfiles, eq(merchantProfiles.merchantId, paymentLinks.merchantId))
+    .where(eq(paymentLinks.slug, sql.placeholder('slug')))
+    .prepare('links_find_by_slug_with_merchant');
+  const contextOf = storedContextReader();
   return {
     async createWithEvent(draft, eventFor) {
       const serialized = eventAroundId(draft, eventFor);
@@ -238,8 +260,14 @@ export function postgresPaymentLinkRepository(db: Database): PaymentLinkReposito
     },
 
     async findBySlug(slug) {
-      const [row] = await db.select().from(paymentLinks).where(eq(paymentLinks.slug, slug));
+      const [row] = await bySlug.execute({ slug });
       return row ? toLink(row) : undefined;
+    },
+
+    async findBySlugWithMerchant(slug) {
+      const [row] = await bySlugWithMerchant.execute({ slug });
+      if (!row) return undefined;
+      return { link: toLink(row.link), merchant: contextOf(row.link.merchantId, row.context) };
     },
 
     async findTransferSettlement(merchantId, reference) {

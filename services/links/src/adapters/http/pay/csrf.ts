@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { requestCookie } from '@payrail/http';
+import { setCookie } from 'hono/cookie';
 
 /**
  * CSRF protection for every form the pay page posts: a random value in an HttpOnly cookie of this browser,
@@ -23,7 +24,7 @@ function tokenFor(secret: string, browserValue: string): string {
 
 /** The token to put in a form this page renders (sets the browser's cookie on first use). */
 export function csrfToken(c: Context, settings: CsrfSettings): string {
-  let browserValue = getCookie(c, CSRF_COOKIE);
+  let browserValue = requestCookie(c, CSRF_COOKIE);
   if (!browserValue || !/^[\w-]{22,64}$/.test(browserValue)) {
     browserValue = randomBytes(24).toString('base64url');
     setCookie(c, CSRF_COOKIE, browserValue, {
@@ -38,7 +39,7 @@ export function csrfToken(c: Context, settings: CsrfSettings): string {
 
 /** Whether the posted token belongs to this browser's cookie. */
 export function csrfValid(c: Context, settings: CsrfSettings, posted: unknown): boolean {
-  const browserValue = getCookie(c, CSRF_COOKIE);
+  const browserValue = requestCookie(c, CSRF_COOKIE);
   if (!browserValue || typeof posted !== 'string') return false;
   const expected = Buffer.from(tokenFor(settings.secret, browserValue));
   const given = Buffer.from(posted);

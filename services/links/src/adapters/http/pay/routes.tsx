@@ -3,7 +3,8 @@
 import { DEFAULT_TIMEZONE, type Processor } from '@payrail/contracts';
 import { type Clock, localDate } from '@payrail/time';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { requestCookie, requestHeader } from '@payrail/http';
+import { setCookie } from 'hono/cookie';
 import { attemptOfProcessorReference } from '../../../application/attempt-of-processor-reference';
 import { expireIfDue } from '../../../application/expire-if-due';
 import { offeredSavedCards } from '../../../application/offered-saved-cards';
@@ -81,7 +82,7 @@ export function withFormHints(
 
 /** The customer's language for this request (`?lang=`, else as chosen before, else `Accept-Language`). */
 export function langOf(c: Context): Lang {
-  return pickLang(c.req.query('lang'), c.req.header('accept-language'), getCookie(c, LANG_COOKIE));
+  return pickLang(c.req.query('lang'), requestHeader(c, 'accept-language'), requestCookie(c, LANG_COOKIE));
 }
 
 /**
@@ -288,14 +289,16 @@ export function payRoutes(deps: PayRoutesDeps) {
 
   pay.get('/:slug', async (c) => {
     const slug = c.req.param('slug');
-    const found = validSlug(slug) ? await deps.links.findBySlug(slug) : undefined;
+    // The link and its merchant's profile in one statement.
+    const found = validSlug(slug) ? await deps.links.findBySlugWithMerchant(slug) : undefined;
     if (!found) return notFound(c);
     // A payable link past its validity is written expired now (statusId 6, `link.expired`).
-    const link = await expireIfDue(payDeps, found);
-    const merchant = await deps.merchants.find(link.merchantId);
+    const link = await expireIfDue(payDeps, found.link);
+    const merchant = found.merchant;
     const now = deps.clock.now();
     const status = payPageStatus(link, now);
-    const lang = c.var.lang;
+    // `c.get`, not `c.var`: Hono builds an object of every variable at each `c.var`.
+    const lang = c.get('lang');
     const timezone = merchant?.timezone ?? DEFAULT_TIMEZONE;
     // Only where the plan matters: before the first payment (the terms agreed to) and after it.
     const schedule =
@@ -308,7 +311,7 @@ export function payRoutes(deps: PayRoutesDeps) {
       (option) => option !== 'subscription' || schedule?.kind !== 'unavailable',
     );
     if (isPayable(link, now) && options.length > 0) {
-      const customer = c.var.customer;
+      const customer = c.get('customer');
       if (!customer || customer.merchantId !== link.merchantId) {
         panel = {
           kind: 'sign-in',
@@ -337,7 +340,7 @@ export function payRoutes(deps: PayRoutesDeps) {
       c,
       <LinkPage
         lang={lang}
-        nonce={c.var.cspNonce}
+        nonce={c.get('cspNonce')}
         path={c.req.path}
         merchantName={merchant?.name ?? ''}
         link={link}

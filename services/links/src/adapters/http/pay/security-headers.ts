@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { DEFAULT_PORTS } from '@payrail/runtime';
+import { DEFAULT_PORTS, randomPool } from '@payrail/runtime';
 import type { MiddlewareHandler } from 'hono';
 import type { LinksConfig } from '../../../config';
 
@@ -35,41 +34,87 @@ export function contentSecurityPolicy(
   processorOrigins: readonly string[],
   formRedirectOrigins: readonly string[] = [],
 ): string {
+  return policyWriter(processorOrigins)(nonce, formRedirectOrigins);
+}
+
+/**
+ * `contentSecurityPolicy` for one list of processors, its text written once: per response only the nonce
+ * (and, after a one-click payment, the merchant's origin) goes in.
+ */
+function policyWriter(
+  processorOrigins: readonly string[],
+): (nonce: string, formRedirectOrigins: readonly string[]) => string {
   const processors = processorOrigins.length > 0 ? ` ${processorOrigins.join(' ')}` : '';
-  const formTargets = [...new Set([...processorOrigins, ...formRedirectOrigins])];
-  return [
-    "default-src 'none'",
-    `style-src 'nonce-${nonce}'`,
-    `script-src 'nonce-${nonce}'`,
+  const frames = `frame-src${processors.length > 0 ? processors : " 'none'"}`;
+  const formAction = (targets: readonly string[]) =>
+    `form-action 'self'${targets.map((origin) => ` ${origin}`).join('')}`;
+  const tail = [
     "img-src 'self' data:",
-    `frame-src${processors.length > 0 ? processors : " 'none'"}`,
-    `form-action 'self'${formTargets.map((origin) => ` ${origin}`).join('')}`,
+    frames,
+    formAction([...new Set(processorOrigins)]),
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "connect-src 'self'",
   ].join('; ');
+  return (nonce, formRedirectOrigins) => {
+    const head = `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; `;
+    if (formRedirectOrigins.length === 0) return head + tail;
+    return (
+      head +
+      [
+        "img-src 'self' data:",
+        frames,
+        formAction([...new Set([...processorOrigins, ...formRedirectOrigins])]),
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+        "connect-src 'self'",
+      ].join('; ')
+    );
+  };
 }
+
+/** The nonces' bytes, drawn from the system's generator a few KiB at a time (each byte used once). */
+const nonceBytes = randomPool();
+
+/** The headers of every pay page response besides its CSP: the same on each. */
+const FIXED_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['x-frame-options', 'DENY'],
+  ['x-content-type-options', 'nosniff'],
+  ['referrer-policy', 'no-referrer'],
+  ['cache-control', 'no-store'],
+];
 
 /**
  * Sets the security headers of every pay page response (CSP with a fresh nonce, no framing, no sniffing,
  * no referrer: the page's URL is the customer's credential, and may carry a login code).
+ *
+ * They are given to Hono before the handler runs (`c.header` then), so the response the handler makes
+ * carries them from the start. Set after, Hono's `c.header` rebuilds the finished response around a stream
+ * of its body for each header, which the Node server then reads back to write; and setting them in place on
+ * the finished response is not seen by every reader of it (`@hono/node-server`'s response keeps the
+ * headers it was made with for a reader in memory: the embedded system's gateway). A page whose form may
+ * lead to the merchant's site (`formRedirectOrigins`, known only once the handler ran), or a response made
+ * without Hono's helpers, gets them after, Hono's way.
  */
 export function securityHeaders(processorOrigins: readonly string[]): MiddlewareHandler<{
   Variables: PayVariables;
 }> {
-  const origins = [...new Set(processorOrigins)];
+  const policy = policyWriter([...new Set(processorOrigins)]);
   return async (c, next) => {
-    const nonce = randomBytes(16).toString('base64');
+    const nonce = nonceBytes(16).toString('base64');
     c.set('cspNonce', nonce);
+    const common = policy(nonce, []);
+    c.header('content-security-policy', common);
+    for (const [name, value] of FIXED_HEADERS) c.header(name, value);
     await next();
-    c.header(
-      'content-security-policy',
-      contentSecurityPolicy(nonce, origins, c.get('formRedirectOrigins') ?? []),
-    );
-    c.header('x-frame-options', 'DENY');
-    c.header('x-content-type-options', 'nosniff');
-    c.header('referrer-policy', 'no-referrer');
-    c.header('cache-control', 'no-store');
+    const formTargets = c.get('formRedirectOrigins') ?? [];
+    const headers = c.res.headers;
+    if (headers.get('content-security-policy') === common && headers.get('x-frame-options') === 'DENY') {
+      if (formTargets.length > 0) c.header('content-security-policy', policy(nonce, formTargets));
+      return;
+    }
+    c.header('content-security-policy', policy(nonce, formTargets));
+    for (const [name, value] of FIXED_HEADERS) c.header(name, value);
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { requestCookie } from '@payrail/http';
+import { deleteCookie, setCookie } from 'hono/cookie';
 import { type CustomerSessionDeps, customerOfSession } from '../../../application/customer-sessions';
 import type { SessionCustomer } from '../../../domain/customer-session';
 
@@ -39,7 +40,7 @@ export function customerSession(
   settings: CustomerSessionSettings,
 ): MiddlewareHandler<{ Variables: CustomerVariables }> {
   return async (c, next) => {
-    let customer = (await customerOfSession(settings, getCookie(c, SESSION_COOKIE))) ?? null;
+    let customer = (await customerOfSession(settings, requestCookie(c, SESSION_COOKIE))) ?? null;
     const slug = slugOf(c.req.path);
     if (customer && slug && (await settings.merchantOfSlug(slug)) !== customer.merchantId) customer = null;
     c.set('customer', customer);
@@ -72,7 +73,7 @@ export function clearSessionCookie(c: Context, secureCookies: boolean): void {
 
 /** The session token the browser sent, if any (for logout). */
 export function sessionTokenOf(c: Context): string | undefined {
-  return getCookie(c, SESSION_COOKIE);
+  return requestCookie(c, SESSION_COOKIE);
 }
 
 /** Nobody is signed in: for pages mounted without the session store (component tests of the page alone). */
