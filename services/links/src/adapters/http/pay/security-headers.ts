@@ -45,32 +45,20 @@ function policyWriter(
   processorOrigins: readonly string[],
 ): (nonce: string, formRedirectOrigins: readonly string[]) => string {
   const processors = processorOrigins.length > 0 ? ` ${processorOrigins.join(' ')}` : '';
-  const frames = `frame-src${processors.length > 0 ? processors : " 'none'"}`;
-  const formAction = (targets: readonly string[]) =>
-    `form-action 'self'${targets.map((origin) => ` ${origin}`).join('')}`;
-  const tail = [
-    "img-src 'self' data:",
-    frames,
-    formAction([...new Set(processorOrigins)]),
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "connect-src 'self'",
-  ].join('; ');
-  return (nonce, formRedirectOrigins) => {
-    const head = `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; `;
-    if (formRedirectOrigins.length === 0) return head + tail;
-    return (
-      head +
-      [
-        "img-src 'self' data:",
-        frames,
-        formAction([...new Set([...processorOrigins, ...formRedirectOrigins])]),
-        "frame-ancestors 'none'",
-        "base-uri 'none'",
-        "connect-src 'self'",
-      ].join('; ')
-    );
-  };
+  const rest = (formTargets: readonly string[]) =>
+    [
+      "img-src 'self' data:",
+      `frame-src${processors.length > 0 ? processors : " 'none'"}`,
+      `form-action 'self'${[...new Set(formTargets)].map((origin) => ` ${origin}`).join('')}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "connect-src 'self'",
+    ].join('; ');
+  const usual = rest(processorOrigins);
+  return (nonce, formRedirectOrigins) =>
+    `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; ${
+      formRedirectOrigins.length === 0 ? usual : rest([...processorOrigins, ...formRedirectOrigins])
+    }`;
 }
 
 /** The nonces' bytes, drawn from the system's generator a few KiB at a time (each byte used once). */
