@@ -27,6 +27,27 @@ const merchant = {
 };
 
 describe('createApp', () => {
+  it('names the request id on answers made in memory (app.request), whatever their body', async () => {
+    const { app } = createApp({ service: 't', logger, errors: {} });
+    app.get('/json', (c) => c.json({ ok: true }));
+    app.get('/text', (c) => c.text('hola'));
+    app.get('/stream', () => new Response(new ReadableStream({ start: (s) => s.close() })));
+    app.get('/frozen', () => Response.redirect('http://127.0.0.1/elsewhere', 302));
+    app.get('/problem', () => {
+      throw problems.conflict('SOMETHING', 'no');
+    });
+    for (const path of ['/json', '/text', '/stream', '/frozen', '/problem']) {
+      const given = await app.request(path, { headers: { 'x-request-id': `req-${path.slice(1)}` } });
+      await given.arrayBuffer();
+      expect([path, given.headers.get('x-request-id')]).toEqual([path, `req-${path.slice(1)}`]);
+      const made = await app.request(path);
+      expect([path, made.headers.get('x-request-id')]).toEqual([
+        path,
+        expect.stringMatching(/^[0-9a-f-]{36}$/),
+      ]);
+    }
+  });
+
   it('answers errors as RFC 9457 problem+json with the request id', async () => {
     const { app } = createApp({ service: 't', logger, errors: {} });
     app.post('/things', async (c) =>
