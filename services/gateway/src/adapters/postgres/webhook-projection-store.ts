@@ -141,6 +141,23 @@ export function postgresWebhookProjectionStore(tx: Executor): WebhookProjectionS
         .set(txId === undefined ? { statusId } : { statusId, txId })
         .where(eq(webhookLinks.linkId, linkId));
     },
+    async setLinkStatuses(changes) {
+      if (changes.length === 0) return;
+      const rows = changes.map(({ linkId, statusId, txId }) => ({
+        link_id: linkId,
+        status_id: statusId,
+        sets_tx: txId !== undefined,
+        tx_id: txId ?? null,
+      }));
+      // One text whatever the count (prepared once per connection); `sets_tx` false keeps the stored tx_id.
+      await tx.execute(sql`
+        update ${webhookLinks} l
+           set status_id = x.status_id,
+               tx_id = case when x.sets_tx then x.tx_id else l.tx_id end
+          from json_to_recordset(${JSON.stringify(rows)}::json)
+            as x(link_id int, status_id int, sets_tx boolean, tx_id text)
+         where l.link_id = x.link_id`);
+    },
     async saveSubscription(subscription) {
       await tx
         .insert(webhookSubscriptions)
