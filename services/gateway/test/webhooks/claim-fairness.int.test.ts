@@ -126,6 +126,35 @@ describe('the claim of due deliveries, fair between endpoints', () => {
   });
 });
 
+describe('claims let go of', () => {
+  let gateway: ServiceUnderTest;
+  beforeAll(async () => {
+    gateway = await startWebhookGateway({ WEBHOOK_DELIVERY_WORKER: 'false' });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it('are claimable again at once, unless the lease released is no longer the one they hold', async () => {
+    const store = postgresWebhookDeliveryStore(gateway.database.db, secretSealer(TEST_INTERNAL_SECRET));
+    const at = new Date('2026-11-24T10:00:00Z');
+    const endpoint = await endpointOfNewMerchant(gateway, 'Releasing', 'http://127.0.0.1:9/r');
+    const [first, second] = await queueDeliveries(gateway, endpoint, 2, at);
+    const now = new Date(at.getTime() + 1_000);
+    const leaseUntil = new Date(now.getTime() + 45_000);
+    const claim = () => store.claimDue({ now, limit: 8, perEndpoint: 4, busy: new Map(), leaseUntil });
+    expect((await claim()).map((delivery) => delivery.id).sort()).toEqual([first, second].sort());
+    expect(await claim()).toEqual([]);
+    // The first released with its lease; the second with another (as if its lease had lapsed and
+    // another worker held it now): that one stays claimed.
+    await store.releaseClaims([
+      { id: first as string, leaseUntil },
+      { id: second as string, leaseUntil: new Date(leaseUntil.getTime() - 1) },
+    ]);
+    expect((await claim()).map((delivery) => delivery.id)).toEqual([first]);
+  });
+});
+
 describe('the worker, one receiver hanging with a backlog', () => {
   let gateway: ServiceUnderTest;
   beforeAll(async () => {

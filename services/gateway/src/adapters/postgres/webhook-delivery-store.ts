@@ -227,6 +227,17 @@ export function postgresWebhookDeliveryStore(db: Database, sealer: SecretSealer)
       return result;
     },
 
+    async releaseClaims(claims) {
+      if (claims.length === 0) return;
+      await db.execute(sql`
+        update gateway.webhook_deliveries d
+           set lease_until = null
+          from jsonb_to_recordset(${JSON.stringify(
+            claims.map((claim) => ({ id: claim.id, lease_until: claim.leaseUntil.toISOString() })),
+          )}::jsonb) as x(id uuid, lease_until timestamptz)
+         where d.id = x.id and d.status = 'pending' and d.lease_until = x.lease_until`);
+    },
+
     /**
      * One statement, so one round trip to PostgreSQL a delivery (it was five: begin, three writes, commit),
      * and as atomic: the attempt, the delivery's new state and, by its outcome, the endpoint's last success
