@@ -2,16 +2,69 @@ import { randomUUID } from 'node:crypto';
 import { type Database, rowsOf } from '@payrail/db';
 import { and, asc, desc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type {
-  ClaimedDelivery,
   DeliveryAttemptRecord,
   WebhookDeliveryRecord,
   WebhookDeliveryStore,
 } from '../../ports/webhook-delivery-store';
-import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from './schema';
+import { webhookDeliveries, webhookDeliveryAttempts, type webhookEndpoints } from './schema';
 import type { SecretSealer } from './secret-sealer';
+import type { WebhookEndpointRecord } from '../../ports/webhook-endpoint-store';
 import { endpointOf } from './webhook-endpoint-store';
 
 const toDate = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
+const toDateOrNull = (value: unknown): Date | null =>
+  value === null || value === undefined ? null : toDate(value);
+
+/** A leased delivery as the claim's statement returns it: with its envelope's text and its endpoint's row. */
+interface ClaimedRow {
+  id: string;
+  event_id: string;
+  attempt_count: number;
+  created_at: unknown;
+  body: string;
+  endpoint_id: string;
+  merchant_id: string;
+  url: string;
+  method: 'POST' | 'PUT';
+  auth_type: 'basic' | 'header' | null;
+  auth_label: string | null;
+  auth_sealed: string | null;
+  events: unknown;
+  description: string | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: unknown;
+  enabled: boolean;
+  disabled_at: unknown;
+  disabled_reason: string | null;
+  last_success_at: unknown;
+  endpoint_created_at: unknown;
+  updated_at: unknown;
+}
+
+/** The endpoint's columns of a claimed row, as Drizzle reads the endpoint's row. */
+function endpointRowOf(row: ClaimedRow): typeof webhookEndpoints.$inferSelect {
+  return {
+    id: row.endpoint_id,
+    merchantId: row.merchant_id,
+    url: row.url,
+    method: row.method,
+    authType: row.auth_type,
+    authLabel: row.auth_label,
+    authSealed: row.auth_sealed,
+    events: (typeof row.events === 'string' ? JSON.parse(row.events) : row.events) as string[] | null,
+    description: row.description,
+    secretSealed: row.secret_sealed,
+    previousSecretSealed: row.previous_secret_sealed,
+    previousSecretExpiresAt: toDateOrNull(row.previous_secret_expires_at),
+    enabled: row.enabled,
+    disabledAt: toDateOrNull(row.disabled_at),
+    disabledReason: row.disabled_reason,
+    lastSuccessAt: toDateOrNull(row.last_success_at),
+    createdAt: toDate(row.endpoint_created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
 
 /**
  * The candidates of a claim, fair in SQL: the endpoints with pending deliveries (a skip scan of
@@ -179,52 +232,44 @@ export function postgresWebhookDeliveryStore(db: Database, sealer: SecretSealer)
       }
       if (picked.length === 0) return [];
       // The condition is checked again on the locked row: of two workers only one takes a delivery. The
-      // leased rows come back with their envelope's text (one round trip for both).
-      const claimed = rowsOf<{
-        id: string;
-        event_id: string;
-        event_seq: string | number;
-        attempt_count: number;
-        created_at: unknown;
-        endpoint_id: string;
-        body: string;
-      }>(
+      // leased rows come back with their envelope's text and their endpoint's row (one round trip for all
+      // three: two statements a claim). The ids go as one array: one statement text whatever the count.
+      const claimed = rowsOf<ClaimedRow>(
         await db.execute(sql`
           with claimed as (
             update gateway.webhook_deliveries
                set lease_until = ${leaseUntil.toISOString()}::timestamptz
-             where id in (${sql.join(
-               picked.map((id) => sql`${id}::uuid`),
-               sql`, `,
-             )})
+             where id = any(${`{${picked.join(',')}}`}::uuid[])
                and status = 'pending'
                and (lease_until is null or lease_until < ${at}::timestamptz)
             returning id, event_id, event_seq, attempt_count, created_at, endpoint_id
           )
-          select c.id, c.event_id, c.event_seq, c.attempt_count, c.created_at, c.endpoint_id, v.body
+          select c.id, c.event_id, c.attempt_count, c.created_at, v.body,
+                 e.id as endpoint_id, e.merchant_id, e.url, e.method, e.auth_type, e.auth_label, e.auth_sealed,
+                 e.events, e.description, e.secret_sealed, e.previous_secret_sealed,
+                 e.previous_secret_expires_at, e.enabled, e.disabled_at, e.disabled_reason, e.last_success_at,
+                 e.created_at as endpoint_created_at, e.updated_at
             from claimed c
-            join gateway.webhook_events v on v.seq = c.event_seq`),
+            join gateway.webhook_events v on v.seq = c.event_seq
+            join gateway.webhook_endpoints e on e.id = c.endpoint_id`),
       );
-      if (claimed.length === 0) return [];
-      const endpointRows = await db
-        .select()
-        .from(webhookEndpoints)
-        .where(inArray(webhookEndpoints.id, [...new Set(claimed.map((row) => row.endpoint_id))]));
-      const endpoints = new Map(endpointRows.map((row) => [row.id, endpointOf(row, sealer)]));
-      const result: ClaimedDelivery[] = [];
-      for (const row of claimed) {
-        const endpoint = endpoints.get(row.endpoint_id);
-        if (!endpoint) continue;
-        result.push({
+      // Each endpoint's row made into a record once per claim (its secrets opened once).
+      const endpoints = new Map<string, WebhookEndpointRecord>();
+      return claimed.map((row) => {
+        let endpoint = endpoints.get(row.endpoint_id);
+        if (!endpoint) {
+          endpoint = endpointOf(endpointRowOf(row), sealer);
+          endpoints.set(row.endpoint_id, endpoint);
+        }
+        return {
           id: row.id,
           eventId: row.event_id,
           eventBody: row.body,
           attemptCount: row.attempt_count,
           createdAt: toDate(row.created_at),
           endpoint,
-        });
-      }
-      return result;
+        };
+      });
     },
 
     async releaseClaims(claims) {
