@@ -39,13 +39,21 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
  * Due deliveries of endpoints named by letter (`queues`: how many each), claimed oldest first (round
  * robin over the endpoints) and at most `perEndpoint - busy` of one endpoint, as the real claim;
  * sends answered only when the test says so. It keeps what each endpoint holds: claimed and neither
- * recorded nor released.
+ * answered nor released.
  */
 function harness(options: {
   queues: Record<string, number>;
   settings?: Partial<DeliveryWorkerSettings>;
   now?: () => Date;
+  /** Records wait until `openRecords()` (PostgreSQL slow to commit). */
+  holdRecords?: boolean;
 }) {
+  let openRecords: () => void = () => {};
+  const recordsOpen = options.holdRecords
+    ? new Promise<void>((resolve) => {
+        openRecords = resolve;
+      })
+    : Promise.resolve();
   const due: ClaimedDelivery[] = [];
   const longest = Math.max(...Object.values(options.queues));
   for (let index = 0; index < longest; index += 1)
@@ -66,7 +74,7 @@ function harness(options: {
   const released: Array<{ id: string; leaseUntil: Date }> = [];
   const leases = new Map<string, Date>();
   const answers = new Map<string, (response: WebhookResponse) => void>();
-  const let_go = (id: string) => {
+  const letGo = (id: string) => {
     for (const ids of held.values()) ids.delete(id);
   };
   const store: WebhookDeliveryStore = {
@@ -94,7 +102,7 @@ function harness(options: {
     async releaseClaims(items) {
       for (const item of items) {
         released.push(item);
-        let_go(item.id);
+        letGo(item.id);
         const delivery = item.id;
         // Claimable again, first in line.
         const name = delivery.split('-')[0] as string;
@@ -110,14 +118,11 @@ function harness(options: {
     },
     async recordAttempt(deliveryId) {
       recorded.push(deliveryId);
-      let_go(deliveryId);
       return { endpointDisabled: false };
     },
     async recordDelivered(items) {
-      for (const { deliveryId } of items) {
-        recorded.push(deliveryId);
-        let_go(deliveryId);
-      }
+      await recordsOpen;
+      for (const { deliveryId } of items) recorded.push(deliveryId);
     },
   };
   const sent: string[] = [];
@@ -150,6 +155,7 @@ function harness(options: {
   const answer = async (count: number) => {
     for (const [id, resolve] of [...answers].slice(0, count)) {
       answers.delete(id);
+      letGo(id);
       resolve({ statusCode: 200, durationMs: 2, responseExcerpt: 'ok', error: null });
     }
     await settle();
@@ -166,6 +172,10 @@ function harness(options: {
   return {
     worker,
     finish,
+    openRecords: async () => {
+      openRecords();
+      await settle();
+    },
     claims,
     sent,
     leaseLeftAtSend,
@@ -259,6 +269,48 @@ describe('the delivery worker claiming ahead', () => {
     expect(run.recorded.sort()).toEqual(run.sent.sort());
     expect(run.recorded).toHaveLength(20);
     expect(Math.min(...run.leaseLeftAtSend)).toBeGreaterThanOrEqual(40_000);
+    await run.finish();
+  });
+
+  it("frees a send's slot once the receiver answered, not once the attempt is recorded", async () => {
+    // One send at a time; PostgreSQL slow to commit the first record.
+    const run = harness({
+      queues: { a: 1, b: 1, c: 1 },
+      settings: { concurrency: 1, claimAhead: 2 },
+      holdRecords: true,
+    });
+    run.worker.start();
+    await settle();
+    expect(run.sent).toEqual(['a-0']);
+    await run.answer(1);
+    // A's record is still being written: B's send has begun all the same.
+    expect(run.recorded).toEqual([]);
+    expect(run.sent).toEqual(['a-0', 'b-0']);
+    await run.answer(1);
+    expect(run.sent).toEqual(['a-0', 'b-0', 'c-0']);
+    await run.answer(1);
+    await run.openRecords();
+    expect(run.recorded.sort()).toEqual(['a-0', 'b-0', 'c-0']);
+    await run.finish();
+  });
+
+  it('claims no more while the answered deliveries waiting for their record exceed its concurrency', async () => {
+    const run = harness({
+      queues: { a: 20, b: 20, c: 20, d: 20 },
+      settings: { concurrency: 2, claimAhead: 0 },
+      holdRecords: true,
+    });
+    run.worker.start();
+    for (let round = 0; round < 20; round += 1) await run.answer(100);
+    // 2 in flight at most, and at most 2 more answered beyond the 2 the concurrency allows unrecorded.
+    expect(run.sent.length).toBeLessThanOrEqual(4);
+    expect(run.open()).toBe(0);
+    await run.openRecords();
+    for (let round = 0; round < 60 && run.recorded.length < 80; round += 1) {
+      await run.answer(100);
+      await run.openRecords();
+    }
+    expect(run.recorded).toHaveLength(80);
     await run.finish();
   });
 });

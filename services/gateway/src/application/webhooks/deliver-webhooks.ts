@@ -142,6 +142,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
   const busy = new Map<string, number>();
   const queue: Queued[] = [];
   let inFlight = 0;
+  /** Sends started and not yet recorded (in flight, or answered and waiting for their record). */
+  let recording = 0;
   /** Sends ended (and waiting deliveries dropped) since the last claim began. */
   let endedSinceClaim = 0;
   let running = false;
@@ -151,7 +153,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
   const sends = new Set<Promise<void>>();
   const recordDelivered = groupCommit(deps.deliveries);
 
-  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** Sends `delivery`, calls `answered` once the receiver answered (or not), then records the attempt. */
+  async function attempt(delivery: ClaimedDelivery, answered: () => void): Promise<void> {
     const startedAt = deps.clock.now();
     const response = await deps.send({
       url: delivery.endpoint.url,
@@ -159,6 +162,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
       headers: requestHeaders(delivery, startedAt),
       body: delivery.eventBody,
     });
+    answered();
     const now = deps.clock.now();
     const delivered = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
     const failedAttempts = delivery.attemptCount + 1;
@@ -235,18 +239,34 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
     releaseClaims(expired);
   }
 
+  /**
+   * Sends a claimed delivery. Its slot (and its place in its endpoint's cap) is free once the receiver has
+   * answered: the attempt's record, written with others (`groupCommit`), does not hold a send slot. The
+   * delivery stays leased and pending until it is recorded, so it is not claimed again, nor a later one
+   * of its ordering key. Deliveries answered and not yet recorded beyond `concurrency` take room from
+   * the next claims, so the worker does not run ahead of PostgreSQL.
+   */
   function launch(delivery: ClaimedDelivery): void {
     const endpointId = delivery.endpoint.id;
     inFlight += 1;
-    const send = attempt(delivery)
+    recording += 1;
+    let answered = false;
+    const free = () => {
+      if (answered) return;
+      answered = true;
+      inFlight -= 1;
+      release(endpointId);
+      startQueued();
+      wake();
+    };
+    const send = attempt(delivery, free)
       .catch((error) =>
         deps.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded'),
       )
       .finally(() => {
-        inFlight -= 1;
-        release(endpointId);
+        recording -= 1;
         sends.delete(send);
-        startQueued();
+        free();
         wake();
       });
     sends.add(send);
@@ -256,7 +276,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
     do {
       again = false;
       if (!running) return;
-      const room = settings.concurrency + claimAhead - inFlight - queue.length;
+      const unrecorded = recording - inFlight;
+      const room =
+        settings.concurrency +
+        claimAhead -
+        inFlight -
+        queue.length -
+        Math.max(0, unrecorded - settings.concurrency);
       // With deliveries waiting, wait for enough room that the claim takes many.
       if (room <= 0 || (queue.length > 0 && endedSinceClaim < claimBatch)) return;
       const now = deps.clock.now();
