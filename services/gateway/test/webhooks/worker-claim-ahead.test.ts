@@ -313,4 +313,17 @@ describe('the delivery worker claiming ahead', () => {
     expect(run.recorded).toHaveLength(80);
     await run.finish();
   });
+
+  it('looks again when a send is answered, not once more when its record is written', async () => {
+    // A lone event: its claim, and the look the answer makes (nothing more is due); the record that
+    // follows frees no room, so it makes no third look.
+    const run = harness({ queues: { a: 1 } });
+    run.worker.start();
+    await settle();
+    await run.answer(1);
+    await settle();
+    expect(run.recorded).toEqual(['a-0']);
+    expect(run.claims.map((claim) => claim.taken)).toEqual([1, 0]);
+    await run.finish();
+  });
 });

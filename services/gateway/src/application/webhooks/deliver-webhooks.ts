@@ -264,10 +264,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps, settings: Deliver
         deps.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded'),
       )
       .finally(() => {
+        // Claims were held back while too many answered deliveries waited for their record.
+        const heldBack = recording - inFlight > settings.concurrency;
         recording -= 1;
         sends.delete(send);
         free();
-        wake();
+        if (heldBack) wake();
       });
     sends.add(send);
   }
