@@ -74,6 +74,12 @@ export interface WebhookDeliveryStore {
     busy: ReadonlyMap<string, number>;
     leaseUntil: Date;
   }): Promise<ClaimedDelivery[]>;
+  /**
+   * Lets go of claims not sent (a worker stopping with deliveries claimed ahead, or one that waited too
+   * long to be sent): each is claimable again at once. A claim is released only while it still holds the
+   * lease it was given (`leaseUntil`): one that lapsed and was taken by another worker stays that worker's.
+   */
+  releaseClaims(claims: Array<{ id: string; leaseUntil: Date }>): Promise<void>;
   /** One attempt and its outcome (the delivery's new state; the endpoint's last success or switching off). */
   recordAttempt(
     deliveryId: string,

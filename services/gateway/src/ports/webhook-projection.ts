@@ -47,6 +47,13 @@ export interface ProjectedPaidCount {
   paidCount: number;
 }
 
+/** A link's new status (and its payment's transaction: `undefined` leaves the stored one). */
+export interface LinkStatusChange {
+  linkId: number;
+  statusId: number;
+  txId?: string | null;
+}
+
 /** Projection rows read together; an id asked for and not there is absent from its list. */
 export interface ProjectionRows {
   links: ProjectedLink[];
@@ -80,4 +87,6 @@ export interface WebhookProjectionStore extends WebhookProjection {
    * subscriptions and the subscriptions of the links (what an envelope is filled from).
    */
   loadProjection(keys: ProjectionKeys): Promise<ProjectionRows>;
+  /** Each change as `setLinkStatus` would, in one statement (each link at most once). */
+  setLinkStatuses(changes: LinkStatusChange[]): Promise<void>;
 }

@@ -11,6 +11,7 @@ import {
 } from '../../src/adapters/messaging/record-webhook-events-on-events.consumer';
 import { inbox } from '../../src/adapters/postgres/schema';
 import { postgresWebhookProjectionStore } from '../../src/adapters/postgres/webhook-projection-store';
+import { linkCreatedEvent, linkPaidEvent } from './link-events';
 import { countingDatabase } from './statement-counter';
 import {
   createEndpoint,
@@ -446,6 +447,95 @@ describe('the webhook-events consumer, batch path', () => {
     expect(texts.size).toBe(5);
     // Short enough to be prepared (libs/db prepares statements up to 4,000 characters).
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(4000);
+  });
+});
+
+describe('the webhook-events consumer, link statuses in a batch', () => {
+  const cancelled = (merchantId: string, linkId: number, at: Date) =>
+    createEvent(
+      'link.cancelled',
+      {
+        linkId,
+        merchantId,
+        amount: '150000.00',
+        currency: 'PYG',
+        cancelledAt: at.toISOString(),
+        reason: 'merchant',
+      },
+      at,
+    );
+
+  /** A batch that sets link statuses among saves: each case of what one after the other leaves. */
+  function mixedBatch(merchantId: string) {
+    const [paid, paidThenCancelled, paidThenCreatedAgain, paidBeforeCreated, created] = Array.from(
+      { length: 5 },
+      () => freshId(),
+    ) as [number, number, number, number, number];
+    const before = [paid, paidThenCancelled, paidThenCreatedAgain].map((linkId) =>
+      asMessage(linkCreatedEvent(merchantId, linkId, `Link ${linkId}`, nextAt())),
+    );
+    const batch = [
+      asMessage(linkPaidEvent(merchantId, paid, nextAt())),
+      asMessage(linkPaidEvent(merchantId, paidThenCancelled, nextAt())),
+      asMessage(cancelled(merchantId, paidThenCancelled, nextAt())),
+      asMessage(linkPaidEvent(merchantId, paidThenCreatedAgain, nextAt())),
+      // Created again after its payment (a redelivery of an older message): the save wins, as alone.
+      asMessage(linkCreatedEvent(merchantId, paidThenCreatedAgain, 'Created again', nextAt())),
+      // Paid before the projection has it: no row changed, then created with its own status.
+      asMessage(linkPaidEvent(merchantId, paidBeforeCreated, nextAt())),
+      asMessage(linkCreatedEvent(merchantId, paidBeforeCreated, 'Late', nextAt())),
+      asMessage(linkCreatedEvent(merchantId, created, 'Created', nextAt())),
+      asMessage(linkPaidEvent(merchantId, created, nextAt())),
+    ];
+    return { before, batch };
+  }
+
+  it('leaves the same links and log as one message at a time', async () => {
+    const [merchant] = merchants as [(typeof merchants)[0]];
+    const { before, batch } = mixedBatch(merchant.merchantId);
+    await forgetEverything();
+    await oneByOne(consumerOn().subscription.handler, before);
+    await oneByOne(consumerOn().subscription.handler, batch);
+    const alone = await snapshot();
+    const statuses = (alone.links as Array<{ status_id: number; tx_id: string | null }>).map((link) => [
+      link.status_id,
+      link.tx_id,
+    ]);
+    // Paid (200), cancelled keeping its payment's transaction (7), created again (1, none), late (1),
+    // created then paid (200).
+    expect(statuses.map(([status]) => status).sort()).toEqual([1, 1, 200, 200, 7].sort());
+
+    await forgetEverything();
+    await oneByOne(consumerOn().subscription.handler, before);
+    await together(consumerOn().subscription.handler, batch);
+    expect(await snapshot()).toEqual(alone);
+  });
+
+  it('writes the statuses of a batch of payments in one statement, not one per payment', async () => {
+    const [merchant] = merchants as [(typeof merchants)[0]];
+    const linkIds = Array.from({ length: WEBHOOK_EVENTS_BATCH }, () => freshId());
+    await together(
+      consumerOn().subscription.handler,
+      linkIds.map((linkId) =>
+        asMessage(linkCreatedEvent(merchant.merchantId, linkId, `Link ${linkId}`, nextAt())),
+      ),
+    );
+    const counting = countingDatabase(gateway.database.db);
+    await together(
+      consumerOn(counting.db).subscription.handler,
+      linkIds.map((linkId) => asMessage(linkPaidEvent(merchant.merchantId, linkId, nextAt()))),
+    );
+    // Its inbox rows, the projection read, the statuses, the merchants' locks, the envelopes with their
+    // deliveries: one status update a payment would be 50 more.
+    expect(counting.counter.statements).toBeLessThanOrEqual(5);
+    const paid = await rows<{ count: number }>(sql`
+      select count(*)::int as count from gateway.webhook_links
+       where link_id in (${sql.join(
+         linkIds.map((linkId) => sql`${linkId}`),
+         sql`, `,
+       )})
+         and status_id = 200 and tx_id = 'tx-' || link_id`);
+    expect(paid[0]?.count).toBe(WEBHOOK_EVENTS_BATCH);
   });
 });
 

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretSealer } from '../../src/adapters/postgres/secret-sealer';
 import { postgresWebhookDeliveryStore } from '../../src/adapters/postgres/webhook-delivery-store';
+import { countingDatabase } from './statement-counter';
 import { createEndpoint, createMerchant, startReceiver, startWebhookGateway } from './support';
 
 // One endpoint with a long backlog of due deliveries (a receiver that hangs: its backlog drains at its
@@ -123,6 +124,58 @@ describe('the claim of due deliveries, fair between endpoints', () => {
     const both = [...first, ...second].map((delivery) => delivery.id);
     expect(both.length).toBeGreaterThan(0);
     expect(new Set(both).size).toBe(both.length);
+
+    // Two statements a claim, whatever it takes: the candidates, then the lease with envelopes and endpoints.
+    const counting = countingDatabase(gateway.database.db);
+    const counted = postgresWebhookDeliveryStore(counting.db, secretSealer(TEST_INTERNAL_SECRET));
+    const countedAt = later();
+    const claimed = await counted.claimDue({
+      now: countedAt,
+      limit: 32,
+      perEndpoint: 4,
+      busy: new Map(),
+      leaseUntil: new Date(countedAt.getTime() + leaseMs),
+    });
+    expect(counting.counter.statements).toBe(2);
+    expect(ids(claimed)).toEqual(ids(free));
+    const sent = claimed.find((delivery) => delivery.id === single);
+    expect(sent?.eventBody).toMatch(/^\{"n":/);
+    expect(sent?.endpoint).toMatchObject({
+      id: other.id,
+      merchantId: other.merchantId,
+      url: 'http://127.0.0.1:9/b',
+    });
+    expect(sent?.endpoint.secret).toMatch(/^whsec_/);
+    expect(sent?.endpoint.createdAt).toBeInstanceOf(Date);
+  });
+});
+
+describe('claims let go of', () => {
+  let gateway: ServiceUnderTest;
+  beforeAll(async () => {
+    gateway = await startWebhookGateway({ WEBHOOK_DELIVERY_WORKER: 'false' });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it('are claimable again at once, unless the lease released is no longer the one they hold', async () => {
+    const store = postgresWebhookDeliveryStore(gateway.database.db, secretSealer(TEST_INTERNAL_SECRET));
+    const at = new Date('2026-11-24T10:00:00Z');
+    const endpoint = await endpointOfNewMerchant(gateway, 'Releasing', 'http://127.0.0.1:9/r');
+    const [first, second] = await queueDeliveries(gateway, endpoint, 2, at);
+    const now = new Date(at.getTime() + 1_000);
+    const leaseUntil = new Date(now.getTime() + 45_000);
+    const claim = () => store.claimDue({ now, limit: 8, perEndpoint: 4, busy: new Map(), leaseUntil });
+    expect((await claim()).map((delivery) => delivery.id).sort()).toEqual([first, second].sort());
+    expect(await claim()).toEqual([]);
+    // The first released with its lease; the second with another (as if its lease had lapsed and
+    // another worker held it now): that one stays claimed.
+    await store.releaseClaims([
+      { id: first as string, leaseUntil },
+      { id: second as string, leaseUntil: new Date(leaseUntil.getTime() - 1) },
+    ]);
+    expect((await claim()).map((delivery) => delivery.id)).toEqual([first]);
   });
 });
 

@@ -1,7 +1,10 @@
 import type { ServiceUnderTest } from '@payrail/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadProjectionStatement } from '../../src/adapters/postgres/webhook-projection-store';
+import {
+  loadProjectionStatement,
+  setLinkStatusesStatement,
+} from '../../src/adapters/postgres/webhook-projection-store';
 import { startWebhookGateway } from './support';
 
 // The event log reads a batch's projection rows (links, subscriptions, installments) once per batch. At a
@@ -43,5 +46,28 @@ it('reads the projection by key, not by scanning the tables, with thousands of r
   for (const table of ['webhook_links', 'webhook_subscriptions', 'webhook_installments'])
     expect(plan, table).not.toMatch(new RegExp(`"Seq Scan"[^}]*"Relation Name":"${table}"`));
   expect(plan).toContain('webhook_subscriptions_pkey');
+  expect(plan).toContain('webhook_links_pkey');
+});
+
+it("writes a batch's link statuses by key, not by scanning the links", async () => {
+  const db = gateway.database.db;
+  const merchant = '5f0c6d1e-2b7a-4c59-9d3e-7a1b2c3d4e5f';
+  const base = 800_000_000;
+  await db.execute(sql`insert into gateway.webhook_links (link_id, merchant_id, label, amount, currency,
+      recurrent, total_periods, status_id, subscription_id)
+    select ${base} + g, ${merchant}::uuid, 'Gym', '150000.00', 'PYG', false, null, 1, null
+    from generate_series(1, 20000) g on conflict do nothing`);
+  await db.execute(sql`analyze gateway.webhook_links`);
+
+  // A batch of one-off payments' link.paid.
+  const statement = setLinkStatusesStatement(
+    Array.from({ length: 50 }, (_, index) => ({
+      linkId: base + 1 + index * 7,
+      statusId: 200,
+      txId: `tx-${index}`,
+    })),
+  );
+  const plan = JSON.stringify(await db.execute(sql`explain (format json) ${statement}`));
+  expect(plan).not.toMatch(/"Seq Scan"[^}]*"Relation Name":"webhook_links"/);
   expect(plan).toContain('webhook_links_pkey');
 });

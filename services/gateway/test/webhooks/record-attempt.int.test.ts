@@ -241,6 +241,53 @@ describe('recording a delivery attempt', () => {
     expect(time((await endpointOf(second.endpointId)).last_success_at)).toBe('2026-11-20T10:00:02.500Z');
   });
 
+  it('a success less than a second after the last one written leaves the endpoint’s row as it is', async () => {
+    const first = await pendingDelivery('Often delivered');
+    const second = await pendingDelivery('Often delivered, second');
+    const third = await pendingDelivery('Often delivered, third');
+    for (const { deliveryId } of [second, third])
+      await gateway.database.db.execute(sql`
+        update gateway.webhook_deliveries set endpoint_id = ${first.endpointId}::uuid where id = ${deliveryId}::uuid`);
+    const version = async () =>
+      rowsOf<{ version: string }>(
+        await gateway.database.db.execute(sql`
+          select xmin::text as version from gateway.webhook_endpoints where id = ${first.endpointId}::uuid`),
+      )[0]?.version;
+    const delivered = (deliveryId: string, at: string) =>
+      store().recordDelivered([
+        {
+          deliveryId,
+          attempt: { attemptedAt: new Date(at), statusCode: 200, durationMs: 1, response: 'ok', error: null },
+          at: new Date(at),
+        },
+      ]);
+    await delivered(first.deliveryId, '2026-11-20T10:00:01.000Z');
+    const written = await version();
+    // 0.9 s later: delivered, and the endpoint's row not rewritten.
+    await delivered(second.deliveryId, '2026-11-20T10:00:01.900Z');
+    expect((await deliveryOf(second.deliveryId)).status).toBe('delivered');
+    expect(await version()).toBe(written);
+    expect(time((await endpointOf(first.endpointId)).last_success_at)).toBe('2026-11-20T10:00:01.000Z');
+    // A second after the one written: moved on.
+    await delivered(third.deliveryId, '2026-11-20T10:00:02.000Z');
+    expect(time((await endpointOf(first.endpointId)).last_success_at)).toBe('2026-11-20T10:00:02.000Z');
+  });
+
+  it('failed less than a second after the last success written: the endpoint stays on', async () => {
+    const { deliveryId, endpointId } = await pendingDelivery('Succeeded just before');
+    // A later success, within the second, may not have been written: the endpoint is not switched off.
+    await gateway.database.db.execute(sql`
+      update gateway.webhook_endpoints set last_success_at = '2026-11-20T09:59:59.500Z' where id = ${endpointId}::uuid`);
+    const outcome = {
+      kind: 'failed' as const,
+      at: new Date('2026-11-23T10:00:00Z'),
+      disableEndpointIfFailingSince: new Date('2026-11-20T10:00:00Z'),
+    };
+    const attempt = { attemptedAt: outcome.at, statusCode: 503, durationMs: 5, response: null, error: null };
+    expect(await store().recordAttempt(deliveryId, attempt, outcome)).toEqual({ endpointDisabled: false });
+    expect(await endpointOf(endpointId)).toMatchObject({ enabled: true });
+  });
+
   it('several delivered at once, one of them unknown: nothing of the statement is written', async () => {
     const known = await pendingDelivery('Batch with an unknown');
     await expect(

@@ -29,6 +29,9 @@ function memoryUnitOfWork() {
       const link = links.get(linkId);
       if (link) links.set(linkId, { ...link, statusId });
     },
+    async setLinkStatuses(changes: Array<{ linkId: number; statusId: number }>) {
+      for (const { linkId, statusId } of changes) await writer.setLinkStatus(linkId, statusId);
+    },
     async findSubscription() {
       return null;
     },

@@ -68,6 +68,7 @@ function storeOf(queues: Record<string, number>, claimTurns: number) {
       }
       return claimed;
     },
+    releaseClaims: async () => {},
     async recordAttempt(deliveryId) {
       delivered.push(deliveryId);
       return { endpointDisabled: false };

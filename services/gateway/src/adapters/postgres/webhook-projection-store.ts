@@ -1,6 +1,10 @@
 import { type Executor, rowsOf } from '@payrail/db';
 import { eq, sql } from 'drizzle-orm';
-import type { ProjectionKeys, WebhookProjectionStore } from '../../ports/webhook-projection';
+import type {
+  LinkStatusChange,
+  ProjectionKeys,
+  WebhookProjectionStore,
+} from '../../ports/webhook-projection';
 import { webhookInstallments, webhookLinks, webhookPaidCounts, webhookSubscriptions } from './schema';
 
 /** The upsert of `saveLink`, for the rows of one statement (each link once: no row updated twice). */
@@ -65,6 +69,29 @@ export const loadProjectionStatement = (keys: ProjectionKeys) => sql`
        '[]') from i)::text as installments,
     (select coalesce(json_agg(json_build_object('subscriptionId', subscription_id, 'paidCount', paid_count)),
        '[]') from pc)::text as paid_counts`;
+
+/**
+ * Links' new statuses, each as `setLinkStatus` would (`sets_tx` false keeps the stored tx_id), in one
+ * statement of one text whatever the count (prepared once per connection). The links are found by key with
+ * `= any(array(...))`: an index lookup each, whatever the planner knows (joined to the given rows, it read
+ * every link of the table once per batch).
+ */
+export const setLinkStatusesStatement = (changes: LinkStatusChange[]) => sql`
+  with x as (
+    select * from json_to_recordset(${JSON.stringify(
+      changes.map(({ linkId, statusId, txId }) => ({
+        link_id: linkId,
+        status_id: statusId,
+        sets_tx: txId !== undefined,
+        tx_id: txId ?? null,
+      })),
+    )}::json) as x(link_id int, status_id int, sets_tx boolean, tx_id text)
+  )
+  update ${webhookLinks} l
+     set status_id = x.status_id,
+         tx_id = case when x.sets_tx then x.tx_id else l.tx_id end
+    from x
+   where l.link_id = any(array(select link_id from x)) and l.link_id = x.link_id`;
 
 /** The projection's rows, on the database or in the caller's transaction (the consumer's). */
 export function postgresWebhookProjectionStore(tx: Executor): WebhookProjectionStore {
@@ -140,6 +167,10 @@ export function postgresWebhookProjectionStore(tx: Executor): WebhookProjectionS
         .update(webhookLinks)
         .set(txId === undefined ? { statusId } : { statusId, txId })
         .where(eq(webhookLinks.linkId, linkId));
+    },
+    async setLinkStatuses(changes) {
+      if (changes.length === 0) return;
+      await tx.execute(setLinkStatusesStatement(changes));
     },
     async saveSubscription(subscription) {
       await tx

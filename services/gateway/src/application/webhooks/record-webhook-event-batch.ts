@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@payrail/contracts';
 import type { WebhookStores } from '../../ports/unit-of-work';
 import type {
+  LinkStatusChange,
   ProjectedInstallment,
   ProjectedLink,
   ProjectedPaidCount,
@@ -13,15 +14,21 @@ import { projectionKeysOf, type WebhookLogEntry, webhookEntriesOf } from './reco
 /**
  * The projection as a batch of events sees it: the rows the batch names read in one statement before
  * the first event, and each event's reads answered from what the earlier ones left (a row nobody asked
- * for is read on its own). Link and subscription changes are written at once, as one event alone would;
- * installment changes and paid counts (a charge's `installment.paid`) are kept, and written together by
- * `flush` (one statement each); saving an installment as the projection already has it, or a count not
- * above the known one, writes nothing. Known rows: `null` is a row known to be absent.
+ * for is read on its own). Links saved and subscription changes are written at once, as one event alone
+ * would; a link's new status (a payment's `link.paid`, an expiry, a cancellation), installment changes and
+ * paid counts (a charge's `installment.paid`) are kept, and written together by `flush` (one statement
+ * each); saving an installment as the projection already has it, or a count not above the known one,
+ * writes nothing. A status is kept only for a link known to be there (of another the update is made at
+ * once, as alone: it may change nothing), and the statuses kept are written before a link is saved, so a
+ * later save still overwrites an earlier status as one after the other would. Known rows: `null` is a row
+ * known to be absent.
  */
 class BatchProjection implements WebhookProjection {
   private readonly links = new Map<number, ProjectedLink | null>();
   private readonly subscriptions = new Map<number, ProjectedSubscription | null>();
   private readonly installments = new Map<number, ProjectedInstallment | null>();
+  /** Link statuses set and not written yet (of links known to be there), by link. */
+  private readonly changedLinkStatuses = new Map<number, LinkStatusChange>();
   /** The installments changed and not written yet. */
   private readonly changedInstallments = new Set<number>();
   /** Paid counts by subscription (0: none known paid), and those raised and not written yet. */
@@ -53,8 +60,9 @@ class BatchProjection implements WebhookProjection {
       this.paidCounts.set(subscriptionId, paidCount);
   }
 
-  /** Writes the installment changes and the paid counts kept so far, in one statement each. */
+  /** Writes the link statuses, the installment changes and the paid counts kept so far, one statement each. */
   async flush(): Promise<void> {
+    await this.flushLinkStatuses();
     if (this.changedInstallments.size > 0) {
       const changed: Array<Omit<ProjectedInstallment, 'txId'>> = [];
       for (const id of this.changedInstallments) {
@@ -90,12 +98,22 @@ class BatchProjection implements WebhookProjection {
     }
   }
 
+  /** The link statuses kept, in one statement (before anything else writes a link's status). */
+  private async flushLinkStatuses(): Promise<void> {
+    if (this.changedLinkStatuses.size === 0) return;
+    const changes = [...this.changedLinkStatuses.values()];
+    this.changedLinkStatuses.clear();
+    await this.writer.setLinkStatuses(changes);
+  }
+
   async saveLink(link: ProjectedLink): Promise<void> {
+    await this.flushLinkStatuses();
     await this.writer.saveLink(link);
     this.linkSaved(link);
   }
 
   async saveLinks(links: ProjectedLink[]): Promise<void> {
+    await this.flushLinkStatuses();
     await this.writer.saveLinks(links);
     for (const link of links) this.linkSaved(link);
   }
@@ -116,10 +134,20 @@ class BatchProjection implements WebhookProjection {
   }
 
   async setLinkStatus(linkId: number, statusId: number, txId?: string | null): Promise<void> {
-    await this.writer.setLinkStatus(linkId, statusId, txId);
     const known = this.links.get(linkId);
-    if (known)
-      this.links.set(linkId, txId === undefined ? { ...known, statusId } : { ...known, statusId, txId });
+    if (!known) {
+      // Not known to be there: at once, as alone (a link saved later in the batch is not changed by it).
+      await this.writer.setLinkStatus(linkId, statusId, txId);
+      return;
+    }
+    // Kept for `flush`: a second change of the same link in the batch folds into the first's.
+    const kept = this.changedLinkStatuses.get(linkId);
+    this.changedLinkStatuses.set(linkId, {
+      linkId,
+      statusId,
+      txId: txId === undefined ? kept?.txId : txId,
+    });
+    this.links.set(linkId, txId === undefined ? { ...known, statusId } : { ...known, statusId, txId });
   }
 
   async saveSubscription(subscription: ProjectedSubscription): Promise<void> {
