@@ -6,8 +6,15 @@ import {
 } from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { LedgerFilter, LedgerPosition, LinkContext, Movement, MovementText } from '../../domain/ledger';
-import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
+import type {
+  LedgerFilter,
+  LedgerPosition,
+  LinkContext,
+  Movement,
+  MovementText,
+  WrittenMovement,
+} from '../../domain/ledger';
+import type { LedgerStore, PositionedMovement, WrittenPage } from '../../ports/ledger-store';
 import { dailyTotals, recentTotals, sumRowsQuickly } from './ledger-totals';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
@@ -117,6 +124,52 @@ function fromWritten(row: WrittenRow): PositionedMovement {
       settledAt: instantOf(row.settled_ms),
     },
     position: { createdMicros: BigInt(row.created_micros), id: row.id },
+  };
+}
+
+/** The one row of the page statement (`jsonPage`): null aggregates when nothing matched. */
+interface PageRow {
+  texts: string | null;
+  instants: string | null;
+}
+
+/** How each movement's JSON text begins: its id, the cursor's second half, is read back from there. */
+const JSON_ID_START = '{"id":"';
+const UUID_LENGTH = 36;
+
+/** Whole milliseconds of `<micros>` (as `Date` reads PostgreSQL's microseconds; exact up to the year 2255). */
+const millisOf = (micros: string) => Math.floor(Number(micros) / 1000);
+
+/**
+ * The page statement's row as movements and the next position: `texts` holds each movement's JSON joined by
+ * line feeds (JSON text never holds a raw one: `to_json` escapes control characters), `instants` each
+ * movement's created and settled microseconds since the epoch (the settled ones empty when null), all
+ * joined by commas, in the same order. One row more than `limit` says that more follow.
+ */
+function pageOf(row: PageRow | undefined, limit: number): WrittenPage {
+  if (!row || row.texts === null || row.instants === null) return { movements: [], next: undefined };
+  const texts = row.texts.split('\n');
+  const instants = row.instants.split(',');
+  if (instants.length !== texts.length * 2) throw new Error("the page's texts and instants do not match");
+  const count = Math.min(texts.length, limit);
+  const movements: WrittenMovement[] = new Array(count);
+  for (let index = 0; index < count; index += 1) {
+    const settled = instants[index * 2 + 1] as string;
+    movements[index] = {
+      text: texts[index] as string,
+      createdAt: new Date(millisOf(instants[index * 2] as string)),
+      settledAt: settled === '' ? null : new Date(millisOf(settled)),
+    };
+  }
+  if (texts.length <= limit) return { movements, next: undefined };
+  const last = texts[limit - 1] as string;
+  if (!last.startsWith(JSON_ID_START)) throw new Error("a movement's JSON does not begin with its id");
+  return {
+    movements,
+    next: {
+      createdMicros: BigInt(instants[(limit - 1) * 2] as string),
+      id: last.slice(JSON_ID_START.length, JSON_ID_START.length + UUID_LENGTH),
+    },
   };
 }
 
@@ -299,6 +352,25 @@ export function postgresLedgerStore(db: Executor): LedgerStore {
         order by created_at desc, id desc
         limit ${sql.raw(String(limit))}`);
       return rowsOf<WrittenRow>(result).map(fromWritten);
+    },
+
+    async jsonPage(merchantId, filter, after, limit) {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`not a row count: ${limit}`);
+      // One row for the whole page (two texts), not a row of five values per movement: the driver reads
+      // one row, PostgreSQL sends one. The aggregates take the rows in the order the subquery's limit
+      // hands them on (no grouping, no parallel plan above a limit), both in the same order. One row
+      // more than asked tells whether more follow; the limit is written in the statement (see `page`).
+      const result = await db.execute(sql`
+        select string_agg(${WRITTEN_TEXT.json}, E'\\n') as texts,
+          string_agg((extract(epoch from created_at) * 1000000)::bigint || ','
+            || coalesce((extract(epoch from settled_at) * 1000000)::bigint::text, ''), ',') as instants
+        from (
+          select * from processor_gateway.ledger
+          where ${conditionsOf(merchantId, filter, after)}
+          order by created_at desc, id desc
+          limit ${sql.raw(String(limit + 1))}
+        ) page`);
+      return pageOf(rowsOf<PageRow>(result)[0], limit);
     },
   };
 }
