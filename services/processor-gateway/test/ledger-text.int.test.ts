@@ -59,12 +59,15 @@ beforeAll(async () => {
         timestamptz '2026-11-20T12:00:00.999999Z' + ${index} * interval '17 minutes 3.5 seconds',
         timestamptz '2026-11-20T12:00:00Z' + ${index} * interval '17 minutes')`);
   }
-  // A row of nulls and one long ago (before 1990 the instants are written without the offset cache), a
-  // negative amount and one on the same instant as another (the id orders them).
+  // A row of nulls and one long ago (before 1990 the instants are written without the offset cache), one
+  // before 1970 (negative microseconds, half a millisecond off a whole one), a negative amount and one on
+  // the same instant as another (the id orders them).
   await db.execute(sql`
     insert into processor_gateway.ledger (id, merchant_id, kind, status, method, amount, currency, created_at)
     values (${randomUUID()}::uuid, ${merchant.merchantId}::uuid, 'BANK_TRANSFER', 'succeeded',
               'BANK_TRANSFER', 1, 'PYG', timestamptz '1985-06-01T03:04:05.5Z'),
+           (${randomUUID()}::uuid, ${merchant.merchantId}::uuid, 'BANK_TRANSFER', 'succeeded',
+              'BANK_TRANSFER', 2, 'PYG', timestamptz '1969-12-31T23:59:59.9995Z'),
            (${randomUUID()}::uuid, ${merchant.merchantId}::uuid, 'REFUND', 'failed', 'CASH', -5, 'USD',
               timestamptz '2026-11-20T12:00:00.999999Z'),
            (${randomUUID()}::uuid, ${merchant.merchantId}::uuid, 'REFUND', 'failed', 'CASH', 7, 'USD',
@@ -90,7 +93,7 @@ describe("the ledger's text written by PostgreSQL", () => {
   it('a page is the JSON movementView and JSON.stringify write, byte for byte', async () => {
     const at = localDateTimeWithOffsetWriter(merchant.timezone);
     const movements = await movementsInOrder();
-    expect(movements).toHaveLength(AWKWARD.length + 3);
+    expect(movements).toHaveLength(AWKWARD.length + 4);
     const response = await svc.request('GET', '/api/payments?limit=200', { merchant });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
@@ -107,6 +110,57 @@ describe("the ledger's text written by PostgreSQL", () => {
         payments: movements.slice(0, 3).map((movement) => movementView(movement, at)),
         nextCursor,
       }),
+    );
+  });
+
+  it('every page of every size, in zones with odd offsets, follows its cursors through the list, byte for byte', async () => {
+    const movements = await movementsInOrder();
+    const zones = ['Asia/Kathmandu', 'America/St_Johns', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Etc/UTC'];
+    for (const [index, timezone] of zones.entries()) {
+      const at = localDateTimeWithOffsetWriter(timezone);
+      const asMerchant = { ...merchant, timezone };
+      // Pages of one (every cursor, the two on one instant among them), a few, all but one, exactly all.
+      const limit = [1, 3, 7, movements.length - 1, movements.length][index] as number;
+      let cursor: string | null = null;
+      let read = 0;
+      let pages = 0;
+      do {
+        const query: string = `limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`;
+        const response = await svc.request('GET', `/api/payments?${query}`, { merchant: asMerchant });
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        const next = (JSON.parse(text) as { nextCursor: string | null }).nextCursor;
+        const expected = movements.slice(read, read + limit);
+        read += expected.length;
+        pages += 1;
+        // A cursor exactly when more follow (none after a last page that is full).
+        expect(next === null).toBe(read === movements.length);
+        expect(text).toBe(
+          JSON.stringify({
+            payments: expected.map((movement) => movementView(movement, at)),
+            nextCursor: next,
+          }),
+        );
+        cursor = next;
+      } while (cursor !== null && pages <= movements.length);
+      expect(pages).toBe(Math.ceil(movements.length / limit));
+    }
+    // A filter that matches nothing, and one whose rows share an instant, a row a page.
+    const none = await svc.request('GET', '/api/payments?status=scheduled', { merchant });
+    expect(await none.text()).toBe('{"payments":[],"nextCursor":null}');
+    const failed = movements.filter((movement) => movement.status === 'failed');
+    expect(failed).toHaveLength(2);
+    const at = localDateTimeWithOffsetWriter(merchant.timezone);
+    const first = await svc.request('GET', '/api/payments?status=failed&limit=1', { merchant });
+    const { nextCursor } = JSON.parse(await first.clone().text()) as { nextCursor: string };
+    expect(await first.text()).toBe(
+      JSON.stringify({ payments: [movementView(failed[0] as Movement, at)], nextCursor }),
+    );
+    const second = await svc.request('GET', `/api/payments?status=failed&limit=1&cursor=${nextCursor}`, {
+      merchant,
+    });
+    expect(await second.text()).toBe(
+      JSON.stringify({ payments: [movementView(failed[1] as Movement, at)], nextCursor: null }),
     );
   });
 

@@ -25,14 +25,8 @@ export async function listPayments(
   limit: number,
 ): Promise<LedgerPage> {
   const after = cursor === undefined ? undefined : decodePosition(cursor);
-  // One more than asked tells whether a next page exists without a count.
-  const rows = await ledger.page(merchantId, filter, after, limit + 1, 'json');
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    movements: page.map((row) => row.movement),
-    nextCursor: rows.length > limit && last ? encodePosition(last.position) : null,
-  };
+  const page = await ledger.jsonPage(merchantId, filter, after, limit);
+  return { movements: page.movements, nextCursor: page.next ? encodePosition(page.next) : null };
 }
 
 /**

@@ -24,6 +24,14 @@ export interface PositionedMovement {
   position: LedgerPosition;
 }
 
+/** A page of the API as the store wrote it (`LedgerStore.jsonPage`). */
+export interface WrittenPage {
+  /** The movements, newest first, each written as JSON up to its instants. */
+  movements: WrittenMovement[];
+  /** The last movement's position when more match after it (the next page's cursor), else undefined. */
+  next: LedgerPosition | undefined;
+}
+
 /**
  * The payments ledger and the context its rows take from links and subscriptions. Written only by the
  * ledger's consumer, in its unit of work (a redelivered event finds its inbox row and writes nothing).
@@ -88,4 +96,14 @@ export interface LedgerStore {
     limit: number,
     as: MovementText,
   ): Promise<PositionedMovement[]>;
+  /**
+   * A page of `GET /api/payments`: up to `limit` movements after `after` (newest first), matching every
+   * filter, each written as `page` writes `json`, and the position to go on from when more match.
+   */
+  jsonPage(
+    merchantId: string,
+    filter: LedgerFilter,
+    after: LedgerPosition | undefined,
+    limit: number,
+  ): Promise<WrittenPage>;
 }

@@ -6,8 +6,15 @@ import {
 } from '@payrail/contracts';
 import { type Executor, rowsOf } from '@payrail/db';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { LedgerFilter, LedgerPosition, LinkContext, Movement, MovementText } from '../../domain/ledger';
-import type { LedgerStore, PositionedMovement } from '../../ports/ledger-store';
+import type {
+  LedgerFilter,
+  LedgerPosition,
+  LinkContext,
+  Movement,
+  MovementText,
+  WrittenMovement,
+} from '../../domain/ledger';
+import type { LedgerStore, PositionedMovement, WrittenPage } from '../../ports/ledger-store';
 import { dailyTotals, recentTotals, sumRowsQuickly } from './ledger-totals';
 import { ledger, ledgerInstallments, ledgerLinks } from './schema';
 
@@ -31,7 +38,12 @@ interface WrittenRow {
   id: string;
 }
 
-type WrittenType = 'text' | 'id' | 'number';
+/**
+ * How a column is written: `text` (JSON-escaped by `to_json`), `id` (a uuid: its text holds nothing JSON or
+ * CSV escapes), `decimal` (an amount's digits: nothing JSON escapes, but a minus sign a CSV cell guards),
+ * `number` (a JSON number).
+ */
+type WrittenType = 'text' | 'id' | 'decimal' | 'number';
 
 /**
  * The fields of a movement as `movementView` (adapters/http) names and orders them, up to its instants,
@@ -45,9 +57,9 @@ const WRITTEN_FIELDS: ReadonlyArray<[field: string, column: string, type: Writte
   ['status', 'status', 'text'],
   ['method', 'method', 'text'],
   ['processor', 'processor', 'text'],
-  ['amount', 'amount::text', 'text'],
+  ['amount', 'amount::text', 'decimal'],
   ['currency', 'currency', 'text'],
-  ['refundedAmount', 'refunded_amount::text', 'text'],
+  ['refundedAmount', 'refunded_amount::text', 'decimal'],
   ['cardBrand', 'card_brand', 'text'],
   ['cardLast4', 'card_last4', 'text'],
   ['processorReference', 'processor_reference', 'text'],
@@ -75,12 +87,14 @@ if (
 
 /**
  * A JSON value as `JSON.stringify` writes it: `to_json` of a text escapes as it does (`"`, `\`, `\b`, `\f`,
- * `\n`, `\r`, `\t`, the other control characters as `\u00xx`), a number is its digits, null is `null`.
+ * `\n`, `\r`, `\t`, the other control characters as `\u00xx`), a number is its digits, null is `null`. A
+ * uuid's or an amount's text is only quoted: nothing in it is escaped, and `to_json` (a type lookup and
+ * three copies a call) was about a tenth of the page statement's time for these four.
  */
 function jsonValue(column: string, type: WrittenType): string {
-  return type === 'number'
-    ? `coalesce(${column}::text, 'null')`
-    : `coalesce(to_json(${column})::text, 'null')`;
+  if (type === 'number') return `coalesce(${column}::text, 'null')`;
+  if (type === 'text') return `coalesce(to_json(${column})::text, 'null')`;
+  return `coalesce('"' || ${column} || '"', 'null')`;
 }
 
 /**
@@ -92,7 +106,7 @@ function jsonValue(column: string, type: WrittenType): string {
  * not prepared and is parsed and planned every batch; `ledger-text.int.test.ts` checks both.
  */
 function csvValue(column: string, type: WrittenType): string {
-  return type === 'text' ? `processor_gateway.csv_cell(${column})` : column;
+  return type === 'text' || type === 'decimal' ? `processor_gateway.csv_cell(${column})` : column;
 }
 
 /** The text of each row, by `MovementText` (constants: no value of a request is in them). */
@@ -117,6 +131,70 @@ function fromWritten(row: WrittenRow): PositionedMovement {
       settledAt: instantOf(row.settled_ms),
     },
     position: { createdMicros: BigInt(row.created_micros), id: row.id },
+  };
+}
+
+/** The one row of the page statement (`jsonPage`): null aggregates when nothing matched. */
+interface PageRow {
+  texts: string | null;
+  instants: string | null;
+}
+
+/** How each movement's JSON text begins: its id, the cursor's second half, is read back from there. */
+const JSON_ID_START = '{"id":"';
+const UUID_LENGTH = 36;
+
+/** PostgreSQL's epoch (2000-01-01) in microseconds since the Unix epoch. */
+const POSTGRES_EPOCH_MICROS = 946_684_800_000_000;
+/** An instant's hexadecimal digits in the page statement (`timestamptz_send`: a signed 64-bit integer). */
+const INSTANT_HEX_DIGITS = 16;
+
+/**
+ * Microseconds since the Unix epoch of an instant as `timestamptz_send` writes it in hexadecimal: a signed
+ * 64-bit count of microseconds since 2000-01-01 UTC (its binary format since PostgreSQL 10), read as two
+ * 32-bit halves. Exact as a number up to 2^53 microseconds (the year 2255).
+ */
+function microsOfHex(hex: string, from: number): number {
+  const high = Number.parseInt(hex.slice(from, from + 8), 16);
+  const low = Number.parseInt(hex.slice(from + 8, from + INSTANT_HEX_DIGITS), 16);
+  return (high >= 0x8000_0000 ? high - 0x1_0000_0000 : high) * 0x1_0000_0000 + low + POSTGRES_EPOCH_MICROS;
+}
+
+/** The instant of so many microseconds, to the millisecond below (as `Date` reads PostgreSQL's). */
+const instantOfMicros = (micros: number) => new Date(Math.floor(micros / 1000));
+
+/**
+ * The page statement's row as movements and the next position: `texts` holds each movement's JSON joined by
+ * line feeds (JSON text never holds a raw one: `to_json` escapes control characters), `instants` each
+ * movement's created instant and, unless null, its settled one (16 hexadecimal digits each, see
+ * `microsOfHex`), the movements' joined by commas, in the same order. One row more than `limit` says that
+ * more follow. Written this way, a page's 102 instants cost PostgreSQL about half what numeric epochs did.
+ */
+function pageOf(row: PageRow | undefined, limit: number): WrittenPage {
+  if (!row || row.texts === null || row.instants === null) return { movements: [], next: undefined };
+  const texts = row.texts.split('\n');
+  const instants = row.instants.split(',');
+  if (instants.length !== texts.length) throw new Error("the page's texts and instants do not match");
+  const count = Math.min(texts.length, limit);
+  const movements: WrittenMovement[] = new Array(count);
+  for (let index = 0; index < count; index += 1) {
+    const both = instants[index] as string;
+    movements[index] = {
+      text: texts[index] as string,
+      createdAt: instantOfMicros(microsOfHex(both, 0)),
+      settledAt:
+        both.length > INSTANT_HEX_DIGITS ? instantOfMicros(microsOfHex(both, INSTANT_HEX_DIGITS)) : null,
+    };
+  }
+  if (texts.length <= limit) return { movements, next: undefined };
+  const last = texts[limit - 1] as string;
+  if (!last.startsWith(JSON_ID_START)) throw new Error("a movement's JSON does not begin with its id");
+  return {
+    movements,
+    next: {
+      createdMicros: BigInt(microsOfHex(instants[limit - 1] as string, 0)),
+      id: last.slice(JSON_ID_START.length, JSON_ID_START.length + UUID_LENGTH),
+    },
   };
 }
 
@@ -299,6 +377,25 @@ export function postgresLedgerStore(db: Executor): LedgerStore {
         order by created_at desc, id desc
         limit ${sql.raw(String(limit))}`);
       return rowsOf<WrittenRow>(result).map(fromWritten);
+    },
+
+    async jsonPage(merchantId, filter, after, limit) {
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`not a row count: ${limit}`);
+      // One row for the whole page (two texts), not a row of five values per movement: the driver reads
+      // one row, PostgreSQL sends one. The aggregates take the rows in the order the subquery's limit
+      // hands them on (no grouping, no parallel plan above a limit), both in the same order. One row
+      // more than asked tells whether more follow; the limit is written in the statement (see `page`).
+      const result = await db.execute(sql`
+        select string_agg(${WRITTEN_TEXT.json}, E'\\n') as texts,
+          string_agg(encode(timestamptz_send(created_at), 'hex')
+            || coalesce(encode(timestamptz_send(settled_at), 'hex'), ''), ',') as instants
+        from (
+          select * from processor_gateway.ledger
+          where ${conditionsOf(merchantId, filter, after)}
+          order by created_at desc, id desc
+          limit ${sql.raw(String(limit + 1))}
+        ) page`);
+      return pageOf(rowsOf<PageRow>(result)[0], limit);
     },
   };
 }
