@@ -5,33 +5,14 @@ import {
   type DeliveryWorkerSettings,
 } from '../../src/application/webhooks/deliver-webhooks';
 import type { ClaimedDelivery, WebhookDeliveryStore } from '../../src/ports/webhook-delivery-store';
-import type { WebhookEndpointRecord } from '../../src/ports/webhook-endpoint-store';
 import type { WebhookResponse } from '../../src/ports/webhook-sender';
+import { endpointNamed } from './worker-endpoints';
 
 // The worker claims ahead of its free send slots: under load each claim takes many deliveries (a claim
 // is three statements, and one taking the one or two deliveries a single ended send made room for cost
 // more than the deliveries' own records), while an endpoint's cap counts what waits in the worker with
 // what is in flight (a hanging receiver still holds at most its cap), and what waits is let go of when
 // the worker stops or when it waited too long for its lease to cover a send.
-
-const endpointNamed = (name: string): WebhookEndpointRecord => ({
-  id: `endpoint-${name}`,
-  merchantId: `merchant-${name}`,
-  url: `http://127.0.0.1:9/${name}`,
-  method: 'POST',
-  auth: null,
-  events: ['*'],
-  description: null,
-  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  previousSecret: null,
-  previousSecretExpiresAt: null,
-  enabled: true,
-  disabledAt: null,
-  disabledReason: null,
-  lastSuccessAt: null,
-  createdAt: new Date('2026-11-24T10:00:00Z'),
-  updatedAt: new Date('2026-11-24T10:00:00Z'),
-});
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 

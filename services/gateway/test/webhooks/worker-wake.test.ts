@@ -2,7 +2,7 @@ import { createLogger } from '@payrail/observability';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryWorker } from '../../src/application/webhooks/deliver-webhooks';
 import type { ClaimedDelivery, WebhookDeliveryStore } from '../../src/ports/webhook-delivery-store';
-import type { WebhookEndpointRecord } from '../../src/ports/webhook-endpoint-store';
+import { endpointNamed } from './worker-endpoints';
 
 // The worker looks for due deliveries when a send ends (wake), not only every poll interval. A wake that
 // comes while a look is ending (after its last check for more, before it lets go) must not be lost: the
@@ -11,25 +11,6 @@ import type { WebhookEndpointRecord } from '../../src/ports/webhook-endpoint-sto
 // the end of B's first woke the worker, and that wake comes while the look woken by the end of A's send
 // (which finds nothing: A has no more, B is busy) is ending, for some of the counts of microtask turns the
 // sends and the claim take. Every combination of small counts is tried.
-
-const endpointNamed = (name: string): WebhookEndpointRecord => ({
-  id: `endpoint-${name}`,
-  merchantId: `merchant-${name}`,
-  url: `http://127.0.0.1:9/${name}`,
-  method: 'POST',
-  auth: null,
-  events: ['*'],
-  description: null,
-  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  previousSecret: null,
-  previousSecretExpiresAt: null,
-  enabled: true,
-  disabledAt: null,
-  disabledReason: null,
-  lastSuccessAt: null,
-  createdAt: new Date('2026-11-24T10:00:00Z'),
-  updatedAt: new Date('2026-11-24T10:00:00Z'),
-});
 
 async function turns(count: number): Promise<void> {
   for (let turn = 0; turn < count; turn += 1) await Promise.resolve();
