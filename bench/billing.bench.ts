@@ -22,7 +22,7 @@
  * runs of the same size start from a copy of it instead of seeding (for iterating on the charging path).
  */
 import { describePhase, runBillingBench } from './billing';
-import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
+import { buildServices, endBench, log as logger, machine, undoOnInterrupt } from './support';
 
 const log = logger('bench:billing');
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
@@ -86,9 +86,6 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench:billing failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
+  () => endBench(0),
+  (error) => endBench(1, `bench:billing failed: ${(error as Error).stack ?? error}\n`),
 );

@@ -10,7 +10,7 @@
  * BENCH_PROFILE_DIR=<dir>: every service writes a CPU profile there when it stops. Not a test.
  */
 import { runConsoleBench } from './console';
-import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
+import { buildServices, endBench, log as logger, machine, undoOnInterrupt } from './support';
 
 const log = logger('bench:console');
 const TARGET_P99_MS = 150;
@@ -63,9 +63,6 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error) => {
-    process.stderr.write(`bench:console failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
+  () => endBench(Number(process.exitCode ?? 0)),
+  (error) => endBench(1, `bench:console failed: ${(error as Error).stack ?? error}\n`),
 );

@@ -19,9 +19,11 @@ import { startProcesses } from '../scripts/processes';
 import {
   benchServicesEnv,
   buildServices,
+  cleanUpOnInterrupt,
   cpuSnapshot,
   cpuUsed,
   demoToken,
+  endBench,
   freePort,
   freshInfrastructure,
   log as logger,
@@ -32,9 +34,8 @@ import {
   servicePortsEnv,
   spawnTs,
   stopChild,
-  waitReady,
   undoOnInterrupt,
-  cleanUpOnInterrupt,
+  waitReady,
 } from './support';
 
 const log = logger('bench:links');
@@ -275,9 +276,6 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench:links failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
+  () => endBench(0),
+  (error) => endBench(1, `bench:links failed: ${(error as Error).stack ?? error}\n`),
 );

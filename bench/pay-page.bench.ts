@@ -11,7 +11,7 @@
  * service writes a CPU profile there when it stops.
  */
 import { cpuLine, runPayPageBench } from './pay-page';
-import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
+import { buildServices, endBench, log as logger, machine, undoOnInterrupt } from './support';
 
 const log = logger('bench:pay-page');
 const TARGET_RATIO = 0.4;
@@ -58,9 +58,6 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench:pay-page failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
+  () => endBench(0),
+  (error) => endBench(1, `bench:pay-page failed: ${(error as Error).stack ?? error}\n`),
 );

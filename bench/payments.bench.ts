@@ -32,6 +32,7 @@ import {
   cpuSnapshot,
   cpuUsed,
   demoToken,
+  endBench,
   freshInfrastructure,
   insertLedgerRows,
   log as logger,
@@ -328,9 +329,6 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error) => {
-    process.stderr.write(`bench:payments failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
+  () => endBench(Number(process.exitCode ?? 0)),
+  (error) => endBench(1, `bench:payments failed: ${(error as Error).stack ?? error}\n`),
 );

@@ -12,7 +12,7 @@
  * SOAK_LOGS=1: every service's output to stderr. DATABASE_URL and AMQP_URL as the benches (bench/support.ts).
  */
 import { runSoak } from './soak';
-import { buildServices, log as logger, undoOnInterrupt } from './support';
+import { buildServices, endBench, interruptedNow, log as logger, undoOnInterrupt } from './support';
 
 const log = logger('soak');
 const numberFrom = (value: string | undefined, fallback: number) =>
@@ -32,11 +32,12 @@ async function main() {
     serviceOutput: process.env.SOAK_LOGS === '1' ? (line) => process.stderr.write(`${line}\n`) : undefined,
   });
   process.stdout.write(`${result.summary}\n`);
-  process.exit(result.pass ? 0 : 1);
+  endBench(result.pass ? 0 : 1);
 }
 
 main().catch((error) => {
+  if (interruptedNow()) return endBench(1);
   log(`failed: ${(error as Error).stack ?? error}`);
   process.stdout.write(`soak: fail ${(error as Error).message}\n`);
-  process.exit(1);
+  endBench(1);
 });

@@ -25,8 +25,9 @@ import { SERVICES, startProcesses } from '../scripts/processes';
 import {
   benchServicesEnv,
   buildServices,
+  cleanUpOnInterrupt,
+  endBench,
   freshInfrastructure,
-  type Infrastructure,
   log as logger,
   machine,
   ROOT,
@@ -35,9 +36,9 @@ import {
   spawnNode,
   stopChild,
   treeRssMb,
-  waitReady,
+  type Infrastructure,
   undoOnInterrupt,
-  cleanUpOnInterrupt,
+  waitReady,
 } from './support';
 
 const log = logger('bench:start');
@@ -222,9 +223,6 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench:start failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
+  () => endBench(0),
+  (error) => endBench(1, `bench:start failed: ${(error as Error).stack ?? error}\n`),
 );

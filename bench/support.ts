@@ -47,17 +47,40 @@ export function cleanUpOnInterrupt(cleanup: () => Promise<void>): () => void {
   };
 }
 
+/** Set once a signal's undoing began: the process ends when it is done, not before. */
+let interrupted = false;
+
+/** Whether a signal's undoing is under way (a failure now is most likely its doing). */
+export const interruptedNow = (): boolean => interrupted;
+
+/**
+ * How a bench's entry point ends (`main().then(() => endBench(0), (error) => endBench(1, …))`). While an
+ * interrupt is being undone, the bench's own failure (its services were just stopped under it: a publish on
+ * a closed channel, a refused connection) does not end the process before its database and broker names
+ * are removed: the interrupt's handler ends it with 130 or 143 once they are.
+ */
+export function endBench(code: number, failure?: string): void {
+  if (interrupted) return;
+  if (failure !== undefined) process.stderr.write(failure);
+  process.exit(code);
+}
+
 /**
  * For a bench's entry point: on Ctrl-C (SIGINT) or SIGTERM, what `cleanUpOnInterrupt` registered is undone
  * before the process ends (130 or 143), so that a stopped bench leaves no database, exchange or queues
  * behind. A second signal ends it at once.
  */
 export function undoOnInterrupt(write: (line: string) => void): void {
-  let interrupted = false;
   const handle = (signal: NodeJS.Signals) => {
     const code = signal === 'SIGINT' ? 130 : 143;
     if (interrupted) process.exit(code);
     interrupted = true;
+    // What stopping the services breaks under the bench (an amqplib channel's error event, a request's
+    // rejection nobody awaits any more) is reported, not allowed to end the process before the undoing.
+    const report = (error: unknown) =>
+      write(`while undoing ${signal}: ${error instanceof Error ? error.message : String(error)}`);
+    process.on('uncaughtException', report);
+    process.on('unhandledRejection', report);
     write(
       `${signal}: stopping the services, removing the bench's database and broker queues (again to quit now)`,
     );

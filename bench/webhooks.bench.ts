@@ -11,7 +11,7 @@
  * when it stops.
  */
 import { runWebhooksBench } from './webhooks';
-import { buildServices, log as logger, machine, undoOnInterrupt } from './support';
+import { buildServices, endBench, log as logger, machine, undoOnInterrupt } from './support';
 
 const log = logger('bench:webhooks');
 const TARGET_RATIO = 0.5;
@@ -63,9 +63,6 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench:webhooks failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  },
+  () => endBench(0),
+  (error) => endBench(1, `bench:webhooks failed: ${(error as Error).stack ?? error}\n`),
 );
