@@ -58,6 +58,10 @@ export function undoOnInterrupt(write: (line: string) => void): void {
     const code = signal === 'SIGINT' ? 130 : 143;
     if (interrupted) process.exit(code);
     interrupted = true;
+    // The work cut short may fail unobserved meanwhile (a publish on a channel that closes): the cleanup
+    // still runs to its end, so no database or broker queue is left behind.
+    process.on('unhandledRejection', () => undefined);
+    process.on('uncaughtException', () => undefined);
     write(
       `${signal}: stopping the services, removing the bench's database and broker queues (again to quit now)`,
     );
