@@ -37,24 +37,6 @@ async function main() {
   log(
     `burst: ${burst.events} delivered at ${burst.deliveriesPerSecond.toFixed(0)}/s (publish → arrival p50 ${burst.latency.p50} ms, p99 ${burst.latency.p99} ms, queueing included)`,
   );
-  const cpu = burst.cpuMsPerDelivery;
-  log(
-    `burst CPU a delivery: gateway ${cpu.gateway.toFixed(2)} ms, PostgreSQL ${cpu.postgres.toFixed(2)} ms, receiver ${cpu.receiver.toFixed(2)} ms`,
-  );
-  log(
-    `burst: PostgreSQL's buffers a delivery: ${burst.buffersPerDelivery.hit.toFixed(0)} in shared buffers, ${burst.buffersPerDelivery.read.toFixed(1)} read from outside`,
-  );
-  log(`burst: webhook_deliveries after it: ${burst.deliveriesTable}`);
-  log(
-    `burst: the autovacuum stand-in meanwhile: ${
-      burst.maintenance
-        .map(
-          (action) =>
-            `${action.what} ${action.table} ${((action.at - result.burstStartedAt) / 1000).toFixed(0)} s in (${action.ms} ms)`,
-        )
-        .join('; ') || 'nothing'
-    }`,
-  );
   log(`bare loop: ${baseline.events} POSTed at ${baseline.deliveriesPerSecond.toFixed(0)}/s`);
   log(
     `at ${result.rate}/s: every receiver answering p50 ${steady.p50} ms p99 ${steady.p99} ms; one hanging (${result.hangingHeld} attempts held), the others p50 ${others.p50} ms p99 ${others.p99} ms`,

@@ -86,8 +86,6 @@ export interface WebhooksBenchResult {
   baseline: { events: number; seconds: number; deliveriesPerSecond: number };
   /** The burst's deliveries per second over the baseline's. */
   ratio: number;
-  /** When the burst's first event was published (epoch ms). */
-  burstStartedAt: number;
   /** Events per second published in the steady and hanging phases. */
   rate: number;
   steady: Latency;
@@ -377,6 +375,21 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
     log(
       `burst: ${burstResult.events} delivered in ${burstSeconds.toFixed(1)} s = ${burstResult.deliveriesPerSecond.toFixed(0)}/s, publish → arrival p50 ${burstResult.latency.p50} ms p99 ${burstResult.latency.p99} ms`,
     );
+    const { cpuMsPerDelivery: cpuMs, buffersPerDelivery: buffersOf } = burstResult;
+    log(
+      `burst: CPU a delivery: gateway ${cpuMs.gateway.toFixed(2)} ms, PostgreSQL ${cpuMs.postgres.toFixed(2)} ms, receiver ${cpuMs.receiver.toFixed(2)} ms; PostgreSQL's buffers a delivery ${buffersOf.hit.toFixed(0)} in shared buffers, ${buffersOf.read.toFixed(1)} read from outside`,
+    );
+    log(`burst: webhook_deliveries after it: ${burstResult.deliveriesTable}`);
+    log(
+      `burst: the autovacuum stand-in meanwhile: ${
+        burstResult.maintenance
+          .map(
+            (action) =>
+              `${action.what} ${action.table} ${((action.at - burstStart) / 1000).toFixed(0)} s in (${action.ms} ms)`,
+          )
+          .join('; ') || 'nothing'
+      }`,
+    );
 
     // 2. Baseline: the burst's payloads as the gateway logged them, in a table of their own.
     await sql`create table public.bench_webhook_payloads (seq bigserial primary key, merchant int not null, id text not null, body text not null)`;
@@ -491,7 +504,6 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
       burst: burstResult,
       baseline: baselineResult,
       ratio: burstResult.deliveriesPerSecond / baselineResult.deliveriesPerSecond,
-      burstStartedAt: burstStart,
       rate,
       steady: steadyLatency,
       othersWhileHanging: othersLatency,
