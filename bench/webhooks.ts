@@ -177,6 +177,8 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
     await system?.stop();
     await maintenance.stop();
     receiver.child.kill();
+    // Closed before the broker's names are deleted (it would declare its exchange again).
+    await bus.close().catch(() => undefined);
   });
   try {
     system = await startProcesses({
