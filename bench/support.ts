@@ -363,10 +363,20 @@ interface AutovacuumSettings {
   costDelayMs: number;
 }
 
+/** One table the stand-in vacuumed or analyzed: when it began (epoch ms) and how long it took. */
+export interface AutovacuumAction {
+  table: string;
+  what: 'vacuum' | 'vacuum (analyze)' | 'analyze';
+  at: number;
+  ms: number;
+}
+
 export interface AutovacuumStandIn {
   /** Tables vacuumed and analyzed so far. */
   readonly vacuumed: number;
   readonly analyzed: number;
+  /** What it did so far, in order (empty when the server's own autovacuum is on). */
+  readonly actions: readonly AutovacuumAction[];
   stop(): Promise<void>;
 }
 
@@ -384,9 +394,10 @@ export async function autovacuumStandIn(databaseUrl: string): Promise<Autovacuum
     select name, setting from pg_settings where name like 'autovacuum%'`;
   const setting = (name: string) => Number(settings.find((row) => row.name === name)?.setting);
   const state = { vacuumed: 0, analyzed: 0 };
+  const actions: AutovacuumAction[] = [];
   if (settings.find((row) => row.name === 'autovacuum')?.setting === 'on') {
     await sql.end();
-    return { ...state, stop: async () => undefined };
+    return { ...state, actions, stop: async () => undefined };
   }
   const limits: AutovacuumSettings = {
     naptimeSeconds: setting('autovacuum_naptime'),
@@ -415,8 +426,11 @@ export async function autovacuumStandIn(databaseUrl: string): Promise<Autovacuum
         table.dead > limits.vacuumThreshold + limits.vacuumScaleFactor * table.tuples ||
         table.inserted > limits.insertThreshold + limits.insertScaleFactor * table.tuples;
       const analyze = table.changed > limits.analyzeThreshold + limits.analyzeScaleFactor * table.tuples;
-      if (vacuum) await sql.unsafe(`vacuum ${analyze ? '(analyze) ' : ''}${table.name}`);
-      else if (analyze) await sql.unsafe(`analyze ${table.name}`);
+      if (!vacuum && !analyze) continue;
+      const what = vacuum ? (analyze ? 'vacuum (analyze)' : 'vacuum') : 'analyze';
+      const at = Date.now();
+      await sql.unsafe(`${what} ${table.name}`);
+      actions.push({ table: table.name, what, at, ms: Date.now() - at });
       if (vacuum) state.vacuumed += 1;
       if (analyze) state.analyzed += 1;
     }
@@ -440,6 +454,7 @@ export async function autovacuumStandIn(databaseUrl: string): Promise<Autovacuum
     get analyzed() {
       return state.analyzed;
     },
+    actions,
     async stop() {
       stopped = true;
       wake?.();

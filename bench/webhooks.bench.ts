@@ -42,6 +42,9 @@ async function main() {
     `at ${result.rate}/s: every receiver answering p50 ${steady.p50} ms p99 ${steady.p99} ms; one hanging (${result.hangingHeld} attempts held), the others p50 ${others.p50} ms p99 ${others.p99} ms`,
   );
   log(`missing ${result.missing}, delivered twice ${result.duplicates}`);
+  log(
+    `autovacuum stand-in in the whole run: ${result.maintenance.vacuumed} vacuums, ${result.maintenance.analyzed} analyzes`,
+  );
   log(`machine after: ${machine()}`);
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const ratioMet = result.ratio >= TARGET_RATIO;

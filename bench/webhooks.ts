@@ -24,8 +24,12 @@ import postgres from 'postgres';
 import { signatureHeader } from '../services/gateway/src/application/webhooks/signature';
 import { startProcesses } from '../scripts/processes';
 import {
+  type AutovacuumAction,
+  autovacuumStandIn,
   benchServicesEnv,
   cleanUpOnInterrupt,
+  cpuSnapshot,
+  cpuUsed,
   freePort,
   freshInfrastructure,
   ROOT,
@@ -59,7 +63,26 @@ export interface Latency {
 }
 
 export interface WebhooksBenchResult {
-  burst: { events: number; seconds: number; deliveriesPerSecond: number; latency: Latency };
+  burst: {
+    events: number;
+    seconds: number;
+    deliveriesPerSecond: number;
+    latency: Latency;
+    /** CPU ms a delivery in the burst: the gateway, PostgreSQL's backends of the bench's database, the receiver. */
+    cpuMsPerDelivery: { gateway: number; postgres: number; receiver: number };
+    /**
+     * PostgreSQL's buffers a delivery in the burst (the bench's database, pg_stat_database): found in shared
+     * buffers, and read from outside them (the OS's cache or the disk).
+     */
+    buffersPerDelivery: { hit: number; read: number };
+    /** What the autovacuum stand-in did between the burst's first publish and its last arrival. */
+    maintenance: AutovacuumAction[];
+    /**
+     * webhook_deliveries after the burst: its updates, the HOT ones, its dead row versions, its pages, and
+     * each index's pages and the buffers read in it so far (nearly all in the burst: setup queues none).
+     */
+    deliveriesTable: string;
+  };
   baseline: { events: number; seconds: number; deliveriesPerSecond: number };
   /** The burst's deliveries per second over the baseline's. */
   ratio: number;
@@ -74,6 +97,8 @@ export interface WebhooksBenchResult {
   missing: number;
   /** Webhook ids that arrived more than once (outside the hanging merchant). */
   duplicates: number;
+  /** Tables the autovacuum stand-in vacuumed and analyzed in the whole run (0 where the server's is on). */
+  maintenance: { vacuumed: number; analyzed: number };
 }
 
 /** The gateway's `WEBHOOK_CONCURRENCY` default: the baseline loop sends as many at once. */
@@ -146,9 +171,14 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
   let system: Awaited<ReturnType<typeof startProcesses>> | undefined;
   const bus = createRabbitMqBus({ url: infra.amqpUrl, exchange: infra.exchange });
   const sql = postgres(infra.databaseUrl, { max: 4, onnotice: () => {} });
+  // This machine's PostgreSQL runs without autovacuum; a server in service has it (bench/support.ts).
+  const maintenance = await autovacuumStandIn(infra.databaseUrl);
   const forget = cleanUpOnInterrupt(async () => {
     await system?.stop();
+    await maintenance.stop();
     receiver.child.kill();
+    // Closed before the broker's names are deleted (it would declare its exchange again).
+    await bus.close().catch(() => undefined);
   });
   try {
     system = await startProcesses({
@@ -290,20 +320,77 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
 
     // 1. Burst.
     const burst = all.slice(0, burstCount);
+    const measured = new Map([
+      ['gateway', system.children.get('gateway')?.pid],
+      ['receiver', receiver.child.pid],
+    ]);
+    const buffers = async () => {
+      const [row] = await sql<Array<{ hit: number; read: number }>>`
+        select blks_hit::float8 as hit, blks_read::float8 as read from pg_stat_database
+         where datname = current_database()`;
+      return row ?? { hit: 0, read: 0 };
+    };
+    const buffersBefore = await buffers();
+    const cpuBefore = await cpuSnapshot(measured, sql);
     const burstStart = Date.now();
     for (let at = 0; at < burst.length; at += 500) await Promise.all(burst.slice(at, at + 500).map(paid));
     log(`burst: ${burst.length} events published in ${((Date.now() - burstStart) / 1000).toFixed(1)} s`);
     await waitArrived(burst, 120_000 + burstCount * 20);
+    const cpu = cpuUsed(cpuBefore, await cpuSnapshot(measured, sql));
+    const buffersAfter = await buffers();
     const lastArrival = Math.max(...burst.map((linkId) => arrivedAt.get(linkId) ?? 0));
     const burstSeconds = (lastArrival - burstStart) / 1000;
+    const delivered = burst.filter((linkId) => arrivedAt.has(linkId)).length;
+    const perDelivery = (name: string) => ((cpu.get(name) ?? 0) * 1000) / Math.max(1, delivered);
+    const [table] = await sql<
+      Array<{ updated: number; hot: number; dead: number; pages: number; indexPages: string }>
+    >`
+      select s.n_tup_upd::int as updated, s.n_tup_hot_upd::int as hot, s.n_dead_tup::int as dead,
+             pg_relation_size(s.relid)::int / 8192 as pages,
+             (select string_agg(format('%s %s pages (%s read)', i.indexrelname,
+                                       pg_relation_size(i.indexrelid) / 8192, i.idx_blks_hit + i.idx_blks_read),
+                                ', ' order by i.indexrelname)
+                from pg_statio_user_indexes i where i.relid = s.relid) as "indexPages"
+        from pg_stat_user_tables s
+       where s.schemaname = 'gateway' and s.relname = 'webhook_deliveries'`;
     const burstResult = {
-      events: burst.filter((linkId) => arrivedAt.has(linkId)).length,
+      events: delivered,
       seconds: burstSeconds,
-      deliveriesPerSecond: burst.filter((linkId) => arrivedAt.has(linkId)).length / burstSeconds,
+      deliveriesPerSecond: delivered / burstSeconds,
       latency: latencies(burst),
+      buffersPerDelivery: {
+        hit: (buffersAfter.hit - buffersBefore.hit) / Math.max(1, delivered),
+        read: (buffersAfter.read - buffersBefore.read) / Math.max(1, delivered),
+      },
+      cpuMsPerDelivery: {
+        gateway: perDelivery('gateway'),
+        postgres: perDelivery('postgres'),
+        receiver: perDelivery('receiver'),
+      },
+      maintenance: maintenance.actions.filter(
+        (action) => action.at + action.ms >= burstStart && action.at <= lastArrival,
+      ),
+      deliveriesTable: table
+        ? `${table.updated} updates (${table.hot} HOT), ${table.dead} dead, ${table.pages} pages; its indexes: ${table.indexPages}`
+        : 'not found',
     };
     log(
       `burst: ${burstResult.events} delivered in ${burstSeconds.toFixed(1)} s = ${burstResult.deliveriesPerSecond.toFixed(0)}/s, publish → arrival p50 ${burstResult.latency.p50} ms p99 ${burstResult.latency.p99} ms`,
+    );
+    const { cpuMsPerDelivery: cpuMs, buffersPerDelivery: buffersOf } = burstResult;
+    log(
+      `burst: CPU a delivery: gateway ${cpuMs.gateway.toFixed(2)} ms, PostgreSQL ${cpuMs.postgres.toFixed(2)} ms, receiver ${cpuMs.receiver.toFixed(2)} ms; PostgreSQL's buffers a delivery ${buffersOf.hit.toFixed(0)} in shared buffers, ${buffersOf.read.toFixed(1)} read from outside`,
+    );
+    log(`burst: webhook_deliveries after it: ${burstResult.deliveriesTable}`);
+    log(
+      `burst: the autovacuum stand-in meanwhile: ${
+        burstResult.maintenance
+          .map(
+            (action) =>
+              `${action.what} ${action.table} ${((action.at - burstStart) / 1000).toFixed(0)} s in (${action.ms} ms)`,
+          )
+          .join('; ') || 'nothing'
+      }`,
     );
 
     // 2. Baseline: the burst's payloads as the gateway logged them, in a table of their own.
@@ -425,6 +512,7 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
       hangingHeld: held?.count ?? 0,
       missing: waitedFor.filter((linkId) => !arrivedAt.has(linkId)).length,
       duplicates,
+      maintenance: { vacuumed: maintenance.vacuumed, analyzed: maintenance.analyzed },
     };
   } catch (error) {
     log(serviceOutput.slice(-40).join('\n'));
@@ -433,6 +521,7 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
   } finally {
     forget();
     await system?.stop();
+    await maintenance.stop();
     await stopChild(receiver.child);
     await bus.close().catch(() => undefined);
     await sql.end();
