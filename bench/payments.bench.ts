@@ -18,7 +18,8 @@
  *
  * Also printed: the CPU each process used per page (the services, PostgreSQL's backends, this process with
  * autocannon or the baseline's driver) and per 1,000 exported rows. BENCH_PROFILE_DIR=<dir>: every service
- * writes a CPU profile there when it stops (node --cpu-prof). BENCH_EXPLAIN=1: the plans of the page's and
+ * writes a CPU profile there when it stops (node --cpu-prof). BENCH_NODE_ARGS: Node options for every service,
+ * after their own (`SERVICE_NODE_OPTIONS`). BENCH_EXPLAIN=1: the plans of the page's and
  * the export's statements, as the service prepares them, with `EXPLAIN (ANALYZE, BUFFERS)` before the
  * database is dropped.
  */
@@ -224,7 +225,11 @@ async function main() {
   const serviceOutput: string[] = [];
   // BENCH_PROFILE_DIR: every service writes a CPU profile there when it stops (node --cpu-prof).
   const profileDir = process.env.BENCH_PROFILE_DIR;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  // BENCH_NODE_ARGS: more Node options for every service, after their own (`SERVICE_NODE_OPTIONS`).
+  const nodeArgs = [
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
   try {
     system = await startProcesses({
       root: ROOT,

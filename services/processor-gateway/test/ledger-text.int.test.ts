@@ -215,4 +215,32 @@ describe("the ledger's text written by PostgreSQL", () => {
       await database.close();
     }
   });
+
+  it('the codes the JSON writes only quoted cannot hold what JSON escapes (the ledger_plain_texts check)', async () => {
+    const db = svc.database.db;
+    const row = {
+      kind: 'REFUND',
+      status: 'failed',
+      method: 'CASH',
+      currency: 'USD',
+      processor: null,
+      category: null,
+    };
+    const insert = (values: Record<string, string | null>) =>
+      db.execute(sql`
+        insert into processor_gateway.ledger
+          (id, merchant_id, kind, status, method, processor, amount, currency, decline_category, created_at)
+        values (${randomUUID()}::uuid, ${randomUUID()}::uuid, ${values.kind}, ${values.status}, ${values.method},
+          ${values.processor}, 1, ${values.currency}, ${values.category}, now())`);
+    await insert(row);
+    await insert({ ...row, processor: 'PARAGUAY.PROCESSOR_B', category: 'card-blocked' });
+    for (const column of Object.keys(row))
+      for (const awkward of ['say "no"', 'back\\slash', 'line\nbreak', 'tab\there', 'bell \u0007'])
+        await expect(
+          insert({ ...row, [column]: awkward }),
+          `${column} ${JSON.stringify(awkward)}`,
+        ).rejects.toMatchObject({
+          cause: { code: '23514', constraint_name: 'ledger_plain_texts' },
+        });
+  });
 });

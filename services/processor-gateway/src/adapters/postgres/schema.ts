@@ -305,6 +305,12 @@ export const ledger = processorGatewaySchema.table(
     index('ledger_custom_identifier_idx').on(table.merchantId, table.customIdentifier),
     index('ledger_handle_value_idx').on(table.merchantId, sql`lower(${table.handleValue}) text_pattern_ops`),
     index('ledger_handle_label_idx').on(table.merchantId, sql`lower(${table.handleLabel}) text_pattern_ops`),
+    // The codes the page's JSON writes only quoted, without `to_json` (ledger-store.ts, `plain`): none holds
+    // a quote, a backslash or a control character, the only characters JSON escapes.
+    check(
+      'ledger_plain_texts',
+      sql`(${table.kind} || ${table.status} || ${table.method} || ${table.currency} || coalesce(${table.processor}, '') || coalesce(${table.declineCategory}, '')) !~ '["\\\\[:cntrl:]]'`,
+    ),
   ],
 );
 
