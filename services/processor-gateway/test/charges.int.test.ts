@@ -13,6 +13,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_PROCESSOR_CALLS } from '../src/application/settle-unsettled-charges';
 import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
+import { LEDGER_CONSUMER } from '../src/adapters/messaging/record-movements-on-money-events.consumer';
 import { charges, paymentMethods } from '../src/adapters/postgres/schema';
 import { loadConfig } from '../src/config';
 import { FakeCardProcessor } from './fake-card-processor';
@@ -57,7 +58,7 @@ afterAll(async () => {
   await deleteBrokerTopology(
     testAmqpUrl(),
     exchange,
-    [CHARGE_CONSUMER, 'observer'].map((c) => `${queuePrefix}${c}`),
+    [CHARGE_CONSUMER, LEDGER_CONSUMER, 'observer'].map((c) => `${queuePrefix}${c}`),
   );
 });
 beforeEach(() => {

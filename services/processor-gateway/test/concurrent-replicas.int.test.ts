@@ -14,6 +14,7 @@ import {
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
+import { LEDGER_CONSUMER } from '../src/adapters/messaging/record-movements-on-money-events.consumer';
 import { FakeCardProcessor } from './fake-card-processor';
 import {
   chargeByKey,
@@ -100,7 +101,7 @@ afterAll(async () => {
   await deleteBrokerTopology(
     testAmqpUrl(),
     exchange,
-    [CHARGE_CONSUMER, 'observer'].map((c) => `${queuePrefix}${c}`),
+    [CHARGE_CONSUMER, LEDGER_CONSUMER, 'observer'].map((c) => `${queuePrefix}${c}`),
   );
 });
 

@@ -17,6 +17,7 @@ import {
 import type { Clock } from '@payrail/time';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
+import { LEDGER_CONSUMER } from '../src/adapters/messaging/record-movements-on-money-events.consumer';
 import { gatewayStores } from '../src/adapters/postgres/stores';
 import { createCardProcessors } from '../src/adapters/processors';
 import { createProcessorB } from '../src/adapters/processors/processor-b';
@@ -233,7 +234,7 @@ afterAll(async () => {
   await deleteBrokerTopology(
     testAmqpUrl(),
     exchange,
-    [CHARGE_CONSUMER, 'observer'].map((consumer) => `${queuePrefix}${consumer}`),
+    [CHARGE_CONSUMER, LEDGER_CONSUMER, 'observer'].map((consumer) => `${queuePrefix}${consumer}`),
   );
 });
 
