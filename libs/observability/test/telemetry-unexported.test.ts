@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contextFromHeaders, currentTraceHeaders, inSpan, startTelemetry } from '../src/index';
 import { createLogger } from '../src/logger';
+import { lineSink } from './line-sink';
 
 // No endpoint and no exporter, as a service runs without OTEL_EXPORTER_OTLP_ENDPOINT.
 const telemetry = startTelemetry({ serviceName: 'unexported' });
@@ -27,13 +27,7 @@ describe('telemetry with nowhere to send spans', () => {
   });
 
   it('still writes the trace and span ids in the log lines', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { sink, lines } = lineSink();
     const logger = createLogger('svc', 'info', sink);
     let traceId = '';
     await inSpan('a', 'work', {}, async (span) => {

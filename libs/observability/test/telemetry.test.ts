@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contextFromHeaders, currentTraceHeaders, inSpan, startTelemetry } from '../src/index';
 import { createLogger } from '../src/logger';
+import { lineSink } from './line-sink';
 
 const exporter = new InMemorySpanExporter();
 const telemetry = startTelemetry({ serviceName: 'test', exporter });
@@ -24,13 +24,7 @@ describe('telemetry', () => {
   });
 
   it('writes JSON log lines with trace_id and span_id inside a span, and redacts tokens', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { sink, lines } = lineSink();
     const logger = createLogger('svc', 'info', sink);
     let traceId = '';
     await inSpan('a', 'work', {}, async (span) => {
