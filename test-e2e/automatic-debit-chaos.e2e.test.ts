@@ -414,8 +414,22 @@ describe(`automatic debit under chaos (CHAOS_SEED=${SEED})`, () => {
     // it is asked again.
     const views: SubscriptionView[] = [];
     for (const { id } of subscriptions) views.push(await waitFor(() => api.subscription(id), 30_000, 500));
-    const charges = await sql<Array<{ idempotency_key: string; reference: string; status: string }>>`
-      select idempotency_key, reference, status from processor_gateway.charges`;
+    const charges = await sql<
+      Array<{
+        idempotency_key: string;
+        reference: string;
+        status: string;
+        decline_code: string | null;
+        processor_calls: number;
+        status_checks: number;
+        last_error: string | null;
+        created_at: Date;
+        settled_at: Date | null;
+      }>
+    >`
+      select idempotency_key, reference, status, decline_code, processor_calls, status_checks, last_error,
+             created_at, settled_at
+        from processor_gateway.charges`;
     const keyOf = new Map(charges.map((charge) => [charge.reference, charge.idempotency_key]));
     const { entries } = await sandbox<{ entries: LedgerEntry[] }>(system, 'GET', '/ledger');
     const ledger = entries.filter((entry) => entry.kind === 'charge');
@@ -437,7 +451,17 @@ describe(`automatic debit under chaos (CHAOS_SEED=${SEED})`, () => {
         const prefix = `installment:${installment.installmentId}:attempt:`;
         const attempts = ledger.filter((entry) => keyOf.get(entry.reference)?.startsWith(prefix));
         const approved = attempts.filter((entry) => entry.resultCode === '00');
-        const what = `customer ${index} (${customer.card}, ${customer.processor}) installment ${installment.number}\n${story}`;
+        // What processor-gateway and the sandbox each hold of this installment's attempts, to explain a failure.
+        const held = [
+          ...charges
+            .filter((charge) => charge.idempotency_key.startsWith(prefix))
+            .map(
+              (charge) =>
+                `charge ${charge.idempotency_key} ref ${charge.reference}: ${charge.status} ${charge.decline_code ?? ''} calls ${charge.processor_calls} checks ${charge.status_checks} created ${charge.created_at.toISOString()} settled ${charge.settled_at?.toISOString() ?? '-'} ${charge.last_error ?? ''}`,
+            ),
+          ...attempts.map((entry) => `sandbox ${entry.reference}: ${entry.resultCode} ${entry.amount}`),
+        ].join('\n');
+        const what = `customer ${index} (${customer.card}, ${customer.processor}) installment ${installment.number}\n${held}\n${story}`;
         expect(approved.length, what).toBeLessThanOrEqual(1);
         // The declining card's 2nd installment is dunned to the end; its 3rd may still wait (the card's
         // 24-hour attempt cap counts real hours, and the simulated month passed in seconds).
