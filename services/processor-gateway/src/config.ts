@@ -84,7 +84,10 @@ export function loadConfig(environment: Record<string, string | undefined>): Pro
       unknownCheckAfterMs: parsed.CHARGE_UNKNOWN_CHECK_AFTER_MS,
       recheckAfterMs: parsed.CHARGE_RECHECK_AFTER_MS,
       hostedPaymentTtlMs: parsed.HOSTED_PAYMENT_TTL_MS,
-      callDeadlineMs: parsed.PROCESSOR_TIMEOUT_MS + 5_000,
+      // A send's steps before the request that moves money get one request deadline; that request gets its
+      // own; then 5 s for it to be read and acted on at the processor.
+      sendWindowMs: parsed.PROCESSOR_TIMEOUT_MS,
+      callDeadlineMs: 2 * parsed.PROCESSOR_TIMEOUT_MS + 5_000,
       notFoundFinalAfterMs: parsed.CHARGE_NOT_FOUND_FINAL_AFTER_MS,
     },
     janitorIntervalMs: parsed.CHARGE_JANITOR_INTERVAL_MS,

@@ -12,6 +12,8 @@ import {
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_PROCESSOR_CALLS } from '../src/application/settle-unsettled-charges';
+import { storedCardChargeBatches } from '../src/application/stored-card-charge-batches';
+import { storedCardChargeRequest } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
 import { CHARGE_CONSUMER } from '../src/adapters/messaging/charge-on-charge-requested.consumer';
 import { LEDGER_CONSUMER } from '../src/adapters/messaging/record-movements-on-money-events.consumer';
 import { charges, paymentMethods } from '../src/adapters/postgres/schema';
@@ -38,7 +40,7 @@ const queuePrefix = `${uniqueName('pgw_charges')}.`;
 const fake = new FakeCardProcessor('PARAGUAY.PROCESSOR_A');
 const clock = testClock(new Date('2026-11-23T12:00:00Z'));
 const observer = paymentObserver();
-const { definition, janitor } = serviceWithFakes({ a: fake });
+const { definition, janitor, deps } = serviceWithFakes({ a: fake });
 let bus: MessageBus;
 let svc: ServiceUnderTest;
 
@@ -347,6 +349,69 @@ describe('processor-gateway dies between the pending row and the processor', () 
     expect(await existingCharge(svc, key)).toMatchObject({ status: 'failed', declineCode: 'NOT_PROCESSED' });
     expect(fake.chargesOf(left.reference)).toHaveLength(0);
     await fake.releaseHeld('die');
+  });
+});
+
+describe('a live call slower than its send window', () => {
+  const { callDeadlineMs, notFoundFinalAfterMs } = loadConfig({
+    ...TEST_ENV,
+    CHARGE_NOT_FOUND_FINAL_AFTER_MS: '600000',
+  }).timings;
+  beforeAll(() => {
+    fake.clock = clock;
+  });
+  afterAll(() => {
+    fake.clock = undefined;
+  });
+
+  /**
+   * Charges as the consumer does (the batched path), with the call held on our side before its request
+   * leaves (a slow card listing, a slow database); answers once the row is written and the call is held.
+   */
+  async function slowCall(fault: 'slow-before-request' | 'slow-then-outage') {
+    const card = await vaultCard(svc, fake, merchant.merchantId);
+    const request = chargeRequested(card);
+    const key = request.data.idempotencyKey;
+    fake.inject(fault);
+    const call = storedCardChargeBatches(deps())(storedCardChargeRequest(request.data));
+    const left = await waitFor(async () => {
+      const row = await chargeByKey(svc, key);
+      return row && fake.chargeCalls.some((each) => each.reference === row.reference) ? row : undefined;
+    });
+    const callsOf = () => fake.chargeCalls.filter((each) => each.reference === left.reference);
+    return { key, left, call, callsOf };
+  }
+
+  it('a request that would leave after the janitor believed "not found" is not sent: failed once, nothing charged', async () => {
+    const { key, left, call } = await slowCall('slow-before-request');
+    // The janitor asks long after the call began, finds nothing and believes it: the charge is failed.
+    clock.advance(notFoundFinalAfterMs);
+    await janitor().runOnce();
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'failed', declineCode: 'NOT_PROCESSED' });
+    // The slow call goes on: its request must not leave now (a retry of the debt would charge it twice).
+    await fake.releaseHeld('arrive');
+    expect((await call).charge).toMatchObject({ status: 'failed', declineCode: 'NOT_PROCESSED' });
+    expect(fake.chargesOf(left.reference)).toEqual([]);
+    expect((await eventsOf(key)).map((e) => e.type)).toEqual(['payment.failed']);
+  });
+
+  it('a late failure of the first call does not settle a charge the janitor has sent again', async () => {
+    const { key, left, call, callsOf } = await slowCall('slow-then-outage');
+    // The janitor finds nothing and sends the charge again: charged, its reply lost.
+    clock.advance(callDeadlineMs);
+    fake.inject('lose-reply');
+    await janitor().runOnce();
+    expect(callsOf()).toHaveLength(2);
+    expect(fake.chargesOf(left.reference)).toHaveLength(1);
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'unknown', processorCalls: 2 });
+    // The first call now ends in an outage: that says nothing of the re-send, which was charged.
+    await fake.releaseHeld('arrive');
+    expect((await call).charge.status).toBe('unknown');
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'unknown', processorCalls: 2 });
+    await janitor().runOnce();
+    expect(await existingCharge(svc, key)).toMatchObject({ status: 'succeeded', processorCalls: 2 });
+    expect(fake.chargesOf(left.reference)).toHaveLength(1);
+    expect((await eventsOf(key)).map((e) => e.type)).toEqual(['payment.succeeded']);
   });
 });
 

@@ -1,14 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type {
-  CardProcessor,
-  ChargeResult,
-  ChargeStoredCardInput,
-  ConfirmationResult,
-  DeclineCategory,
-  OpenResult,
-  ProcessorId,
-  ProcessorStatus,
-  StoredCard,
+import type { Clock } from '@payrail/time';
+import {
+  type CardProcessor,
+  type ChargeResult,
+  type ChargeStoredCardInput,
+  type ConfirmationResult,
+  type DeclineCategory,
+  type OpenResult,
+  type ProcessorId,
+  type ProcessorStatus,
+  SEND_WINDOW_PASSED,
+  type StoredCard,
 } from '../src/ports/card-processor';
 
 /**
@@ -34,7 +36,15 @@ export type Fault =
    */
   | 'die-before-request'
   /** The charge happens, then our process dies before it reads the reply: the call never returns. */
-  | 'die-after-charge';
+  | 'die-after-charge'
+  /**
+   * Our live process is slow before the request would leave (the card listing, our database): the call
+   * waits until `releaseHeld('arrive')`, then goes on as the adapters do: nothing is sent once its `sendBy`
+   * has passed on `clock`, else the charge is made and answered.
+   */
+  | 'slow-before-request'
+  /** As `slow-before-request`, then an outage answers (503): nothing charged, a late processor-down decline. */
+  | 'slow-then-outage';
 
 export interface LedgerEntry {
   processor: ProcessorId;
@@ -85,6 +95,8 @@ export class FakeCardProcessor implements CardProcessor {
   onCharge?: (input: ChargeStoredCardInput) => Promise<void>;
   /** Delay before answering a charge, in ms. */
   chargeDelayMs = 0;
+  /** The clock a charge's `sendBy` is read against, as the adapters read it (unset: not checked). */
+  clock?: Clock;
 
   constructor(readonly id: ProcessorId = 'PARAGUAY.PROCESSOR_A') {}
 
@@ -161,7 +173,7 @@ export class FakeCardProcessor implements CardProcessor {
     return { body, headers: { 'x-fake-signature': signature ?? signFakeWebhook(body) } };
   }
 
-  /** Ends the calls held by `die-before-request` / `die-after-charge`; waits until they have ended. */
+  /** Ends the calls held by `die-before-request`, `die-after-charge` or `slow-*`; waits until they have ended. */
   async releaseHeld(mode: 'die' | 'arrive' = 'die'): Promise<void> {
     const held = this.held.splice(0);
     for (const release of held) release(mode);
@@ -233,6 +245,13 @@ export class FakeCardProcessor implements CardProcessor {
     if (fault === 'lose-request') return { kind: 'unknown', reason: 'timeout' };
     const late = fault === 'die-before-request' ? await this.hold() : undefined;
     if (late === 'die') throw new Error('process died');
+    if (fault === 'slow-before-request' || fault === 'slow-then-outage') {
+      if ((await this.hold()) === 'die') throw new Error('process died');
+      if (fault === 'slow-then-outage') return { kind: 'declined', code: '503', category: 'processor-down' };
+    }
+    // (A request held by `die-before-request` had already left: it arrives whatever the time.)
+    if (late === undefined && this.clock && this.clock.now().getTime() >= input.sendBy.getTime())
+      return { kind: 'unknown', reason: SEND_WINDOW_PASSED };
     const card = this.cards.get(input.cardRef);
     if (!card || card.customerRef !== input.customerRef)
       return { kind: 'declined', code: '14', category: 'hard', message: 'invalid card' };

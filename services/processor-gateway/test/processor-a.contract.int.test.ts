@@ -90,6 +90,7 @@ function charge(customerRef: string, cardRef: string, amount = '150000.00', refe
     amount,
     currency: 'PYG',
     description: 'Cuota 1',
+    sendBy: new Date(Date.now() + 60_000),
   });
 }
 
@@ -400,6 +401,7 @@ describe('PROCESSOR_A stored cards (cards/new, user cards, synchronous charge)',
       amount: '150000.00',
       currency: 'PYG',
       description: 'Cuota 1',
+      sendBy: new Date(Date.now() + 60_000),
     });
     expect(result.kind).toBe('unknown');
     expect(await processorA.queryStatus({ reference })).toMatchObject({
@@ -434,6 +436,7 @@ describe('PROCESSOR_A stored cards (cards/new, user cards, synchronous charge)',
       amount: '7000.00',
       currency: 'PYG',
       description: 'x',
+      sendBy: new Date(Date.now() + 60_000),
     });
     expect(result).toMatchObject({ kind: 'unknown', reason: 'timeout' });
     expect(await processorA.queryStatus({ reference })).toMatchObject({ status: 'paid', amount: '7000.00' });
@@ -468,6 +471,7 @@ describe('PROCESSOR_A stored cards (cards/new, user cards, synchronous charge)',
         amount: '1000.00',
         currency: 'PYG',
         description: 'x',
+        sendBy: new Date(Date.now() + 60_000),
       }),
     ).toMatchObject({ kind: 'declined', category: 'processor-down' });
   });

@@ -1,7 +1,9 @@
 import { createLogger } from '@payrail/observability';
+import { testClock } from '@payrail/testing';
 import { describe, expect, it } from 'vitest';
 import { createProcessorA } from '../src/adapters/processors/processor-a';
 import { createProcessorB } from '../src/adapters/processors/processor-b';
+import { SEND_WINDOW_PASSED } from '../src/ports/card-processor';
 
 /**
  * Answers the sandbox never gives but a real network can: what each one may be taken to mean. The rule:
@@ -47,6 +49,7 @@ const chargeInput = {
   amount: '1000.00',
   currency: 'PYG',
   description: 'x',
+  sendBy: new Date(Date.now() + 3_600_000),
 };
 
 describe('PROCESSOR_A charge answers', () => {
@@ -148,6 +151,91 @@ describe('PROCESSOR_A charge answers', () => {
     expect(await reset.chargeStoredCard(chargeInput)).toMatchObject({ kind: 'unknown' });
   });
 });
+
+describe('the send window: the request that moves money never leaves after `sendBy`', () => {
+  /** An adapter whose card listing (and B's order) take `slowMs` of the test clock; counts money requests. */
+  function slowSteps(processor: 'A' | 'B', slowMs: number) {
+    const clock = testClock(new Date('2026-11-28T12:00:00Z'));
+    const moneyRequests: string[] = [];
+    const slow = (answer: () => Response) => () => {
+      clock.advance(slowMs);
+      return answer();
+    };
+    const settings = { baseUrl: `http://${processor}.test`, publicKey: 'p', privateKey: 'k', timeoutMs: 500 };
+    const adapter =
+      processor === 'A'
+        ? createProcessorA(
+            { ...settings, id: 'PARAGUAY.PROCESSOR_A' },
+            {
+              logger,
+              clock,
+              fetch: stubFetch({
+                '/cards': slow(listingA),
+                '/charge': () => {
+                  moneyRequests.push('charge');
+                  return Response.json({
+                    status: 'success',
+                    confirmation: { response_code: '00', authorization_number: '123456' },
+                  });
+                },
+              }),
+            },
+          )
+        : createProcessorB(
+            { ...settings, id: 'PARAGUAY.PROCESSOR_B' },
+            {
+              logger,
+              clock,
+              fetch: stubFetch({
+                '/iniciar-transaccion': slow(() =>
+                  Response.json({ respuesta: true, resultado: [{ data: 'hash-1', pedido: '1001' }] }),
+                ),
+                '/listar-tarjeta': () => Response.json({ respuesta: true, resultado: [listingB] }),
+                '/pagar': () => {
+                  moneyRequests.push('pagar');
+                  return Response.json({ respuesta: true, resultado: [] });
+                },
+              }),
+            },
+          );
+    const input =
+      processor === 'A'
+        ? chargeInput
+        : { ...chargeInput, reference: 'ord1', customerRef: 'c1', cardRef: 't1' };
+    return { clock, adapter, moneyRequests, input };
+  }
+
+  it.each(['A', 'B'] as const)(
+    '%s: steps slower than the window send nothing and answer unknown',
+    async (processor) => {
+      const { clock, adapter, moneyRequests, input } = slowSteps(processor, 5_000);
+      const result = await adapter.chargeStoredCard({
+        ...input,
+        sendBy: new Date(clock.now().getTime() + 4_999),
+      });
+      expect(result).toMatchObject({ kind: 'unknown', reason: SEND_WINDOW_PASSED });
+      expect(moneyRequests).toEqual([]);
+    },
+  );
+
+  it.each(['A', 'B'] as const)('%s: within the window the request leaves', async (processor) => {
+    const { clock, adapter, moneyRequests, input } = slowSteps(processor, 5_000);
+    const result = await adapter.chargeStoredCard({
+      ...input,
+      sendBy: new Date(clock.now().getTime() + 5_001),
+    });
+    expect(result.kind).not.toBe('unknown');
+    expect(moneyRequests).toHaveLength(1);
+  });
+});
+
+const listingB = {
+  alias_token: 'a',
+  id_tarjeta: 't1',
+  tarjeta_numero: '424242******4242',
+  marca: 'Visa',
+  vencimiento: '12/30',
+};
 
 describe('PROCESSOR_B pagar answers', () => {
   function processorB(pay: () => Response) {

@@ -115,6 +115,7 @@ function charge(customerRef: string, cardRef: string, reference = aReference(), 
     amount,
     currency: 'PYG',
     description: 'Cuota 1',
+    sendBy: new Date(Date.now() + 60_000),
   });
 }
 

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { gatewayStores } from '../src/adapters/postgres/stores';
 import { charges } from '../src/adapters/postgres/schema';
 import type { ChargeJanitor } from '../src/application/charge-janitor';
+import type { ChargeDeps } from '../src/application/settle-charge';
 import type { PaymentMethod } from '../src/domain/payment-method';
 import type { ProcessorId, StoredCard } from '../src/ports/card-processor';
 import type { GatewayStores } from '../src/ports/unit-of-work';
@@ -36,12 +37,13 @@ export const TEST_ENV = {
 
 /** A service definition that talks to the fake processors and hands out its janitor. */
 export function serviceWithFakes(fakes: { a: FakeCardProcessor; b?: FakeCardProcessor }) {
-  const handles: { janitor?: ChargeJanitor } = {};
+  const handles: { janitor?: ChargeJanitor; deps?: ChargeDeps } = {};
   const definition = createProcessorGatewayService({
     cardProcessors: () => (processor) =>
       processor === 'PARAGUAY.PROCESSOR_B' && fakes.b ? fakes.b : fakes.a,
-    onCreated: ({ janitor }) => {
+    onCreated: ({ janitor, deps }) => {
       handles.janitor = janitor;
+      handles.deps = deps;
     },
   });
   return {
@@ -49,6 +51,11 @@ export function serviceWithFakes(fakes: { a: FakeCardProcessor; b?: FakeCardProc
     janitor: () => {
       if (!handles.janitor) throw new Error('service not created yet');
       return handles.janitor;
+    },
+    /** The service's charge core (stores, processors, clock, timings), to call a use case directly. */
+    deps: () => {
+      if (!handles.deps) throw new Error('service not created yet');
+      return handles.deps;
     },
   };
 }

@@ -150,7 +150,11 @@ export async function sendStoredCardCharge(
   return settleStoredCardCharge(deps, charge.id, settlement);
 }
 
-/** The processor's answer to a committed stored-card charge, as what it means for the charge row. */
+/**
+ * The processor's answer to a committed stored-card charge, as what it means for the charge row. `charge`
+ * is the row as this send wrote it (the first send's new row, or the janitor's re-send): its `updatedAt`
+ * starts the send window, and a failure is applied only while the row still reads as this send left it.
+ */
 export async function askProcessorToCharge(
   deps: ChargeDeps,
   charge: Charge,
@@ -166,12 +170,18 @@ export async function askProcessorToCharge(
       amount: charge.amount,
       currency: charge.currency,
       description,
+      sendBy: new Date(charge.updatedAt.getTime() + deps.timings.sendWindowMs),
     });
   } catch (error) {
     // A bug or an unexpected answer after the request may have left: the janitor asks the processor.
     result = { kind: 'unknown', reason: `adapter error: ${(error as Error).message}` };
   }
-  return settlementOfCharge(result);
+  const settlement = settlementOfCharge(result);
+  if (settlement.status !== 'failed') return settlement;
+  return {
+    ...settlement,
+    sentAs: { processorCalls: charge.processorCalls, statusChecks: charge.statusChecks },
+  };
 }
 
 /** Applies a processor's answer to one charge, in a transaction of its own with the row locked. */

@@ -1,6 +1,6 @@
 import { CARD_LOCK } from '@payrail/contracts';
 import { blockAfterDecline, countsTowardsCardLock } from '../domain/card-lock';
-import { type Charge, isSettled, type Settlement } from '../domain/charge';
+import { type Charge, isSettled, type SentAs, type Settlement } from '../domain/charge';
 import type { CardProcessors } from '../ports/card-processor';
 import type { Clock } from '@payrail/time';
 import type { GatewayStores, InTransaction } from '../ports/unit-of-work';
@@ -16,9 +16,16 @@ export interface ChargeTimings {
   /** An unpaid hosted payment is abandoned after this long. */
   hostedPaymentTtlMs: number;
   /**
-   * The longest a charge request may still be on its way or in work at the processor (our call deadline plus
-   * a margin): a `pending` stored-card row is not asked about before it, and a charge is only sent again
-   * (under the same reference) once this long has passed since it was last sent.
+   * How long after a send starts (its row written, `updatedAt`) the request that moves money may still
+   * leave: the steps before it (our database, A's card listing, B's order) may take this long. Past it the
+   * adapter sends nothing (`ChargeStoredCardInput.sendBy`).
+   */
+  sendWindowMs: number;
+  /**
+   * The longest a charge request may still be on its way or in work at the processor, counted from the
+   * start of its send: the send window, then the request's own deadline, plus a margin. A `pending`
+   * stored-card row is not asked about before it, and a charge is only sent again (under the same reference)
+   * once this long has passed since it was last sent.
    */
   callDeadlineMs: number;
   /**
@@ -34,7 +41,8 @@ export const DEFAULT_TIMINGS: ChargeTimings = {
   unknownCheckAfterMs: 15 * 1000,
   recheckAfterMs: 60 * 1000,
   hostedPaymentTtlMs: 2 * 60 * 60 * 1000,
-  callDeadlineMs: 25 * 1000,
+  sendWindowMs: 20 * 1000,
+  callDeadlineMs: 45 * 1000,
   notFoundFinalAfterMs: 10 * 60 * 1000,
 };
 
@@ -115,6 +123,8 @@ export async function applySettlement(
   timings: ChargeTimings,
 ): Promise<Charge> {
   if (isSettled(locked.status)) return locked;
+  if (settlement.status === 'failed' && settlement.sentAs && !untouchedSince(locked, settlement.sentAs))
+    return locked;
   const next = chargeAfter(locked, settlement, now, timings);
   await stores.charges.saveCharge(next);
   if (isSettled(next.status)) {
@@ -126,6 +136,17 @@ export async function applySettlement(
     await stores.outbox.publish(chargeSettled(next, now, blockedUntil, card ?? null));
   }
   return next;
+}
+
+/**
+ * Whether nothing but the send that `sentAs` describes has looked at the row: no re-send, no status query.
+ * A failure a send answered (a decline, an outage, a card listing that failed) says what happened to that
+ * one request; once the janitor has sent the charge again or asked about it, the row is the janitor's, and
+ * the processor's status answer, not a late failure of an older request, settles it (the re-send may have
+ * been charged with its reply lost).
+ */
+function untouchedSince(locked: Charge, sentAs: SentAs): boolean {
+  return locked.processorCalls === sentAs.processorCalls && locked.statusChecks === sentAs.statusChecks;
 }
 
 /**

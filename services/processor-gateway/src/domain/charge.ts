@@ -39,6 +39,9 @@ export interface Charge {
 /** A stored-card charge row as it is first committed, `pending`, but for its processor (the card's). */
 export type StoredCardDraft = Omit<Charge, 'processor'>;
 
+/** The counters of a charge row as one send of it left them. */
+export type SentAs = Pick<Charge, 'processorCalls' | 'statusChecks'>;
+
 /** A settled outcome, or what to do while the processor has not decided. */
 export type Settlement =
   | { status: 'succeeded'; authorizationCode: string | null; processorReference: string | null }
@@ -48,6 +51,11 @@ export type Settlement =
       category: DeclineCategory;
       retryable: boolean;
       processorReference: string | null;
+      /**
+       * The failure is the answer to one send, made when the row read so: applied only while it still does
+       * (`applySettlement`). Absent: the processor's own word on the reference (a status query).
+       */
+      sentAs?: SentAs;
     }
   /** The processor accepted and will decide later (B's asynchronous charge, A's 3DS). */
   | { status: 'pending'; processorReference: string | null }

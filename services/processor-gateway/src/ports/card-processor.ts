@@ -107,7 +107,17 @@ export interface ChargeStoredCardInput {
   amount: DecimalAmount;
   currency: string;
   description: string;
+  /**
+   * The request that moves money (A's `charge`, B's `pagar`) does not leave at or after this moment: by then
+   * the janitor may be asking the processor about the reference, and a "not found" it believes must not be
+   * followed by our own request arriving. Past it the call sends nothing more and answers `unknown` (the
+   * janitor's status query decides, and sends the charge again under the same reference if it never left).
+   */
+  sendBy: Date;
 }
+
+/** The answer of an adapter whose request that moves money was not sent because its `sendBy` had passed. */
+export const SEND_WINDOW_PASSED = 'not sent: the send window had passed';
 
 export type ChargeResult =
   | { kind: 'approved'; authorizationCode?: string; processorReference?: string }

@@ -1,14 +1,16 @@
 import type { Logger } from '@payrail/observability';
-import type {
-  CardProcessor,
-  ChargeResult,
-  ConfirmationResult,
-  Decline,
-  OpenResult,
-  ProcessorStatus,
-  ReversalResult,
-  StoredCard,
-  WebhookReply,
+import { type Clock, systemClock } from '@payrail/time';
+import {
+  type CardProcessor,
+  type ChargeResult,
+  type ConfirmationResult,
+  type Decline,
+  type OpenResult,
+  type ProcessorStatus,
+  type ReversalResult,
+  SEND_WINDOW_PASSED,
+  type StoredCard,
+  type WebhookReply,
 } from '../../ports/card-processor';
 import { cardBlocked, declineFromResponseCode, processorDown } from './decline-categories';
 import { amountForProcessorA, amountFromProcessor } from './processor-amounts';
@@ -35,9 +37,10 @@ import {
  */
 export function createProcessorA(
   settings: ProcessorAdapterSettings,
-  deps: { logger: Logger; fetch?: typeof fetch },
+  deps: { logger: Logger; clock?: Clock; fetch?: typeof fetch },
 ): CardProcessor {
   const { publicKey, privateKey } = settings;
+  const clock = deps.clock ?? systemClock;
   const exchange = createProcessorHttp({
     baseUrl: settings.baseUrl,
     timeoutMs: settings.timeoutMs,
@@ -86,6 +89,10 @@ export function createProcessorA(
         message: 'card no longer at the processor',
       };
 
+    // The listing (or our own database before it) took too long: the janitor may already be asking about
+    // this reference, so the charge must not arrive after its answer. Nothing was sent.
+    if (clock.now().getTime() >= input.sendBy.getTime())
+      return { kind: 'unknown', reason: SEND_WINDOW_PASSED };
     const reply = await call('charge', {
       token: processorAToken.charge(privateKey, String(spid), amount, input.currency, card.alias),
       shop_process_id: spid,

@@ -1,17 +1,18 @@
 import { PROCESSOR_TIME_ZONE } from '@payrail/contracts';
 import type { Logger } from '@payrail/observability';
 import { type Clock, localDateTime } from '@payrail/time';
-import type {
-  CardProcessor,
-  ChargeResult,
-  ChargeStoredCardInput,
-  ConfirmationResult,
-  Decline,
-  OpenResult,
-  ProcessorStatus,
-  ReversalResult,
-  StoredCard,
-  WebhookReply,
+import {
+  type CardProcessor,
+  type ChargeResult,
+  type ChargeStoredCardInput,
+  type ConfirmationResult,
+  type Decline,
+  type OpenResult,
+  type ProcessorStatus,
+  type ReversalResult,
+  SEND_WINDOW_PASSED,
+  type StoredCard,
+  type WebhookReply,
 } from '../../ports/card-processor';
 import { declineFromResponseCode, processorDown } from './decline-categories';
 import { amountForProcessorB, amountFromProcessor } from './processor-amounts';
@@ -194,6 +195,10 @@ export function createProcessorB(
         category: 'hard',
         message: 'card no longer at the processor',
       };
+    // Opening the order and the listing (or our own database before them) took too long: the janitor may
+    // already be asking about this reference, so `pagar` must not arrive after its answer. Nothing was sent.
+    if (clock.now().getTime() >= input.sendBy.getTime())
+      return { kind: 'unknown', reason: SEND_WINDOW_PASSED, processorReference: hash };
     const reply = await recurring('pagar', {
       identificador: input.customerRef,
       hash_pedido: hash,
