@@ -10,7 +10,7 @@ import {
   waitFor,
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, ROOT } from './support';
+import { CONSUMERS, freePort, ROOT } from './support';
 
 // What runs in production is compiled: `npm run build` (esbuild) writes services/<name>/dist/main.js, and a
 // service starts from it with plain `node`, no tsx. Here links, on the real PostgreSQL and RabbitMQ.
@@ -66,11 +66,14 @@ afterAll(async () => {
     await exited;
   }
   await testDb?.drop();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [
-    `${queuePrefix}links.cancel-link-on-subscription-cancelled`,
-    `${queuePrefix}links.settle-link-on-payment`,
-    `${queuePrefix}links.record-refund-on-refund-succeeded`,
-  ]).catch(() => {});
+  // Every consumer links declares (the system's list, not one kept here by hand).
+  await deleteBrokerTopology(
+    testAmqpUrl(),
+    exchange,
+    CONSUMERS.filter((consumer) => consumer.startsWith('links.')).map(
+      (consumer) => `${queuePrefix}${consumer}`,
+    ),
+  ).catch(() => {});
 });
 
 describe('a service started from its compiled output', () => {

@@ -36,3 +36,4 @@ export {
   payPageCustomer,
   type SubscribeOnPayPage,
 } from './pay-page-customer';
+export { type TestRabbitMqBus, testRabbitMqBus } from './test-bus';

@@ -6,16 +6,14 @@ import {
   type EventType,
   type MerchantContext,
 } from '@payrail/contracts';
-import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import {
   aMerchant,
   aSignedInUserRequest,
-  deleteBrokerTopology,
+  testRabbitMqBus,
+  type TestRabbitMqBus,
   type ServiceUnderTest,
   startService,
-  testAmqpUrl,
   testClock,
-  uniqueName,
   waitFor,
 } from '@payrail/testing';
 import { type ReceivedMail, startTestSmtpServer, type TestSmtpServer } from '@payrail/testing/smtp';
@@ -29,15 +27,13 @@ import { linksService } from '../src/service';
 // the mail outbox on a real PostgreSQL, and a real SMTP server process that the mail reaches over STARTTLS.
 
 const clock = testClock(new Date('2026-11-22T12:00:00Z'));
-let bus: MessageBus;
+let bus: TestRabbitMqBus;
 let svc: ServiceUnderTest;
 let smtp: TestSmtpServer;
-const exchange = uniqueName('links_emails');
-const queuePrefix = `${uniqueName('links_emails')}.`;
 
 beforeAll(async () => {
   smtp = await startTestSmtpServer();
-  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+  bus = testRabbitMqBus('links_emails');
   svc = await startService(linksService, {
     bus,
     clock,
@@ -53,9 +49,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.stop();
-  await bus?.close();
+  await bus?.removeTopology();
   await smtp?.stop();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [`${queuePrefix}${MAIL_CUSTOMERS_CONSUMER}`]);
 });
 
 /** Publishes the event twice under one message id: a redelivery must send nothing twice. */

@@ -1,15 +1,13 @@
 import { createEvent, type EventEnvelope, type MerchantContext } from '@payrail/contracts';
-import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import {
   aMerchant,
   aOneOffLink,
   aStaticLink,
-  deleteBrokerTopology,
+  testRabbitMqBus,
+  type TestRabbitMqBus,
   type ServiceUnderTest,
   startService,
-  testAmqpUrl,
   testClock,
-  uniqueName,
   waitFor,
 } from '@payrail/testing';
 import { and, asc, eq } from 'drizzle-orm';
@@ -24,19 +22,16 @@ import { linksService } from '../src/service';
 // 2026-11-22 09:00 in Asunción (UTC-3).
 const clock = testClock(new Date('2026-11-22T12:00:00Z'));
 const HOUR = 3_600_000;
-let bus: MessageBus;
+let bus: TestRabbitMqBus;
 let svc: ServiceUnderTest;
-const exchange = uniqueName('links_management');
-const queuePrefix = `${uniqueName('links_management')}.`;
 
 beforeAll(async () => {
-  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+  bus = testRabbitMqBus('links_management');
   svc = await startService(linksService, { bus, clock });
 });
 afterAll(async () => {
   await svc?.stop();
-  await bus?.close();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [`${queuePrefix}${CANCEL_LINK_CONSUMER}`]);
+  await bus?.removeTopology();
 });
 
 type Json = Record<string, unknown>;

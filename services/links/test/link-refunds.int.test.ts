@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type EventEnvelope, type MerchantContext } from '@payrail/contracts';
-import { createRabbitMqBus, type MessageBus } from '@payrail/messaging';
 import {
   aMerchant,
   aOneOffLink,
-  deleteBrokerTopology,
+  testRabbitMqBus,
+  type TestRabbitMqBus,
   type ServiceUnderTest,
   startService,
-  testAmqpUrl,
   testClock,
-  uniqueName,
   waitFor,
 } from '@payrail/testing';
 import { and, eq } from 'drizzle-orm';
@@ -22,19 +20,16 @@ import { linksService } from '../src/service';
 // refunded and stays paid. On real PostgreSQL and a real RabbitMQ.
 
 const clock = testClock(new Date('2026-11-22T12:00:00Z'));
-let bus: MessageBus;
+let bus: TestRabbitMqBus;
 let svc: ServiceUnderTest;
-const exchange = uniqueName('links_refunds');
-const queuePrefix = `${uniqueName('links_refunds')}.`;
 
 beforeAll(async () => {
-  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+  bus = testRabbitMqBus('links_refunds');
   svc = await startService(linksService, { bus, clock });
 });
 afterAll(async () => {
   await svc?.stop();
-  await bus?.close();
-  await deleteBrokerTopology(testAmqpUrl(), exchange, [`${queuePrefix}${RECORD_REFUND_CONSUMER}`]);
+  await bus?.removeTopology();
 });
 
 /** A one-off link of the merchant's, paid by a bank transfer (as processor-gateway settles it). */

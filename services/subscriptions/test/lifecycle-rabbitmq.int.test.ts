@@ -1,16 +1,13 @@
-import { createRabbitMqBus, type DeliveredMessage, type MessageBus } from '@payrail/messaging';
+import type { DeliveredMessage } from '@payrail/messaging';
 import {
   aMerchant,
-  deleteBrokerTopology,
+  testRabbitMqBus,
+  type TestRabbitMqBus,
   type ServiceUnderTest,
   startService,
-  testAmqpUrl,
-  uniqueName,
   waitFor,
 } from '@payrail/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIVATE_CONSUMER } from '../src/adapters/messaging/activate-subscription-on-link-paid.consumer';
-import { CREATE_CONSUMER } from '../src/adapters/messaging/create-subscription-on-link-created.consumer';
 import { subscriptionsService } from '../src/service';
 import { installmentsOfSubscription, linkCreated, linkPaid, publish, subscriptionOfLink } from './support';
 
@@ -18,15 +15,12 @@ import { installmentsOfSubscription, linkCreated, linkPaid, publish, subscriptio
  * The lifecycle through a real broker: events in from RabbitMQ, events out through the outbox relay to
  * RabbitMQ. Exchange and queues have names of their own, apart from every other test file.
  */
-let bus: MessageBus;
+let bus: TestRabbitMqBus;
 let svc: ServiceUnderTest;
 const observed: DeliveredMessage[] = [];
 
-const exchange = uniqueName('subscriptions_test');
-const queuePrefix = `${uniqueName('subscriptions_test')}.`;
-
 beforeAll(async () => {
-  bus = createRabbitMqBus({ url: testAmqpUrl(), exchange, queuePrefix });
+  bus = testRabbitMqBus('subscriptions_test');
   svc = await startService(subscriptionsService, { bus });
   await bus.subscribe({
     consumer: 'observer',
@@ -38,12 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.stop();
-  await bus?.close();
-  await deleteBrokerTopology(
-    testAmqpUrl(),
-    exchange,
-    [CREATE_CONSUMER, ACTIVATE_CONSUMER, 'observer'].map((consumer) => `${queuePrefix}${consumer}`),
-  );
+  await bus?.removeTopology();
 });
 
 describe('subscriptions on RabbitMQ', () => {
