@@ -84,10 +84,11 @@ export function loadConfig(environment: Record<string, string | undefined>): Pro
       unknownCheckAfterMs: parsed.CHARGE_UNKNOWN_CHECK_AFTER_MS,
       recheckAfterMs: parsed.CHARGE_RECHECK_AFTER_MS,
       hostedPaymentTtlMs: parsed.HOSTED_PAYMENT_TTL_MS,
-      // A send's steps before the request that moves money get one request deadline; that request gets its
-      // own; then 5 s for it to be read and acted on at the processor.
-      sendWindowMs: parsed.PROCESSOR_TIMEOUT_MS,
-      callDeadlineMs: 2 * parsed.PROCESSOR_TIMEOUT_MS + 5_000,
+      // A send's steps before the request that moves money (our database, A's card listing, B's order) get
+      // half a request deadline, far more than they take; that request gets its own deadline; then 5 s for
+      // it to be read and acted on at the processor.
+      sendWindowMs: Math.floor(parsed.PROCESSOR_TIMEOUT_MS / 2),
+      callDeadlineMs: Math.floor(parsed.PROCESSOR_TIMEOUT_MS / 2) + parsed.PROCESSOR_TIMEOUT_MS + 5_000,
       notFoundFinalAfterMs: parsed.CHARGE_NOT_FOUND_FINAL_AFTER_MS,
     },
     janitorIntervalMs: parsed.CHARGE_JANITOR_INTERVAL_MS,

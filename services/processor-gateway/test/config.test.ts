@@ -10,7 +10,7 @@ describe("processor-gateway's configuration (src/config.ts)", () => {
       publicKey: 'sandbox-a-public',
       timeoutMs: 20_000,
     });
-    expect(config.timings).toMatchObject({ sendWindowMs: 20_000, callDeadlineMs: 45_000 });
+    expect(config.timings).toMatchObject({ sendWindowMs: 10_000, callDeadlineMs: 35_000 });
     expect(config).toMatchObject({
       janitorIntervalMs: 5_000,
       bankTransferSweepIntervalMs: 60_000,

@@ -41,8 +41,8 @@ export const DEFAULT_TIMINGS: ChargeTimings = {
   unknownCheckAfterMs: 15 * 1000,
   recheckAfterMs: 60 * 1000,
   hostedPaymentTtlMs: 2 * 60 * 60 * 1000,
-  sendWindowMs: 20 * 1000,
-  callDeadlineMs: 45 * 1000,
+  sendWindowMs: 10 * 1000,
+  callDeadlineMs: 35 * 1000,
   notFoundFinalAfterMs: 10 * 60 * 1000,
 };
 
