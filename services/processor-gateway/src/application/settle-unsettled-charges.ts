@@ -1,5 +1,5 @@
 import { isBlocked } from '../domain/card-lock';
-import type { Charge } from '../domain/charge';
+import { type Charge, NOT_PROCESSED } from '../domain/charge';
 import type { PaymentMethod } from '../domain/payment-method';
 import { settlementOfStatus } from './settlements';
 import type { ProcessorStatus } from '../ports/card-processor';
@@ -10,6 +10,10 @@ import { applySettlement, type ChargeDeps } from './settle-charge';
 export interface JanitorReport {
   checked: number;
   settled: number;
+  /** Stored-card charges the processor did not know, sent again under their reference. */
+  resent: number;
+  /** Of the settled: stored-card charges failed `NOT_PROCESSED` because "not found" was at last believed. */
+  notProcessed: number;
 }
 
 /** How long a claimed charge is kept from other janitor replicas while one asks the processor. */
@@ -28,7 +32,7 @@ export const MAX_PROCESSOR_CALLS = 3;
  * announced it failed.
  */
 export async function settleUnsettledCharges(deps: ChargeDeps, batchSize = 50): Promise<JanitorReport> {
-  const report: JanitorReport = { checked: 0, settled: 0 };
+  const report: JanitorReport = { checked: 0, settled: 0, resent: 0, notProcessed: 0 };
   for (;;) {
     const now = deps.clock.now();
     const due = await deps.transaction((stores) =>
@@ -36,13 +40,22 @@ export async function settleUnsettledCharges(deps: ChargeDeps, batchSize = 50): 
     );
     for (const charge of due) {
       report.checked += 1;
-      if (await checkOne(deps, charge)) report.settled += 1;
+      const checked = await checkOne(deps, charge);
+      if (checked.resent) report.resent += 1;
+      if (checked.settled) report.settled += 1;
+      if (checked.notProcessed) report.notProcessed += 1;
     }
     if (due.length < batchSize) return report;
   }
 }
 
-async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
+interface Checked {
+  settled: boolean;
+  resent?: boolean;
+  notProcessed?: boolean;
+}
+
+async function checkOne(deps: ChargeDeps, charge: Charge): Promise<Checked> {
   let status: ProcessorStatus;
   try {
     status = await deps.processors(charge.processor).queryStatus({
@@ -52,7 +65,7 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
   } catch (error) {
     status = { status: 'unreachable', reason: (error as Error).message };
   }
-  const checked = await deps.transaction(async (stores) => {
+  const checked = await deps.transaction(async (stores): Promise<Checked & { resend?: Resend }> => {
     const locked = await stores.charges.lockCharge(charge.id);
     if (!locked || (locked.status !== 'pending' && locked.status !== 'unknown')) return { settled: false };
     const now = deps.clock.now();
@@ -94,10 +107,18 @@ async function checkOne(deps: ChargeDeps, charge: Charge): Promise<boolean> {
       now,
       deps.timings,
     );
-    return { settled: after.status === 'succeeded' || after.status === 'failed' };
+    return {
+      settled: after.status === 'succeeded' || after.status === 'failed',
+      notProcessed: after.status === 'failed' && after.declineCode === NOT_PROCESSED,
+    };
   });
-  if (!checked.resend) return checked.settled;
-  return sendAgain(deps, checked.resend.charge, checked.resend.method);
+  if (!checked.resend) return checked;
+  return { settled: await sendAgain(deps, checked.resend.charge, checked.resend.method), resent: true };
+}
+
+interface Resend {
+  charge: Charge;
+  method: PaymentMethod;
 }
 
 /**
