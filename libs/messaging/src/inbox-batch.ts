@@ -28,11 +28,18 @@ export interface IdempotentBatchConsumerOptions {
    */
   handleOne?: MessageHandler;
   /**
+   * Reads what the batch will need, sent with the inbox insert (one round trip for both: the statements
+   * are pipelined on the transaction's connection, so the transaction does not wait between them on the
+   * service's event loop). It sees every message of the batch, those handled before among them, so it must
+   * only read; its result is handed to `handle`.
+   */
+  preload?: (tx: Transaction, messages: DeliveredMessage[]) => Promise<unknown>;
+  /**
    * Runs inside the one transaction that records the batch in the inbox, with the messages not handled
    * before (duplicates are left out), in delivery order. Also called with a single item when a message is
-   * handled on its own (a batch of one, or each message of a failed batch).
+   * handled on its own (a batch of one, or each message of a failed batch), then without `preloaded`.
    */
-  handle: (tx: Transaction, items: BatchItem[]) => Promise<void>;
+  handle: (tx: Transaction, items: BatchItem[], preloaded?: unknown) => Promise<void>;
 }
 
 /** The subscription's prefetch should be at least `batchPrefetch(maxBatch)`. */
@@ -45,7 +52,7 @@ export const BATCH_DEFAULTS = { maxBatch: 50, gatherMs: 5 } as const;
  * (and is retried, then dead-lettered) on its own.
  */
 export function idempotentBatchConsumer(options: IdempotentBatchConsumerOptions): MessageHandler {
-  const { db, inbox, consumer, handle } = options;
+  const { db, inbox, consumer, handle, preload } = options;
   const handleOne =
     options.handleOne ??
     idempotentConsumer({
@@ -67,13 +74,15 @@ export function idempotentBatchConsumer(options: IdempotentBatchConsumerOptions)
         // One statement for the whole batch, the same text whatever its size (prepared once, no SQL built
         // per row); a message id already there (handled before) is left out.
         const ids = [...new Set(messages.map((message) => message.id))];
-        const inserted = rowsOf<{ message_id: string }>(
-          await tx.execute(sql`
+        // Sent first (`then` runs the query); the preload's statements follow it on the same connection.
+        const insertion = tx
+          .execute(sql`
             insert into ${inbox} (consumer, message_id)
             select ${consumer}, id from unnest(${textArrayLiteral(ids)}::text[]) as id
             on conflict do nothing
-            returning message_id`),
-        );
+            returning message_id`)
+          .then((result) => rowsOf<{ message_id: string }>(result));
+        const [inserted, preloaded] = await Promise.all([insertion, preload?.(tx, messages)]);
         const fresh = new Set(inserted.map((row) => row.message_id));
         const todo: BatchItem[] = [];
         items.forEach((item, index) => {
@@ -81,7 +90,7 @@ export function idempotentBatchConsumer(options: IdempotentBatchConsumerOptions)
           if (fresh.delete(item.message.id)) todo.push(item);
           else spans[index]?.span.setAttribute('messaging.duplicate', true);
         });
-        if (todo.length > 0) await handle(tx, todo);
+        if (todo.length > 0) await handle(tx, todo, preloaded);
       });
       for (const { span } of spans) span.end();
     } catch (error) {

@@ -3,7 +3,7 @@ import type { DeliveredMessage, MessageHandler } from './bus';
 import { idempotentConsumer, type InboxTable } from './inbox';
 import { type BatchItem, idempotentBatchConsumer } from './inbox-batch';
 
-export interface UnitOfWorkBatchOptions {
+export interface UnitOfWorkBatchOptions<Stores = unknown> {
   /** Most messages in one transaction; the subscription's prefetch must be at least `batchPrefetch(maxBatch)`. */
   maxBatch: number;
   /**
@@ -18,6 +18,12 @@ export interface UnitOfWorkBatchOptions {
    * a cheaper path for it; it must keep the inbox itself. Default: `work` with that one message.
    */
   single?: MessageHandler;
+  /**
+   * Reads for the batch sent with its inbox insert, in the same round trip (see
+   * `IdempotentBatchConsumerOptions.preload`): every message of the batch, duplicates included, so only
+   * reads. Its result is `work`'s third argument (undefined where the unit of work has no such path).
+   */
+  preload?: (stores: Stores, messages: DeliveredMessage[]) => Promise<unknown>;
 }
 
 /**
@@ -39,8 +45,8 @@ export interface UnitOfWork<Stores> {
    */
   batchHandlerFor(
     consumer: string,
-    options: UnitOfWorkBatchOptions,
-    work: (stores: Stores, items: BatchItem[]) => Promise<void>,
+    options: UnitOfWorkBatchOptions<Stores>,
+    work: (stores: Stores, items: BatchItem[], preloaded?: unknown) => Promise<void>,
   ): MessageHandler;
 }
 
@@ -59,7 +65,7 @@ export function postgresUnitOfWork<Stores>(options: PostgresUnitOfWorkOptions<St
     handlerFor(consumer, work) {
       return idempotentConsumer({ db, inbox, consumer, handle: (tx, message) => work(stores(tx), message) });
     },
-    batchHandlerFor(consumer, { maxBatch, lockOrder, ordered, single }, work) {
+    batchHandlerFor(consumer, { maxBatch, lockOrder, ordered, single, preload }, work) {
       return idempotentBatchConsumer({
         db,
         inbox,
@@ -67,13 +73,14 @@ export function postgresUnitOfWork<Stores>(options: PostgresUnitOfWorkOptions<St
         maxBatch,
         ordered,
         handleOne: single,
-        handle(tx, items) {
-          if (!lockOrder) return work(stores(tx), items);
+        preload: preload && ((tx, messages) => preload(stores(tx), messages)),
+        handle(tx, items, preloaded) {
+          if (!lockOrder) return work(stores(tx), items, preloaded);
           const sorted = items
             .map((item, index) => ({ item, index, key: lockOrder(item.message) }))
             .sort((a, b) => a.key - b.key || a.index - b.index)
             .map(({ item }) => item);
-          return work(stores(tx), sorted);
+          return work(stores(tx), sorted, preloaded);
         },
       });
     },

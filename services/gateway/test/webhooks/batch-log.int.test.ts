@@ -528,6 +528,9 @@ describe('the webhook-events consumer, link statuses in a batch', () => {
     // Its inbox rows, the projection read, the statuses, the merchants' locks, the envelopes with their
     // deliveries: one status update a payment would be 50 more.
     expect(counting.counter.statements).toBeLessThanOrEqual(5);
+    // And two round trips in its transaction besides BEGIN and COMMIT (the inbox rows with the projection
+    // read, then the writes): it was five, each waiting for the gateway's event loop to send the next.
+    expect(counting.counter.roundTrips).toBe(2);
     const paid = await rows<{ count: number }>(sql`
       select count(*)::int as count from gateway.webhook_links
        where link_id in (${sql.join(

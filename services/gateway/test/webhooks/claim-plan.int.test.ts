@@ -76,3 +76,51 @@ it('checks the order of a claim’s candidates by key, with statistics taken bef
   // each endpoint's backlog once per candidate is tens of thousands.
   expect(buffers).toBeLessThan(1_000);
 });
+
+/** The index each scan of `webhook_deliveries` in a plan reads, by the alias it scans it as. */
+function indexesByAlias(plan: Record<string, unknown>, found = new Map<string, Set<string>>()) {
+  if (plan['Relation Name'] === 'webhook_deliveries') {
+    const alias = String(plan.Alias).replace(/_\d+$/, '');
+    const used = found.get(alias) ?? new Set<string>();
+    used.add(String(plan['Index Name'] ?? plan['Node Type']));
+    found.set(alias, used);
+  }
+  for (const child of (plan.Plans as Array<Record<string, unknown>> | undefined) ?? [])
+    indexesByAlias(child, found);
+  return found;
+}
+
+it('can take the due deliveries only from the due index and the ordering check only from the order index', async () => {
+  const db = migrated.database.db;
+  const statement = dueCandidatesStatement({
+    now: new Date('2026-11-24T10:00:01Z'),
+    limit: 32,
+    perEndpoint: 4,
+    busy: new Map(),
+    surplus: 0,
+  });
+  // Which plan the statistics lead to is not the point: with either index gone, the other is not used in
+  // its place (the skip scan and the lateral are `d`, the ordering check `p`).
+  const planWithout = async (index: string) => {
+    try {
+      await db.transaction(async (tx) => {
+        await tx.execute(sql.raw(`drop index gateway.${index}`));
+        const [row] = rowsOf<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }>(
+          await tx.execute(sql`explain (format json) ${statement}`),
+        );
+        throw Object.assign(new Error('rolled back'), { plan: row?.['QUERY PLAN'][0]?.Plan ?? {} });
+      });
+    } catch (error) {
+      const { plan } = error as { plan?: Record<string, unknown> };
+      if (!plan) throw error;
+      return indexesByAlias(plan);
+    }
+    throw new Error('not reached');
+  };
+  const withoutDue = await planWithout('webhook_deliveries_endpoint_due_idx');
+  expect([...(withoutDue.get('d') ?? [])]).not.toContain('webhook_deliveries_order_idx');
+  expect([...(withoutDue.get('p') ?? [])]).toEqual(['webhook_deliveries_order_idx']);
+  const withoutOrder = await planWithout('webhook_deliveries_order_idx');
+  expect([...(withoutOrder.get('p') ?? [])]).not.toContain('webhook_deliveries_endpoint_due_idx');
+  expect([...(withoutOrder.get('d') ?? [])]).toEqual(['webhook_deliveries_endpoint_due_idx']);
+});

@@ -6,7 +6,11 @@ import {
   WEBHOOK_SOURCE_EVENTS,
   type WebhookSourceEvent,
 } from '../../application/webhooks/record-webhook-events';
-import { webhookEventBatch } from '../../application/webhooks/record-webhook-event-batch';
+import {
+  type LoadedProjection,
+  loadProjectionOf,
+  webhookEventBatch,
+} from '../../application/webhooks/record-webhook-event-batch';
 import type { CreatedLinkRecorder, WebhookUnitOfWork } from '../../ports/unit-of-work';
 import type { ProjectedLink } from '../../ports/webhook-projection';
 
@@ -37,6 +41,16 @@ export function recordWebhookEventsOnEvents(
 ): Subscription {
   /** Each message's transaction: only its appended envelopes give the delivery worker something to send. */
   const appendedBy = new WeakMap<DeliveredMessage, Appended>();
+  /** Each message's event, parsed once for the preload and the batch. */
+  const parsedEvents = new WeakMap<DeliveredMessage, EventEnvelope>();
+  const eventOf = (message: DeliveredMessage): EventEnvelope => {
+    let event = parsedEvents.get(message);
+    if (!event) {
+      event = parseEvent(message.type as WebhookSourceEvent, message.body) as EventEnvelope;
+      parsedEvents.set(message, event);
+    }
+    return event;
+  };
   const recordOne = unitOfWork.handlerFor(WEBHOOK_EVENTS_CONSUMER, async (stores, message) => {
     const event = parseEvent(message.type as WebhookSourceEvent, message.body);
     const count = await recordWebhookEvents(stores, event as EventEnvelope);
@@ -57,17 +71,17 @@ export function recordWebhookEventsOnEvents(
         appendedBy.delete(message);
         return message.type === 'link.created' ? saveCreatedLink(message) : recordOne(message);
       },
+      // The projection rows the batch names, read in the inbox insert's round trip.
+      preload: (stores, messages) => loadProjectionOf(stores.projection, messages.map(eventOf)),
     },
-    async (stores, items) => {
-      const parsed = items.map(({ message, run }) => ({
-        message,
-        run,
-        event: parseEvent(message.type as WebhookSourceEvent, message.body) as EventEnvelope,
-      }));
-      // The projection rows the batch names are read at once, and its envelopes appended together.
+    async (stores, items, preloaded) => {
+      const parsed = items.map(({ message, run }) => ({ message, run, event: eventOf(message) }));
+      // The projection rows the batch names are read at once (preloaded: with the inbox insert), and its
+      // envelopes appended together.
       const recorder = await webhookEventBatch(
         stores,
         parsed.map(({ event }) => event),
+        preloaded as LoadedProjection | undefined,
       );
       const batch: Appended = { count: 0, woken: false };
       // Consecutive creations go to the projection together, before the next other event.

@@ -173,13 +173,16 @@ export const webhookDeliveries = gatewaySchema.table(
     uniqueIndex('webhook_deliveries_event_once_idx')
       .on(table.endpointId, table.eventSeq)
       .where(sql`origin = 'event'`),
-    // What the worker claims: per endpoint, its oldest due deliveries (claimDue's lateral scan).
+    // What the worker claims: per endpoint, its oldest due deliveries (claimDue's lateral scan). Each of
+    // the two pending indexes has a condition of its own (a pending delivery always has both columns), so
+    // that only a statement naming `next_attempt_at` can use this one and only one naming `ordering_key`
+    // the next: the claim's plan cannot change with the statistics (see `dueCandidatesStatement`).
     index('webhook_deliveries_endpoint_due_idx')
       .on(table.endpointId, table.nextAttemptAt, table.position)
-      .where(sql`status = 'pending'`),
+      .where(sql`status = 'pending' and next_attempt_at is not null`),
     index('webhook_deliveries_order_idx')
       .on(table.endpointId, table.orderingKey, table.eventSeq)
-      .where(sql`status = 'pending'`),
+      .where(sql`status = 'pending' and ordering_key is not null`),
     index('webhook_deliveries_merchant_idx').on(table.merchantId, table.position),
   ],
 );

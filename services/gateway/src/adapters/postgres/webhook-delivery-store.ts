@@ -91,6 +91,22 @@ function endpointRowOf(row: ClaimedRow): typeof webhookEndpoints.$inferSelect {
  * by both keys whatever the statistics say. Written as `not exists (an earlier one)` it was joined, and
  * with statistics taken while little was pending (a burst logged since) the planner walked the endpoint's
  * whole backlog for each candidate (2,500 pending an endpoint: 160,000 buffers a claim instead of 600).
+ *
+ * Which index serves which part must not depend on the statistics either (a burst outruns them): the two
+ * pending indexes have conditions of their own (schema.ts), so the skip scan and the lateral, which name
+ * `next_attempt_at` (a pending delivery always has one), can only use webhook_deliveries_endpoint_due_idx,
+ * and the ordering check, which names `ordering_key`, only webhook_deliveries_order_idx. When both were
+ * usable everywhere, a plan chosen from statistics taken while little was pending was seen to read the
+ * check from the due index (the endpoint's pending entries walked for each candidate), and one could read
+ * the lateral from the ordering index (the endpoint's whole backlog, the check on each, then a sort).
+ *
+ * The check is wrapped in `coalesce(…, false)` (the same rows: a null is not true either) for the
+ * planner's sake: an equality with a subquery's result is estimated to keep almost no row, so the planner
+ * expected to read an endpoint's every due delivery whatever the limit, and with statistics taken during a
+ * backlog it read them all in a bitmap heap scan (no order, so no early stop), running the check on each
+ * before sorting: 27,000–81,000 buffers a claim at 6,000–12,000 pending instead of about 900 (the
+ * ordering index, read by the check, 36–49 million times in bursts of 50,000). Opaque to it, the
+ * expression is taken to keep half the rows, and the due index is read in order up to the limit.
  */
 export function dueCandidatesStatement(options: {
   now: Date;
@@ -108,10 +124,10 @@ export function dueCandidatesStatement(options: {
     ),
     queued as (
       (select d.endpoint_id from gateway.webhook_deliveries d
-        where d.status = 'pending' order by d.endpoint_id limit 1)
+        where d.status = 'pending' and d.next_attempt_at is not null order by d.endpoint_id limit 1)
       union all
       select (select d.endpoint_id from gateway.webhook_deliveries d
-               where d.status = 'pending' and d.endpoint_id > q.endpoint_id
+               where d.status = 'pending' and d.next_attempt_at is not null and d.endpoint_id > q.endpoint_id
                order by d.endpoint_id limit 1)
         from queued q
        where q.endpoint_id is not null
@@ -127,13 +143,13 @@ export function dueCandidatesStatement(options: {
           and d.status = 'pending'
           and d.next_attempt_at <= ${at}::timestamptz
           and (d.lease_until is null or d.lease_until < ${at}::timestamptz)
-          and d.position = (
+          and coalesce(d.position = (
             select p.position from gateway.webhook_deliveries p
              where p.endpoint_id = d.endpoint_id
                and p.ordering_key = d.ordering_key
                and p.status = 'pending'
              order by p.event_seq, p.position
-             limit 1)
+             limit 1), false)
         order by d.next_attempt_at, d.position
         limit ${perEndpoint}::int
      ) c

@@ -25,11 +25,15 @@ function logAppends(tx: Executor): Pick<WebhookEventLog, 'appendEvent' | 'append
     async appendEvents(events) {
       if (events.length === 0) return 0;
       // Each merchant's lock once, in one order for every batch (two batches never wait on each other).
+      // The lock's statement and the append are sent together (one round trip): the server runs them in
+      // the order sent, so the append still starts holding the locks.
       const merchants = [...new Set(events.map((event) => event.merchantId))].sort();
-      await tx.execute(sql`
+      const locked = tx
+        .execute(sql`
         select count(pg_advisory_xact_lock(hashtextextended('gateway.webhook_events:' || merchant_id, 0)))
           from (select merchant_id from unnest(${textArrayLiteral(merchants)}::text[]) as merchant_id
-                 order by merchant_id) as merchants`);
+                 order by merchant_id) as merchants`)
+        .then(() => undefined);
       // The envelopes in the order given (their seq in that order), then the deliveries of those appended,
       // envelope after envelope: what `appendEvent` one after the other leaves.
       const rows = events.map((event, ord) => ({
@@ -41,8 +45,7 @@ function logAppends(tx: Executor): Pick<WebhookEventLog, 'appendEvent' | 'append
         body: event.body,
         created_at: event.createdAt.toISOString(),
       }));
-      const [appended] = rowsOf<{ appended: number }>(
-        await tx.execute(sql`
+      const appending = tx.execute(sql`
           with given as (
             select * from json_to_recordset(${JSON.stringify(rows)}::json) as x(
               ord int, id text, merchant_id uuid, kind text, ordering_key text, body text, created_at timestamptz)
@@ -67,8 +70,9 @@ function logAppends(tx: Executor): Pick<WebhookEventLog, 'appendEvent' | 'append
             on conflict do nothing
             returning 1
           )
-          select count(*)::int as appended from logged`),
-      );
+          select count(*)::int as appended from logged`);
+      const [, result] = await Promise.all([locked, appending]);
+      const [appended] = rowsOf<{ appended: number }>(result);
       return appended?.appended ?? 0;
     },
     async appendEvent(event) {

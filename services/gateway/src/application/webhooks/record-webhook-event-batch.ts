@@ -6,6 +6,8 @@ import type {
   ProjectedLink,
   ProjectedPaidCount,
   ProjectedSubscription,
+  ProjectionKeys,
+  ProjectionRows,
   WebhookProjection,
   WebhookProjectionStore,
 } from '../../ports/webhook-projection';
@@ -37,10 +39,8 @@ class BatchProjection implements WebhookProjection {
 
   constructor(private readonly writer: WebhookProjectionStore) {}
 
-  async load(events: EventEnvelope[]): Promise<void> {
-    const keys = projectionKeysOf(events);
-    if (keys.linkIds.length + keys.subscriptionIds.length + keys.installmentIds.length === 0) return;
-    const rows = await this.writer.loadProjection(keys);
+  /** Takes in what `loadProjectionOf` read (the rows of the keys given, `null` for those absent). */
+  load({ keys, rows }: LoadedProjection): void {
     for (const id of keys.linkIds) this.links.set(id, null);
     for (const id of keys.subscriptionIds) this.subscriptions.set(id, null);
     for (const id of keys.installmentIds) this.installments.set(id, null);
@@ -60,9 +60,13 @@ class BatchProjection implements WebhookProjection {
       this.paidCounts.set(subscriptionId, paidCount);
   }
 
-  /** Writes the link statuses, the installment changes and the paid counts kept so far, one statement each. */
-  async flush(): Promise<void> {
-    await this.flushLinkStatuses();
+  /**
+   * Writes the link statuses, the installment changes and the paid counts kept so far, one statement each,
+   * all sent at once (they touch different tables, nothing of one is read by another): the returned
+   * promise settles when all of them did.
+   */
+  flush(): Promise<unknown> {
+    const writes: Array<Promise<unknown>> = [this.flushLinkStatuses()];
     if (this.changedInstallments.size > 0) {
       const changed: Array<Omit<ProjectedInstallment, 'txId'>> = [];
       for (const id of this.changedInstallments) {
@@ -70,7 +74,7 @@ class BatchProjection implements WebhookProjection {
         if (installment) changed.push(savedOf(installment));
       }
       this.changedInstallments.clear();
-      await this.writer.saveInstallments(changed);
+      writes.push(this.writer.saveInstallments(changed));
     }
     if (this.changedPaidCounts.size > 0) {
       const counts = [...this.changedPaidCounts].map((subscriptionId) => ({
@@ -78,8 +82,9 @@ class BatchProjection implements WebhookProjection {
         paidCount: this.paidCounts.get(subscriptionId) as number,
       }));
       this.changedPaidCounts.clear();
-      await this.writer.savePaidCounts(counts);
+      writes.push(this.writer.savePaidCounts(counts));
     }
+    return Promise.all(writes);
   }
 
   async findPaidCount(subscriptionId: number): Promise<number> {
@@ -196,14 +201,43 @@ function savedOf(installment: Omit<ProjectedInstallment, 'txId'>): Omit<Projecte
   };
 }
 
+/** The projection rows a batch names, as read before its first event (see `loadProjectionOf`). */
+export interface LoadedProjection {
+  keys: ProjectionKeys;
+  rows: ProjectionRows;
+}
+
+const noRows: ProjectionRows = { links: [], subscriptions: [], installments: [], paidCounts: [] };
+
+/**
+ * Reads the projection rows `events` name, one statement (none when they name none). It only reads, so it
+ * may be sent before the batch's duplicates are known (with the inbox insert, `preload`): the events of a
+ * message handled before only add keys, whose rows are then known and never written by it.
+ */
+export async function loadProjectionOf(
+  projection: WebhookProjectionStore,
+  events: EventEnvelope[],
+): Promise<LoadedProjection> {
+  const keys = projectionKeysOf(events);
+  if (keys.linkIds.length + keys.subscriptionIds.length + keys.installmentIds.length === 0)
+    return { keys, rows: noRows };
+  return { keys, rows: await projection.loadProjection(keys) };
+}
+
 /**
  * A batch of bus events into the webhook log, in one transaction (the consumer's): each event changes the
  * projection and makes its envelopes exactly as `recordWebhookEvents` would, one after the other in the
  * order given, and the batch's envelopes are appended together at the end (`finish`), in that order.
+ * `loaded`: the projection rows of (at least) these events, read earlier in the same transaction before
+ * anything was written; without it they are read here.
  */
-export async function webhookEventBatch(stores: WebhookStores, events: EventEnvelope[]) {
+export async function webhookEventBatch(
+  stores: WebhookStores,
+  events: EventEnvelope[],
+  loaded?: LoadedProjection,
+) {
   const projection = new BatchProjection(stores.projection);
-  await projection.load(events);
+  projection.load(loaded ?? (await loadProjectionOf(stores.projection, events)));
   const entries: WebhookLogEntry[] = [];
   return {
     /** The projection the batch's events go through (for changes made outside `record`). */
@@ -211,11 +245,16 @@ export async function webhookEventBatch(stores: WebhookStores, events: EventEnve
     async record(event: EventEnvelope): Promise<void> {
       entries.push(...(await webhookEntriesOf(projection, event)));
     },
-    /** Writes what was kept and appends the envelopes; returns how many were appended. */
+    /**
+     * Writes what was kept and appends the envelopes, the statements sent together (one round trip: the
+     * log and the deliveries read nothing the projection's writes change); returns how many were appended.
+     */
     async finish(): Promise<number> {
-      await projection.flush();
-      if (entries.length === 0) return 0;
-      return stores.eventLog.appendEvents(entries);
+      const [, appended] = await Promise.all([
+        projection.flush(),
+        entries.length === 0 ? 0 : stores.eventLog.appendEvents(entries),
+      ]);
+      return appended;
     },
   };
 }
