@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { Pool } from 'undici';
+import Pool from 'undici/lib/dispatcher/pool.js';
 
 /**
  * One internal call without web `Request`/`Response` objects, as the gateway forwards. `path` is the
