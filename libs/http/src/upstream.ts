@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import Pool from 'undici/lib/dispatcher/pool.js';
+import type Pool from 'undici/lib/dispatcher/pool.js';
 
 /**
  * One internal call without web `Request`/`Response` objects, as the gateway forwards. `path` is the
@@ -135,6 +135,14 @@ const closedBeforeAnswer = (error: NodeJS.ErrnoException) =>
   error.code === 'ECONNRESET' || error.code === 'UND_ERR_SOCKET';
 
 /**
+ * undici's pool class, loaded at the first call over HTTP: a process whose services talk in memory (the
+ * embedded system) never loads it.
+ */
+let poolClass: Promise<typeof Pool> | undefined;
+const loadPoolClass = () =>
+  (poolClass ??= import('undici/lib/dispatcher/pool.js').then((loaded) => loaded.default));
+
+/**
  * An upstream over HTTP at `baseUrl`: the request's path and query against that base, through undici's
  * connection pool (keep-alive: consecutive calls reuse a socket instead of paying a TCP handshake each;
  * its `dispatch` costs about half the CPU of `node:http`'s client per call, which cost an eighth of
@@ -149,14 +157,19 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
   // An idle socket is dropped by this side before the service's server would close it (the race in which
   // a call goes out on a socket the other side is closing); a socket in use is not timed by this. The
   // server's own `Keep-Alive: timeout=` hint, less 2 s, shortens it further.
-  const pool = new Pool(base.origin, {
-    keepAliveTimeout: UPSTREAM_IDLE_SOCKET_MS,
-    keepAliveMaxTimeout: UPSTREAM_IDLE_SOCKET_MS,
-    pipelining: 1,
-    // The call's deadline below is the only timer: these would fail a slow answer with errors of their own.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  });
+  let pool: Pool | undefined;
+  let poolMade: Promise<unknown> | undefined;
+  const makePool = () =>
+    (poolMade ??= loadPoolClass().then((PoolClass) => {
+      pool = new PoolClass(base.origin, {
+        keepAliveTimeout: UPSTREAM_IDLE_SOCKET_MS,
+        keepAliveMaxTimeout: UPSTREAM_IDLE_SOCKET_MS,
+        pipelining: 1,
+        // The call's deadline below is the only timer: these would fail a slow answer with errors of their own.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+    }));
   // The streamed answers (exports) go through Node's client, whose stream reads only as fast as it is read.
   const agent = new transport.Agent({ keepAlive: true, timeout: UPSTREAM_IDLE_SOCKET_MS });
   const basePath = base.pathname.replace(/\/$/, '');
@@ -171,6 +184,9 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
     signal?: AbortSignal,
     retryClosedSocket = true,
   ): Promise<ClientAnswer> {
+    const ready = pool;
+    if (!ready)
+      return makePool().then(() => send(method, path, headers, body, deadlineMs, signal, retryClosedSocket));
     return new Promise<ClientAnswer>((resolve, reject) => {
       let settled = false;
       let answered = false;
@@ -201,7 +217,7 @@ export function httpUpstream(baseUrl: string, timeoutMs = DEFAULT_UPSTREAM_TIMEO
         done();
         reject(error);
       }
-      pool.dispatch(
+      ready.dispatch(
         { origin: base.origin, path: `${basePath}${path}`, method, headers: sendableHeaders(headers), body },
         {
           onRequestStart(started) {
