@@ -77,6 +77,7 @@ const BUNDLED_PACKAGES = [
   /^date-fns(\/|$)/,
   /^@date-fns\/tz(\/|$)/,
   /^prom-client(\/|$)/,
+  /^undici(\/|$)/,
 ];
 
 /**

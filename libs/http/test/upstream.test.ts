@@ -275,6 +275,68 @@ describe('callForAnswer', () => {
   });
 });
 
+describe('httpUpstream, what goes over the wire', () => {
+  it("hands on a request that carries its own connection's headers (the client writes those itself)", async () => {
+    const service = await fakeService((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () =>
+        res.end(
+          JSON.stringify({
+            connection: req.headers.connection,
+            length: req.headers['content-length'],
+            requestId: req.headers['x-request-id'],
+            body: Buffer.concat(chunks).toString(),
+          }),
+        ),
+      );
+    });
+    const upstream = httpUpstream(service.url);
+    // As a request received by one service and handed on whole to another may carry them.
+    const answer = await callForAnswer(
+      upstream,
+      {
+        method: 'POST',
+        path: '/api/customers',
+        headers: {
+          Connection: 'keep-alive',
+          'keep-alive': 'timeout=5',
+          'content-length': '99',
+          'x-request-id': 'req-2',
+        },
+        body: new TextEncoder().encode('{"a":1}'),
+      },
+      2_000,
+    );
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(Buffer.from(answer.body).toString())).toEqual({
+      connection: 'keep-alive',
+      length: '7',
+      requestId: 'req-2',
+      body: '{"a":1}',
+    });
+  });
+
+  it("gives the answer's headers as Node's client does: one set-cookie a list, a repeated header joined", async () => {
+    const service = await fakeService((_req, res) => {
+      res.setHeader('set-cookie', 'only=1');
+      res.setHeader('x-seen', ['a', 'b']);
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end('<p>ok</p>');
+    });
+    const answer = await callForAnswer(
+      httpUpstream(service.url),
+      { method: 'GET', path: '/pay/x', headers: {} },
+      2_000,
+    );
+    expect(answer.headers['set-cookie']).toEqual(['only=1']);
+    expect(answer.headers['x-seen']).toBe('a, b');
+    expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(answer.headers.connection).toBeUndefined();
+  });
+});
+
 describe('callForStream', () => {
   it('hands the answer on before the service has finished it, and the service waits for the reader', async () => {
     let release: () => void = () => undefined;
